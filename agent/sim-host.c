@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Recorded shapes of real SR-IOV cards (DESIGN.md §7) and the default
+ * simulated host that `vfagentd --simulate` and the demo start from.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "libvfpool/macro.h"
+#include "sim-host.h"
+
+struct card_shape {
+	const char *vendor, *pf_device, *vf_device;
+	unsigned class;
+	const char *pf_driver, *vf_driver;
+	int arphrd;             /* 1 Ethernet, 32 InfiniBand */
+	const char *rdma_prefix; /* NULL: no RDMA device */
+	unsigned offset, stride; /* sriov_offset, sriov_stride */
+};
+
+static const struct card_shape cards[] = {
+	[SIM_CX6_IB] = { "15b3", "101b", "101c", 0x020700, "mlx5_core", "mlx5_core", 32, "mlx5", 1,
+			 1 },
+	[SIM_CX3_IB] = { "15b3", "1003", "1004", 0x028000, "mlx4_core", "mlx4_core", 32, "mlx4", 1,
+			 1 },
+	[SIM_E810] = { "8086", "159b", "1889", 0x020000, "ice", "iavf", 1, NULL, 8, 1 },
+	[SIM_X520] = { "8086", "10fb", "10ed", 0x020000, "ixgbe", "ixgbevf", 1, NULL, 128, 2 },
+	[SIM_IGB] = { "8086", "10c9", "10ca", 0x020000, "igb", "igbvf", 1, NULL, 128, 2 },
+};
+
+const char *sim_card_vf_driver(enum sim_card card)
+{
+	return cards[card].vf_driver;
+}
+
+/* VF n sits at routing id PF + offset + n * stride, as the SR-IOV capability says. */
+int sim_vf_addr(const struct sim_pf_spec *spec, unsigned index, char *buf, size_t size)
+{
+	const struct card_shape *c = &cards[spec->card];
+	unsigned dom, bus, slot, fn, rid;
+
+	if (sscanf(spec->addr, "%4x:%2x:%2x.%1x", &dom, &bus, &slot, &fn) != 4)
+		return -EINVAL;
+	rid = (bus << 8 | slot << 3 | fn) + c->offset + index * c->stride;
+	if (rid > 0xffff)
+		return -ERANGE;
+	snprintf(buf, size, "%04x:%02x:%02x.%x", dom, rid >> 8, (rid >> 3) & 0x1f, rid & 7);
+	return 0;
+}
+
+static void hw_address(const struct card_shape *c, unsigned seed, char *buf, size_t size)
+{
+	if (c->arphrd == 32)
+		snprintf(buf, size,
+			 "00:00:10:87:fe:80:00:00:00:00:00:00:02:c9:03:00:00:%02x:%02x:%02x",
+			 (seed >> 16) & 0xff, (seed >> 8) & 0xff, seed & 0xff);
+	else
+		snprintf(buf, size, "fa:16:3e:%02x:%02x:%02x", (seed >> 16) & 0xff,
+			 (seed >> 8) & 0xff, seed & 0xff);
+}
+
+/* The netdev and RDMA device a bound function has; @n is -1 for the PF. */
+static int add_functions(const char *root, const struct sim_pf_spec *spec, const char *addr,
+			 int n)
+{
+	const struct card_shape *c = &cards[spec->card];
+	char ifname[32], mac[64], rdma[32];
+	unsigned seed = (unsigned)(spec->iommu_group + 1 + n) * 0x101u;
+	int r = 0;
+
+	if (spec->netdev) {
+		if (n < 0)
+			sim_pathf(ifname, sizeof(ifname), "%s", spec->netdev);
+		else
+			sim_pathf(ifname, sizeof(ifname), "%sv%d", spec->netdev, n);
+		hw_address(c, seed, mac, sizeof(mac));
+		r = sim_add_netdev(root, addr, ifname, c->arphrd, mac);
+	}
+	if (r >= 0 && c->rdma_prefix) {
+		sim_pathf(rdma, sizeof(rdma), "%s_%d", c->rdma_prefix, spec->rdma_index + 1 + n);
+		r = sim_add_rdma_device(root, addr, rdma, c->arphrd == 32 ? "InfiniBand" : "Ethernet");
+	}
+	return r;
+}
+
+/* VF @index of the PF in @spec, bound to @driver (NULL: unbound). */
+int sim_add_vf(const char *root, const struct sim_pf_spec *spec, unsigned index,
+	       const char *driver)
+{
+	const struct card_shape *c = &cards[spec->card];
+	char addr[16], pf_dev[PATH_MAX], vf_dev[PATH_MAX], parent[PATH_MAX], rel[PATH_MAX];
+	struct sim_pci_dev d = { .addr = addr, .parent = parent, .vendor = c->vendor,
+				 .device = c->vf_device, .class = c->class, .driver = driver,
+				 .numa_node = spec->numa_node,
+				 .iommu_group = spec->iommu_group + 1 + (int)index };
+	int r;
+
+	r = sim_vf_addr(spec, index, addr, sizeof(addr));
+	if (r >= 0)
+		r = sim_device_dir(root, spec->addr, pf_dev, sizeof(pf_dev));
+	if (r < 0)
+		return r;
+	/* the VF is the PF's sibling: same parent bridge under devices/ */
+	sim_pathf(parent, sizeof(parent), "%s", pf_dev + strlen("devices/"));
+	*strrchr(parent, '/') = '\0';
+	r = sim_add_pci_device(root, &d);
+	if (r >= 0)
+		r = sim_device_dir(root, addr, vf_dev, sizeof(vf_dev));
+	sim_pathf(rel, sizeof(rel), "%s/physfn", vf_dev);
+	if (r >= 0)
+		r = sim_symlink(root, rel, pf_dev);
+	sim_pathf(rel, sizeof(rel), "%s/virtfn%u", pf_dev, index);
+	if (r >= 0)
+		r = sim_symlink(root, rel, vf_dev);
+	if (r >= 0 && driver && strcmp(driver, c->vf_driver) == 0)
+		r = add_functions(root, spec, addr, (int)index);
+	return r;
+}
+
+/* GUID files of IB VFs: mlx5's device/sriov/N, mlx4's iov/ports/1/admin_guids/N. */
+static int add_guid_files(const char *root, const struct sim_pf_spec *spec, const char *pf_dev)
+{
+	char rel[PATH_MAX];
+	int r = 0;
+
+	for (unsigned i = 0; r >= 0 && i < spec->numvfs; i++) {
+		if (spec->card == SIM_CX6_IB) {
+			sim_pathf(rel, sizeof(rel), "%s/sriov/%u/node", pf_dev, i);
+			r = sim_write(root, rel, "00:00:00:00:00:00:00:00\n");
+			sim_pathf(rel, sizeof(rel), "%s/sriov/%u/port", pf_dev, i);
+			if (r >= 0)
+				r = sim_write(root, rel, "00:00:00:00:00:00:00:00\n");
+			sim_pathf(rel, sizeof(rel), "%s/sriov/%u/policy", pf_dev, i);
+			if (r >= 0)
+				r = sim_write(root, rel, "Follow\n");
+		} else if (spec->card == SIM_CX3_IB) {
+			sim_pathf(rel, sizeof(rel), "%s/infiniband/mlx4_%d/iov/ports/1/admin_guids/%u",
+				 pf_dev, spec->rdma_index, i);
+			r = sim_write(root, rel, "0x0000000000000000\n");
+		}
+	}
+	return r;
+}
+
+static int add_sriov_files(const char *root, const struct sim_pf_spec *spec, const char *pf_dev)
+{
+	const struct card_shape *c = &cards[spec->card];
+	static const char *const attrs[] = { "sriov_totalvfs", "sriov_numvfs", "sriov_offset",
+					     "sriov_stride", "sriov_vf_device",
+					     "sriov_drivers_autoprobe" };
+	unsigned values[] = { spec->totalvfs, spec->numvfs, c->offset, c->stride, 0, 1 };
+	char rel[PATH_MAX];
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(attrs); i++) {
+		sim_pathf(rel, sizeof(rel), "%s/%s", pf_dev, attrs[i]);
+		if (i == 4)
+			r = sim_write(root, rel, "%s\n", c->vf_device);
+		else
+			r = sim_write(root, rel, "%u\n", values[i]);
+	}
+	return r;
+}
+
+/**
+ * sim_add_pf() - an SR-IOV PF of a known card with spec->numvfs VFs
+ *
+ * The PF sits behind its own root port. VFs are bound as spec->vf_drivers
+ * says, else to the card's VF driver; bound VFs get a netdev and, on
+ * Mellanox cards, an RDMA device.
+ */
+int sim_add_pf(const char *root, const struct sim_pf_spec *spec)
+{
+	const struct card_shape *c = &cards[spec->card];
+	char parent[64], pf_dev[PATH_MAX];
+	unsigned dom, bus;
+	struct sim_pci_dev d = { .addr = spec->addr, .parent = parent, .vendor = c->vendor,
+				 .device = c->pf_device, .class = c->class, .driver = c->pf_driver,
+				 .numa_node = spec->numa_node, .iommu_group = spec->iommu_group };
+	int r;
+
+	/* behind a root port on the bus before it, as 0000:3b:00.0 sits behind 0000:3a:00.0 */
+	if (sscanf(spec->addr, "%4x:%2x", &dom, &bus) != 2)
+		return -EINVAL;
+	bus = bus ? bus - 1 : 0;
+	sim_pathf(parent, sizeof(parent), "pci%04x:%02x/%04x:%02x:00.0", dom, bus, dom, bus);
+	r = sim_add_pci_device(root, &d);
+	if (r >= 0)
+		r = sim_device_dir(root, spec->addr, pf_dev, sizeof(pf_dev));
+	if (r >= 0)
+		r = add_sriov_files(root, spec, pf_dev);
+	if (r >= 0)
+		r = add_functions(root, spec, spec->addr, -1);
+	for (unsigned i = 0; r >= 0 && i < spec->numvfs; i++)
+		r = sim_add_vf(root, spec, i, spec->vf_drivers ? spec->vf_drivers[i] : c->vf_driver);
+	if (r >= 0)
+		r = add_guid_files(root, spec, pf_dev);
+	return r;
+}
+
+/*
+ * Devices every host has that are not SR-IOV PFs: a host bridge, an NVMe
+ * drive, and a NIC whose VFs are not enabled in firmware (no sriov_* files).
+ */
+static int add_plain_devices(const char *root)
+{
+	static const struct sim_pci_dev plain[] = {
+		{ "0000:00:00.0", NULL, "8086", "2020", 0x060000, NULL, -1, 0 },
+		{ "0000:01:00.0", "pci0000:00/0000:00:01.0", "144d", "a808", 0x010802, "nvme", 0, 1 },
+		{ "0000:02:00.0", "pci0000:00/0000:00:02.0", "14e4", "165f", 0x020000, "tg3", 0, 2 },
+	};
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(plain); i++)
+		r = sim_add_pci_device(root, &plain[i]);
+	if (r >= 0)
+		r = sim_add_netdev(root, "0000:02:00.0", "eno1", 1, "b8:ca:3a:00:00:01");
+	return r;
+}
+
+/**
+ * sim_host_build_default() - the simulated host of the demo
+ *
+ * A ConnectX-6 InfiniBand PF (VFs on mlx5_core, vfio-pci and none), a
+ * ConnectX-3 (mlx4_core, VFs sized by module parameter), an Intel E810 and
+ * an 82599 Ethernet PF, and three devices that are not SR-IOV PFs.
+ */
+int sim_host_build_default(const char *root)
+{
+	static const char *const cx6_drivers[] = { "mlx5_core", "vfio-pci", NULL, "mlx5_core" };
+	const struct sim_pf_spec pfs[] = {
+		{ SIM_CX6_IB, "0000:3b:00.0", "ib0", 0, 0, 40, 16, 4, cx6_drivers },
+		{ SIM_CX3_IB, "0000:5e:00.0", "ib1", 10, 0, 60, 4, 4, NULL },
+		{ SIM_E810, "0000:af:00.0", "ens5f0", 0, 1, 80, 128, 4, NULL },
+		{ SIM_X520, "0000:d8:00.0", "enp216s0f0", 0, -1, 100, 63, 2, NULL },
+	};
+	int r;
+
+	r = add_plain_devices(root);
+	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(pfs); i++)
+		r = sim_add_pf(root, &pfs[i]);
+	return r;
+}

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The only file of vfagent that touches sysfs paths directly. Every helper
+ * takes a path relative to the context's sysfs root, so the whole library
+ * runs unchanged against /sys or a fake tree in a temporary directory.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sysfs.h"
+
+#define SYSFS_DEFAULT_ROOT "/sys"
+
+const char *vfp_sysfs_default_root(void)
+{
+	return SYSFS_DEFAULT_ROOT;
+}
+
+int vfp_sysfs_path(const struct vfp_ctx *ctx, char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n, m;
+
+	n = snprintf(buf, size, "%s/", ctx->sysfs_root);
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	va_start(ap, fmt);
+	m = vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+	if (m < 0 || (size_t)m >= size - n)
+		return -ENAMETOOLONG;
+	return n + m;
+}
+
+static void strip_newline(char *s, size_t *len)
+{
+	while (*len > 0 && (s[*len - 1] == '\n' || s[*len - 1] == '\r'))
+		s[--*len] = '\0';
+}
+
+/**
+ * vfp_sysfs_read() - read a small attribute file
+ *
+ * Reads at most @size - 1 bytes; a file that does not fit is -E2BIG rather
+ * than a silently cut value. An empty file is not an error: @buf is "".
+ */
+int vfp_sysfs_read(const struct vfp_ctx *ctx, const char *rel, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+	size_t len;
+	int r;
+
+	r = vfp_sysfs_path(ctx, path, sizeof(path), "%s", rel);
+	if (r < 0)
+		return r;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return negative_errno();
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		return negative_errno();
+	if ((size_t)n == size - 1) {
+		char extra;
+
+		if (read(fd, &extra, 1) > 0)
+			return -E2BIG;
+	}
+	buf[n] = '\0';
+	len = (size_t)n;
+	strip_newline(buf, &len);
+	return (int)len;
+}
+
+int vfp_sysfs_readlink(const struct vfp_ctx *ctx, const char *rel, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int r;
+
+	r = vfp_sysfs_path(ctx, path, sizeof(path), "%s", rel);
+	if (r < 0)
+		return r;
+	n = readlink(path, buf, size - 1);
+	if (n < 0)
+		return negative_errno();
+	if ((size_t)n == size - 1)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+/* The last component of a link's target: "mlx5_core" for a driver link. */
+int vfp_sysfs_link_basename(const struct vfp_ctx *ctx, const char *rel, char *buf, size_t size)
+{
+	char target[PATH_MAX];
+	const char *base;
+	size_t len;
+	int r;
+
+	r = vfp_sysfs_readlink(ctx, rel, target, sizeof(target));
+	if (r < 0)
+		return r;
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	len = strlen(base);
+	if (len == 0)
+		return -EINVAL;
+	if (len >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, base, len + 1);
+	return (int)len;
+}
+
+/* 1 when the path exists (following links), 0 when it does not, -errno otherwise. */
+int vfp_sysfs_exists(const struct vfp_ctx *ctx, const char *rel)
+{
+	char path[PATH_MAX];
+	int r;
+
+	r = vfp_sysfs_path(ctx, path, sizeof(path), "%s", rel);
+	if (r < 0)
+		return r;
+	if (access(path, F_OK) == 0)
+		return 1;
+	return errno == ENOENT || errno == ENOTDIR ? 0 : negative_errno();
+}
+
+/* Writes @value in one write(2), as the kernel expects for sysfs stores. */
+int vfp_sysfs_write(const struct vfp_ctx *ctx, const char *rel, const char *value)
+{
+	char path[PATH_MAX];
+	_cleanup_close_ int fd = -1;
+	size_t len = strlen(value);
+	ssize_t n;
+	int r;
+
+	r = vfp_sysfs_path(ctx, path, sizeof(path), "%s", rel);
+	if (r < 0)
+		return r;
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return negative_errno();
+	n = write(fd, value, len);
+	if (n < 0)
+		return negative_errno();
+	if ((size_t)n != len)
+		return -EIO;
+	if (close(TAKE_FD(fd)) < 0)
+		return negative_errno();
+	return 0;
+}
+
+void vfp_strv_free(char **v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entries of a directory except "." and "..", sorted; an empty dir gives 0 names. */
+int vfp_sysfs_list_dir(const struct vfp_ctx *ctx, const char *rel, char ***ret_names,
+		       size_t *ret_count)
+{
+	char path[PATH_MAX];
+	_cleanup_closedir_ DIR *d = NULL;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int r;
+
+	r = vfp_sysfs_path(ctx, path, sizeof(path), "%s", rel);
+	if (r < 0)
+		return r;
+	d = opendir(path);
+	if (!d)
+		return negative_errno();
+	while ((errno = 0, de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			char **nv = realloc(names, ncap * sizeof(*nv));
+
+			if (!nv)
+				goto oom;
+			names = nv;
+			cap = ncap;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n])
+			goto oom;
+		n++;
+	}
+	if (errno) {
+		r = negative_errno();
+		vfp_strv_free(names, n);
+		return r;
+	}
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_str);
+	*ret_names = names;
+	*ret_count = n;
+	return 0;
+oom:
+	vfp_strv_free(names, n);
+	return -ENOMEM;
+}
+
+/**
+ * vfp_parse_int() - parse a whole string as an integer in [@min, @max]
+ *
+ * Leading or trailing junk, an empty string and overflow are -EINVAL or
+ * -ERANGE; base 16 accepts an optional "0x" as sysfs prints it.
+ */
+int vfp_parse_int(const char *s, int base, int min, int max, int *ret)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s || *s == ' ' || *s == '\t' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, base);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (end == s || *end != '\0')
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*ret = (int)v;
+	return 0;
+}

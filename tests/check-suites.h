@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* One suite per module; check-all runs them all. */
+#pragma once
+
+#include <check.h>
+
+Suite *suite_sysfs(void);
+Suite *suite_pci_addr(void);
+Suite *suite_inventory(void);
+Suite *suite_garbage(void);
