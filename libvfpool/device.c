@@ -88,15 +88,16 @@ int vfp_device_read_id(struct vfp_inventory *inv, const char *pci, const char *a
 	return dup_or_null(id, ret_id);
 }
 
+/* An int attribute in @base (16 accepts sysfs's "0x"); out of [@min, @max] is garbage. */
 int vfp_device_read_opt_int(struct vfp_inventory *inv, const char *pci, const char *attr,
-			    int min, int max, struct vfp_opt_int *ret)
+			    int base, int min, int max, struct vfp_opt_int *ret)
 {
 	char buf[VFP_ATTR_MAX];
 	int v;
 
 	if (!read_attr(inv, pci, attr, buf, sizeof(buf)))
 		return 0;
-	if (vfp_parse_int(buf, 10, min, max, &v) < 0) {
+	if (vfp_parse_int(buf, base, min, max, &v) < 0) {
 		vfp_inventory_warn(inv, pci, attr, "not a number in [%d, %d]: \"%s\"", min, max,
 				   buf);
 		return 0;
@@ -185,7 +186,7 @@ static int read_netdev(struct vfp_inventory *inv, const char *pci, struct vfp_de
 	if (r < 0 || !f->netdev)
 		return r;
 	snprintf(attr, sizeof(attr), "net/%s/type", f->netdev);
-	r = vfp_device_read_opt_int(inv, pci, attr, 0, 0xffff, &type);
+	r = vfp_device_read_opt_int(inv, pci, attr, 10, 0, 0xffff, &type);
 	if (r < 0)
 		return r;
 	f->netdev_type = type.valid ? type.value : -1;
@@ -228,7 +229,7 @@ int vfp_device_read_facts(struct vfp_inventory *inv, const char *pci, struct vfp
 	if (r >= 0)
 		r = vfp_device_read_link_name(inv, pci, "driver", &f->driver);
 	if (r >= 0)
-		r = vfp_device_read_opt_int(inv, pci, "numa_node", -1, INT_MAX, &f->numa_node);
+		r = vfp_device_read_opt_int(inv, pci, "numa_node", 10, -1, INT_MAX, &f->numa_node);
 	if (r >= 0)
 		r = read_netdev(inv, pci, f);
 	if (r >= 0)

@@ -48,7 +48,7 @@ static int pf_read_link_type(struct vfp_inventory *inv, struct vfp_pf *pf, int n
 		if (r < 0 || pf->link_type != VFP_LINK_NONE)
 			return r;
 	}
-	r = vfp_device_read_opt_int(inv, pf->pci, "class", 0, 0xffffff, &cls);
+	r = vfp_device_read_opt_int(inv, pf->pci, "class", 16, 0, 0xffffff, &cls);
 	if (r < 0 || !cls.valid)
 		return r;
 	if (cls.value >> 8 == 0x0207)
@@ -156,7 +156,7 @@ int vfp_pf_read(struct vfp_inventory *inv, const char *pci, const char *totalvfs
 	free(f.mac);
 	if (r < 0)
 		return r;
-	r = vfp_device_read_opt_int(inv, pci, "sriov_numvfs", 0, UINT16_MAX, &pf->numvfs);
+	r = vfp_device_read_opt_int(inv, pci, "sriov_numvfs", 10, 0, UINT16_MAX, &pf->numvfs);
 	if (r < 0)
 		return r;
 	pf->numvfs_writable = driver_takes_numvfs_writes(pf->driver);

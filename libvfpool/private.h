@@ -91,7 +91,7 @@ void vfp_inventory_warn(struct vfp_inventory *inv, const char *pci, const char *
 int vfp_device_read_id(struct vfp_inventory *inv, const char *pci, const char *attr,
 		       char **ret_id);
 int vfp_device_read_opt_int(struct vfp_inventory *inv, const char *pci, const char *attr,
-			    int min, int max, struct vfp_opt_int *ret);
+			    int base, int min, int max, struct vfp_opt_int *ret);
 int vfp_device_read_link_name(struct vfp_inventory *inv, const char *pci, const char *link,
 			      char **ret_name);
 void vfp_devfacts_clear(struct vfp_devfacts *f);
