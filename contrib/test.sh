@@ -1,0 +1,28 @@
+#!/bin/sh
+# Every test: -Werror build, unit and CLI tests, distcheck, the tests again under
+# ASan+UBSan and under valgrind, and cppcheck with a zero-findings baseline.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/contrib/deps.sh"
+step() { printf '\n== %s\n' "$*"; }
+
+step "build (-Werror) and make check"
+"$top/contrib/build.sh" --enable-werror
+make -C "$top/build" -s check || { cat "$top"/build/tests/*.log; exit 1; }
+
+step "make distcheck"
+make -C "$top/build" -s distcheck >/dev/null 2>"$top/build/distcheck.err" ||
+	{ tail -50 "$top/build/distcheck.err"; exit 1; }
+
+step "make check under AddressSanitizer + UBSan"
+BUILD_DIR="$top/build-asan" "$top/contrib/build.sh" --enable-werror --enable-asan
+make -C "$top/build-asan" -s check || { cat "$top"/build-asan/tests/*.log; exit 1; }
+
+step "unit tests under valgrind"
+(cd "$top/build" && CK_FORK=no ./libtool --mode=execute valgrind --quiet --error-exitcode=1 \
+	--leak-check=full --errors-for-leak-kinds=definite,indirect tests/check-all >/dev/null)
+
+step "cppcheck"
+make -C "$top/build" -s cppcheck
+
+step "all tests passed"

@@ -1,2 +1,60 @@
 #!/bin/sh
-exit 0
+# vfctl end to end on a simulated host: table, JSON, show, exit codes.
+set -eu
+b=${top_builddir:-.}
+tmp=$(mktemp -d /tmp/vfctl-test-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$b/agent/vfagentd" --simulate "$tmp/sys" --once 2>"$tmp/agent.log"
+grep -q '4 PFs, 14 VFs, 0 warnings' "$tmp/agent.log" || fail "agent summary: $(cat "$tmp/agent.log")"
+
+vfctl() { "$b/agent/vfctl" "$@"; }
+
+# table: PF rows with their VFs indented under them
+vfctl --sysfs-root "$tmp/sys" list >"$tmp/table"
+[ "$(head -1 "$tmp/table" | awk '{print $1}')" = PCI ] || fail "no header"
+grep -q '^0000:3b:00.0 .*mlx5_core .*infiniband .*4/16$' "$tmp/table" || fail "CX6 row: $(cat "$tmp/table")"
+grep -q '^  0000:3b:00.2 .*vfio-pci ' "$tmp/table" || fail "vfio VF row"
+grep -q '^0000:5e:00.0 .*4/4 (fixed)$' "$tmp/table" || fail "mlx4 row not marked fixed"
+[ "$(grep -c '^0000:' "$tmp/table")" = 4 ] || fail "PF rows"
+[ "$(grep -c '^  0000:' "$tmp/table")" = 14 ] || fail "VF rows"
+
+# JSON through the environment variable instead of the option
+VFAGENT_SYSFS_ROOT="$tmp/sys" vfctl list -o json >"$tmp/list.json"
+if command -v jq >/dev/null; then
+	[ "$(jq '.pfs | length' "$tmp/list.json")" = 4 ] || fail "json pfs"
+	[ "$(jq '[.pfs[].vfs[]] | length' "$tmp/list.json")" = 14 ] || fail "json vfs"
+	[ "$(jq -r '.pfs[0].vfs[2].driver' "$tmp/list.json")" = null ] || fail "unbound VF driver"
+	[ "$(jq -r '.pfs[1].numvfs_writable' "$tmp/list.json")" = false ] || fail "mlx4 writable"
+	[ "$(jq -r '.pfs[3].numa_node' "$tmp/list.json")" = -1 ] || fail "numa -1"
+fi
+
+vfctl -r "$tmp/sys" show 0000:af:01.2 | grep -q '^netdev  *ens5f0v2$' || fail "show VF"
+vfctl -r "$tmp/sys" -o json show 0000:d8:00.0 | grep -q '"totalvfs": 63' || fail "show PF json"
+
+# exit codes: 1 on error with one line on stderr, 2 on bad usage
+expect() {
+	code=$1; shift
+	set +e; vfctl "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; set -e
+	[ "$rc" = "$code" ] || fail "vfctl $*: exit $rc, wanted $code"
+	if [ "$code" != 0 ]; then
+		[ "$(wc -l <"$tmp/err")" -ge 1 ] || fail "vfctl $*: no message"
+		[ ! -s "$tmp/out" ] || fail "vfctl $*: wrote to stdout on error"
+	fi
+}
+expect 1 -r /nonexistent/root list
+[ "$(wc -l <"$tmp/err")" = 1 ] || fail "more than one line for a missing root"
+grep -q 'cannot read /nonexistent/root/bus/pci/devices: No such file' "$tmp/err" || fail "missing-root message"
+expect 1 -r "$tmp/sys" show 0000:00:00.0
+grep -q 'no SR-IOV PF or VF at 0000:00:00.0' "$tmp/err" || fail "not-found message"
+expect 2 -r "$tmp/sys" show ../../etc
+expect 2 -r "$tmp/sys" show
+expect 2 -r "$tmp/sys" list extra
+expect 2 frobnicate
+expect 2 -o yaml list
+expect 2
+expect 1 -r relative/root list
+expect 0 --help
+expect 0 --version
+echo "vfctl: all checks passed"

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs what vfagent needs to build and test on Debian 12 (run as root).
+# Skips apt entirely when every package is already there.
+set -eu
+pkgs="build-essential autoconf automake libtool pkg-config
+libjansson-dev libsqlite3-dev check
+jq curl cppcheck valgrind"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages:$missing; run as root or install them" >&2
+	exit 1
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
