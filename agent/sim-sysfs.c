@@ -72,8 +72,8 @@ static int mkdir_parent(const char *root, const char *rel)
 int sim_write(const char *root, const char *rel, const char *fmt, ...)
 {
 	char path[PATH_MAX];
-	_cleanup_fclose_ FILE *f = NULL;
 	va_list ap;
+	FILE *f;
 	int r;
 
 	r = mkdir_parent(root, rel);
@@ -86,7 +86,7 @@ int sim_write(const char *root, const char *rel, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(f, fmt, ap);
 	va_end(ap);
-	if (fclose(TAKE_PTR(f)) != 0)
+	if (fclose(f) != 0)
 		return negative_errno();
 	return 0;
 }

@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Runs every Check suite; CK_RUN_SUITE=name runs one. */
+/* Runs every Check suite; CK_RUN_SUITE=name runs one (Check reads it itself). */
 #include "config.h"
 
 #include <stdlib.h>
 
 #include "check-suites.h"
 
+static Suite *(*const suites[])(void) = {
+	suite_sysfs,
+	suite_pci_addr,
+	suite_inventory,
+	suite_garbage,
+};
+
 int main(void)
 {
-	Suite *(*const suites[])(void) = { suite_sysfs, suite_pci_addr, suite_inventory,
-					   suite_garbage };
 	SRunner *sr = srunner_create(NULL);
 	int failed;
 
