@@ -5,7 +5,9 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -244,4 +246,62 @@ int sim_host_build_default(const char *root)
 	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(pfs); i++)
 		r = sim_add_pf(root, &pfs[i]);
 	return r;
+}
+
+/* Reads back the spec a PF was built from: its card, netdev, RDMA index, NUMA node, group. */
+int sim_pf_spec_read(const char *root, const char *addr, struct sim_pf_read *ret)
+{
+	char dev[PATH_MAX], path[2 * PATH_MAX], buf[64], target[PATH_MAX];
+	struct dirent *de;
+	ssize_t n;
+	DIR *d;
+	FILE *f;
+
+	memset(ret, 0, sizeof(*ret));
+	snprintf(ret->addr, sizeof(ret->addr), "%s", addr);
+	ret->spec.addr = ret->addr;
+	if (sim_device_dir(root, addr, dev, sizeof(dev)) < 0)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/%s/device", root, dev);
+	f = fopen(path, "re");
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		if (f)
+			fclose(f);
+		return -ENOENT;
+	}
+	fclose(f);
+	ret->spec.card = ELEMENTSOF(cards);
+	for (size_t i = 0; i < ELEMENTSOF(cards); i++)
+		if (strncmp(buf + 2, cards[i].pf_device, 4) == 0)
+			ret->spec.card = (enum sim_card)i;
+	if (ret->spec.card == ELEMENTSOF(cards))
+		return -EOPNOTSUPP;
+	snprintf(path, sizeof(path), "%s/%s/numa_node", root, dev);
+	f = fopen(path, "re");
+	if (f && fgets(buf, sizeof(buf), f))
+		ret->spec.numa_node = atoi(buf);
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "%s/%s/iommu_group", root, dev);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n > 0) {
+		target[n] = '\0';
+		ret->spec.iommu_group = atoi(strrchr(target, '/') + 1);
+	}
+	snprintf(path, sizeof(path), "%s/%s/net", root, dev);
+	d = opendir(path);
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			snprintf(ret->netdev, sizeof(ret->netdev), "%s", de->d_name);
+	if (d)
+		closedir(d);
+	ret->spec.netdev = ret->netdev[0] ? ret->netdev : NULL;
+	snprintf(path, sizeof(path), "%s/%s/infiniband", root, dev);
+	d = opendir(path);
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.' && strchr(de->d_name, '_'))
+			ret->spec.rdma_index = atoi(strchr(de->d_name, '_') + 1);
+	if (d)
+		closedir(d);
+	return 0;
 }

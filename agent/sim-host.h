@@ -55,7 +55,15 @@ int sim_add_rdma_device(const char *root, const char *addr, const char *name,
 			const char *link_layer);
 int sim_bind_driver(const char *root, const char *addr, const char *driver);
 
+struct sim_pf_read {
+	struct sim_pf_spec spec;
+	char addr[16], netdev[256];
+};
+
 int sim_add_pf(const char *root, const struct sim_pf_spec *spec);
+int sim_pf_spec_read(const char *root, const char *addr, struct sim_pf_read *ret);
+int sim_kernel_write(void *userdata, const char *root, const char *rel, const char *value,
+		     int *ret_result);
 int sim_host_build_default(const char *root);
 int sim_add_vf(const char *root, const struct sim_pf_spec *spec, unsigned index,
 	       const char *driver);

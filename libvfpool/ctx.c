@@ -93,6 +93,13 @@ VFP_EXPORT int vfp_ctx_get_log_priority(const struct vfp_ctx *ctx)
 	return ctx->log_priority;
 }
 
+VFP_EXPORT void vfp_ctx_set_sysfs_write_handler(struct vfp_ctx *ctx, vfp_sysfs_write_fn fn,
+						void *userdata)
+{
+	ctx->write_fn = fn;
+	ctx->write_data = userdata;
+}
+
 void vfp_log(struct vfp_ctx *ctx, int priority, const char *file, int line, const char *fn,
 	     const char *format, ...)
 {

@@ -99,6 +99,110 @@ json_t *vfp_pf_to_json(const struct vfp_pf *pf, bool with_vfs);
 json_t *vfp_vf_to_json(const struct vfp_vf *vf);
 json_t *vfp_inventory_to_json(const struct vfp_inventory *inv);
 
+/* ---- configuration (vfagent.json) -------------------------------------- */
+
+struct vfp_config;
+
+int vfp_config_load_file(const char *path, struct vfp_config **ret_config, char **ret_error);
+int vfp_config_load_json(json_t *root, struct vfp_config **ret_config, char **ret_error);
+struct vfp_config *vfp_config_ref(struct vfp_config *config);
+struct vfp_config *vfp_config_unref(struct vfp_config *config);
+size_t vfp_config_get_pool_count(const struct vfp_config *config);
+const char *vfp_config_get_pool_name(const struct vfp_config *config, size_t i);
+unsigned vfp_config_get_pool_grow_step(const struct vfp_config *config, size_t i);
+int vfp_config_find_pool(const struct vfp_config *config, const char *name);
+const char *vfp_config_pool_for_vf(const struct vfp_config *config, const struct vfp_vf *vf);
+bool vfp_config_is_excluded(const struct vfp_config *config, const struct vfp_vf *vf);
+const char *vfp_config_pool_for_network(const struct vfp_config *config, const char *bridge,
+					const char *network);
+const unsigned char *vfp_config_get_ipoib_mac_prefix(const struct vfp_config *config);
+bool vfp_config_get_guid_range(const struct vfp_config *config, unsigned long long *ret_first,
+			       unsigned long long *ret_count);
+json_t *vfp_config_pools_to_json(const struct vfp_config *config);
+
+/* ---- the ledger ---------------------------------------------------------- */
+
+struct vfp_ledger;
+
+enum vfp_placement {
+	VFP_PLACE_SPREAD = 0, /* one VF per PF in turn */
+	VFP_PLACE_PACK,	      /* as few PFs as possible */
+};
+
+enum vfp_op {
+	VFP_OP_ATTACH,
+	VFP_OP_DETACH,
+	VFP_OP_RELEASE,
+};
+
+struct vfp_claim {
+	const char *pool;
+	unsigned count;
+	json_t *owner;		     /* {"kind":"vm","name":…} or {"kind":"container",…} */
+	json_t *settings;	     /* requested MAC, VLAN, GUID, IP…; stored as given; may be NULL */
+	const char *idempotency_key; /* may be NULL */
+	int numa_node;		     /* preferred NUMA node, -1 for none */
+	enum vfp_placement placement;
+	unsigned lease_seconds; /* 0: a reservation never expires */
+};
+
+/* How reconcile asks the host about an allocation and acts on it; any may be NULL. */
+struct vfp_reconcile_ops {
+	int (*is_attached)(void *userdata, json_t *allocation); /* 1 yes, 0 no, <0 unknown */
+	int (*detach)(void *userdata, json_t *allocation);	/* idempotent undo of attach */
+	int (*restore)(void *userdata, json_t *allocation);	/* back to the snapshot */
+};
+
+struct vfp_reconcile_report {
+	unsigned added, vanished, returned, expired, quarantined;
+	unsigned intents_rolled_back, intents_rolled_forward;
+};
+
+int vfp_ledger_open(struct vfp_ctx *ctx, const char *state_dir, struct vfp_ledger **ret_ledger);
+struct vfp_ledger *vfp_ledger_ref(struct vfp_ledger *l);
+struct vfp_ledger *vfp_ledger_unref(struct vfp_ledger *l);
+const char *vfp_ledger_get_error(const struct vfp_ledger *l);
+const char *vfp_ledger_get_path(const struct vfp_ledger *l);
+int vfp_owner_key(json_t *owner, char **ret_key, char **ret_error);
+int vfp_ledger_claim(struct vfp_ledger *l, const struct vfp_config *config,
+		     const struct vfp_claim *req, json_t **ret_allocation);
+int vfp_ledger_begin(struct vfp_ledger *l, const char *id, enum vfp_op op);
+int vfp_ledger_confirm(struct vfp_ledger *l, const char *id, enum vfp_op op, bool ok,
+		       const char *reason);
+const char *vfp_op_to_string(enum vfp_op op);
+int vfp_ledger_sync(struct vfp_ledger *l, const struct vfp_inventory *inv,
+		    const struct vfp_config *config, struct vfp_reconcile_report *ret_report);
+int vfp_ledger_reconcile(struct vfp_ledger *l, const struct vfp_inventory *inv,
+			 const struct vfp_config *config, const struct vfp_reconcile_ops *ops,
+			 void *userdata, struct vfp_reconcile_report *ret_report);
+json_t *vfp_ledger_get_allocation(struct vfp_ledger *l, const char *id);
+json_t *vfp_ledger_list_allocations(struct vfp_ledger *l, const char *owner_key,
+				    bool with_released);
+json_t *vfp_ledger_get_vf(struct vfp_ledger *l, const char *pci);
+json_t *vfp_ledger_counts(struct vfp_ledger *l);
+json_t *vfp_ledger_audit(struct vfp_ledger *l, const char *pci, unsigned limit);
+int vfp_ledger_set_original(struct vfp_ledger *l, const char *pci, json_t *original);
+json_t *vfp_ledger_get_original(struct vfp_ledger *l, const char *pci);
+
+/* ---- resizing PFs (sriov_numvfs) ------------------------------------------ */
+
+int vfp_numvfs_plan(struct vfp_ledger *l, const struct vfp_inventory *inv, const char *pf_pci,
+		    int numvfs, json_t **ret_plan);
+int vfp_numvfs_apply(struct vfp_ledger *l, const struct vfp_config *config,
+		     const struct vfp_inventory *inv, const char *pf_pci, int numvfs,
+		     json_t **ret_plan, struct vfp_inventory **ret_inv);
+int vfp_pool_grow(struct vfp_ledger *l, const struct vfp_config *config,
+		  const struct vfp_inventory *inv, const char *pool, struct vfp_inventory **ret_inv);
+
+/*
+ * A simulated host handles sysfs writes itself: return 1 when handled
+ * (*ret_result holds 0 or -errno, as the kernel would answer), 0 to let
+ * the write go to the file.
+ */
+typedef int (*vfp_sysfs_write_fn)(void *userdata, const char *root, const char *rel,
+				  const char *value, int *ret_result);
+void vfp_ctx_set_sysfs_write_handler(struct vfp_ctx *ctx, vfp_sysfs_write_fn fn, void *userdata);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,8 @@ struct vfp_ctx {
 	vfp_log_fn log_fn;
 	void *log_data;
 	int log_priority;
+	vfp_sysfs_write_fn write_fn;
+	void *write_data;
 };
 
 void vfp_log(struct vfp_ctx *ctx, int priority, const char *file, int line, const char *fn,
@@ -104,3 +106,17 @@ int vfp_pf_read(struct vfp_inventory *inv, const char *pci, const char *totalvfs
 int vfp_vf_read(struct vfp_inventory *inv, size_t pf_index, unsigned index, const char *pci);
 void vfp_pf_clear(struct vfp_pf *pf);
 void vfp_vf_clear(struct vfp_vf *vf);
+
+static inline int vfp_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int vfp_guid_parse(const char *s, unsigned long long *ret);
+void vfp_guid_format(unsigned long long g, char buf[static 24]);

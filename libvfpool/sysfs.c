@@ -146,6 +146,8 @@ int vfp_sysfs_write(const struct vfp_ctx *ctx, const char *rel, const char *valu
 	ssize_t n;
 	int r;
 
+	if (ctx->write_fn && ctx->write_fn(ctx->write_data, ctx->sysfs_root, rel, value, &r))
+		return r;
 	r = vfp_sysfs_path(ctx, path, sizeof(path), "%s", rel);
 	if (r < 0)
 		return r;

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The simulated host's kernel: sysfs writes behave as Linux's do. Writing
+ * sriov_numvfs creates or destroys VFs (0 then N; N on top of N' != 0 is
+ * EBUSY; more than sriov_totalvfs is ERANGE; a PF without a driver is
+ * ENOENT), with their links, netdevs and RDMA devices.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libvfpool/macro.h"
+#include "sim-host.h"
+
+static int read_file(const char *root, const char *rel, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	sim_pathf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "re");
+	if (!f)
+		return negative_errno();
+	if (!fgets(buf, (int)size, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int read_link_name(const char *root, const char *rel, char *buf, size_t size)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	ssize_t n;
+
+	sim_pathf(path, sizeof(path), "%s/%s", root, rel);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return negative_errno();
+	target[n] = '\0';
+	sim_pathf(buf, size, "%s", strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
+	return buf[0] ? 0 : -ENAMETOOLONG;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+/* Removes a file, a link or a whole directory under @root. */
+static void sim_remove(const char *root, const char *rel)
+{
+	char path[PATH_MAX];
+
+	sim_pathf(path, sizeof(path), "%s/%s", root, rel);
+	if (path[0] && unlink(path) < 0)
+		nftw(path, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Removes the links other parts of sysfs hold to a device's netdevs and RDMA devices. */
+static void remove_class_links(const char *root, const char *dev, const char *dir,
+			       const char *class)
+{
+	char rel[PATH_MAX], path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	sim_pathf(path, sizeof(path), "%s/%s/%s", root, dev, dir);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		sim_pathf(rel, sizeof(rel), "class/%s/%s", class, de->d_name);
+		sim_remove(root, rel);
+	}
+	closedir(d);
+}
+
+/* A VF is gone the way the kernel removes it: every link to it, then its directory. */
+static void remove_vf(const char *root, const char *pf_dev, unsigned index)
+{
+	char rel[PATH_MAX], addr[32], dev[PATH_MAX], drv[64], group[32];
+
+	sim_pathf(rel, sizeof(rel), "%s/virtfn%u", pf_dev, index);
+	if (read_link_name(root, rel, addr, sizeof(addr)) < 0)
+		return;
+	sim_remove(root, rel);
+	if (sim_device_dir(root, addr, dev, sizeof(dev)) < 0)
+		return;
+	remove_class_links(root, dev, "net", "net");
+	remove_class_links(root, dev, "infiniband", "infiniband");
+	sim_pathf(rel, sizeof(rel), "%s/driver", dev);
+	if (read_link_name(root, rel, drv, sizeof(drv)) >= 0) {
+		sim_pathf(rel, sizeof(rel), "bus/pci/drivers/%s/%s", drv, addr);
+		sim_remove(root, rel);
+	}
+	sim_pathf(rel, sizeof(rel), "%s/iommu_group", dev);
+	if (read_link_name(root, rel, group, sizeof(group)) >= 0) {
+		sim_pathf(rel, sizeof(rel), "kernel/iommu_groups/%s", group);
+		sim_remove(root, rel);
+	}
+	sim_pathf(rel, sizeof(rel), "bus/pci/devices/%s", addr);
+	sim_remove(root, rel);
+	sim_remove(root, dev);
+}
+
+static int set_numvfs(const char *root, const char *pf, const char *value)
+{
+	char pf_dev[PATH_MAX], rel[PATH_MAX], buf[32], drv[64];
+	struct sim_pf_read rd;
+	int cur, total, n, r;
+
+	if (sim_device_dir(root, pf, pf_dev, sizeof(pf_dev)) < 0)
+		return -ENOENT;
+	n = atoi(value);
+	if (value[strspn(value, "0123456789\n")] != '\0' || !*value)
+		return -EINVAL;
+	sim_pathf(rel, sizeof(rel), "%s/driver", pf_dev);
+	if (read_link_name(root, rel, drv, sizeof(drv)) < 0)
+		return -ENOENT; /* the kernel needs a driver to create VFs */
+	if (strcmp(drv, "mlx4_core") == 0)
+		return -EOPNOTSUPP;
+	sim_pathf(rel, sizeof(rel), "%s/sriov_numvfs", pf_dev);
+	r = read_file(root, rel, buf, sizeof(buf));
+	cur = r < 0 ? 0 : atoi(buf);
+	sim_pathf(rel, sizeof(rel), "%s/sriov_totalvfs", pf_dev);
+	r = read_file(root, rel, buf, sizeof(buf));
+	total = r < 0 ? 0 : atoi(buf);
+	if (n > total)
+		return -ERANGE;
+	if (n == cur)
+		return 0;
+	if (cur != 0 && n != 0)
+		return -EBUSY;
+	for (int i = 0; i < cur; i++)
+		remove_vf(root, pf_dev, (unsigned)i);
+	r = sim_pf_spec_read(root, pf, &rd);
+	rd.spec.numvfs = (unsigned)n;
+	for (int i = 0; r >= 0 && i < n; i++)
+		r = sim_add_vf(root, &rd.spec, (unsigned)i, sim_card_vf_driver(rd.spec.card));
+	sim_pathf(rel, sizeof(rel), "%s/sriov_numvfs", pf_dev);
+	if (r >= 0)
+		r = sim_write(root, rel, "%d\n", n);
+	return r;
+}
+
+/**
+ * sim_kernel_write() - libvfpool's sysfs write handler for a simulated host
+ *
+ * Handles the writes whose effect the kernel makes (sriov_numvfs); the
+ * others go to the file as written.
+ */
+int sim_kernel_write(void *userdata, const char *root, const char *rel, const char *value,
+		     int *ret_result)
+{
+	char pf[32];
+	const char *attr;
+
+	if (strncmp(rel, "bus/pci/devices/", 16) != 0)
+		return 0;
+	attr = strchr(rel + 16, '/');
+	if (!attr || attr - (rel + 16) >= (int)sizeof(pf))
+		return 0;
+	snprintf(pf, sizeof(pf), "%.*s", (int)(attr - (rel + 16)), rel + 16);
+	if (strcmp(attr, "/sriov_numvfs") == 0) {
+		*ret_result = set_numvfs(root, pf, value);
+		return 1;
+	}
+	return 0;
+}

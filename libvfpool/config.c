@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * vfagent.json: pools and their selectors, excluded devices, SR-IOV
+ * networks, the site's GUID range, the IPoIB dummy-MAC prefix. Parsing is
+ * strict: a wrong type, a bad value or an unknown key is an error naming
+ * its path ("pools[1].selector.pf_names[0]: bad VF range "ens2f0#5-2"").
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "private.h"
+#include "selector.h"
+
+#define DEFAULT_IPOIB_PREFIX_0 0x02
+#define DEFAULT_IPOIB_PREFIX_1 0x1b
+
+struct pool_config {
+	char *name;
+	struct vfp_selector selector;
+	json_t *selector_json; /* as written, for GET /v1/pools */
+	unsigned grow_step;    /* 0: the pool never grows its PFs */
+};
+
+struct network_config {
+	char *bridge, *network, *pool;
+};
+
+struct vfp_config {
+	int refcount;
+	struct pool_config *pools;
+	size_t n_pools;
+	struct vfp_strv exclude;
+	struct network_config *networks;
+	size_t n_networks;
+	bool has_guids;
+	unsigned long long guid_first, guid_count;
+	unsigned char ipoib_prefix[2];
+};
+
+static bool is_pool_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 32 || *s == '-' || *s == '_')
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' ||
+		      *s == '_'))
+			return false;
+	return true;
+}
+
+static int parse_grow(json_t *o, const char *path, unsigned *ret, char **err)
+{
+	static const char *const keys[] = { "step", NULL };
+	json_t *step;
+	int r;
+
+	if (!json_is_object(o))
+		return vfp_config_error(err, path, "must be an object like {\"step\": 2}");
+	r = vfp_json_check_keys(o, path, keys, err);
+	if (r < 0)
+		return r;
+	step = json_object_get(o, "step");
+	if (!json_is_integer(step) || json_integer_value(step) < 1 ||
+	    json_integer_value(step) > 65535)
+		return vfp_config_error(err, path, "step: must be an integer in [1, 65535]");
+	*ret = (unsigned)json_integer_value(step);
+	return 0;
+}
+
+static int parse_pool(struct vfp_config *c, json_t *o, const char *path, char **err)
+{
+	static const char *const keys[] = { "name", "selector", "grow", NULL };
+	struct pool_config *p = &c->pools[c->n_pools];
+	char sub[256];
+	const char *name;
+	int r;
+
+	if (!json_is_object(o))
+		return vfp_config_error(err, path, "must be an object with a name and a selector");
+	r = vfp_json_check_keys(o, path, keys, err);
+	if (r < 0)
+		return r;
+	name = json_string_value(json_object_get(o, "name"));
+	snprintf(sub, sizeof(sub), "%s.name", path);
+	if (!name)
+		return vfp_config_error(err, sub, "missing or not a string");
+	if (!is_pool_name(name))
+		return vfp_config_error(err, sub, "bad pool name \"%s\" (a-z, 0-9, '-', '_', at most 32)",
+					name);
+	if (vfp_config_find_pool(c, name) >= 0)
+		return vfp_config_error(err, sub, "duplicate pool \"%s\"", name);
+	snprintf(sub, sizeof(sub), "%s.selector", path);
+	if (!json_object_get(o, "selector"))
+		return vfp_config_error(err, sub, "missing");
+	r = vfp_selector_parse(json_object_get(o, "selector"), sub, &p->selector, err);
+	if (r < 0)
+		return r;
+	p->selector_json = json_incref(json_object_get(o, "selector"));
+	p->name = strdup(name);
+	c->n_pools++; /* from here on, vfp_config_unref() frees it */
+	if (!p->name)
+		return -ENOMEM;
+	snprintf(sub, sizeof(sub), "%s.grow", path);
+	if (json_object_get(o, "grow"))
+		return parse_grow(json_object_get(o, "grow"), sub, &p->grow_step, err);
+	return 0;
+}
+
+static int parse_pools(struct vfp_config *c, json_t *a, char **err)
+{
+	char path[64];
+	size_t i;
+	json_t *o;
+	int r;
+
+	if (!json_is_array(a))
+		return vfp_config_error(err, "pools", "must be a list");
+	c->pools = calloc(json_array_size(a) + 1, sizeof(*c->pools));
+	if (!c->pools)
+		return -ENOMEM;
+	json_array_foreach(a, i, o) {
+		snprintf(path, sizeof(path), "pools[%zu]", i);
+		r = parse_pool(c, o, path, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int parse_exclude(struct vfp_config *c, json_t *a, char **err)
+{
+	char path[64];
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(a))
+		return vfp_config_error(err, "exclude", "must be a list of PCI addresses");
+	json_array_foreach(a, i, v) {
+		const char *s = json_string_value(v);
+		char **n;
+
+		snprintf(path, sizeof(path), "exclude[%zu]", i);
+		if (!s || !vfp_pci_addr_is_valid(s))
+			return vfp_config_error(err, path, "bad PCI address %s%s%s (dddd:bb:ss.f)",
+						s ? "\"" : "", s ? s : "(not a string)", s ? "\"" : "");
+		n = realloc(c->exclude.v, (c->exclude.n + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		c->exclude.v = n;
+		c->exclude.v[c->exclude.n] = strdup(s);
+		if (!c->exclude.v[c->exclude.n])
+			return -ENOMEM;
+		c->exclude.n++;
+	}
+	return 0;
+}
+
+static int parse_network(struct vfp_config *c, json_t *o, const char *path, char **err)
+{
+	static const char *const keys[] = { "bridge", "network", "pool", NULL };
+	struct network_config *n = &c->networks[c->n_networks];
+	const char *bridge, *network, *pool;
+	char sub[128];
+	int r;
+
+	if (!json_is_object(o))
+		return vfp_config_error(err, path, "must be an object like "
+						   "{\"bridge\": \"sriov_ib0\", \"pool\": \"ib\"}");
+	r = vfp_json_check_keys(o, path, keys, err);
+	if (r < 0)
+		return r;
+	bridge = json_string_value(json_object_get(o, "bridge"));
+	network = json_string_value(json_object_get(o, "network"));
+	pool = json_string_value(json_object_get(o, "pool"));
+	if (!!bridge == !!network || (json_object_get(o, "bridge") && !bridge) ||
+	    (json_object_get(o, "network") && !network))
+		return vfp_config_error(err, path, "needs exactly one of \"bridge\" or \"network\" (a string)");
+	snprintf(sub, sizeof(sub), "%s.pool", path);
+	if (!pool)
+		return vfp_config_error(err, sub, "missing or not a string");
+	if (vfp_config_find_pool(c, pool) < 0)
+		return vfp_config_error(err, sub, "no pool named \"%s\"", pool);
+	n->bridge = bridge ? strdup(bridge) : NULL;
+	n->network = network ? strdup(network) : NULL;
+	n->pool = strdup(pool);
+	c->n_networks++;
+	if (!n->pool || (bridge && !n->bridge) || (network && !n->network))
+		return -ENOMEM;
+	return 0;
+}
+
+static int parse_networks(struct vfp_config *c, json_t *a, char **err)
+{
+	char path[64];
+	size_t i;
+	json_t *o;
+	int r;
+
+	if (!json_is_array(a))
+		return vfp_config_error(err, "networks", "must be a list");
+	c->networks = calloc(json_array_size(a) + 1, sizeof(*c->networks));
+	if (!c->networks)
+		return -ENOMEM;
+	json_array_foreach(a, i, o) {
+		snprintf(path, sizeof(path), "networks[%zu]", i);
+		r = parse_network(c, o, path, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* "02:c9:03:00:00:00:00:01": eight lower- or upper-case hex bytes. */
+int vfp_guid_parse(const char *s, unsigned long long *ret)
+{
+	unsigned long long v = 0;
+
+	if (!s || strlen(s) != 23)
+		return -EINVAL;
+	for (int i = 0; i < 8; i++) {
+		const char *b = s + 3 * i;
+		int hi = vfp_hex_digit(b[0]), lo = vfp_hex_digit(b[1]);
+
+		if (hi < 0 || lo < 0 || (i < 7 && b[2] != ':'))
+			return -EINVAL;
+		v = v << 8 | (unsigned)(hi << 4 | lo);
+	}
+	*ret = v;
+	return 0;
+}
+
+void vfp_guid_format(unsigned long long g, char buf[static 24])
+{
+	snprintf(buf, 24, "%02llx:%02llx:%02llx:%02llx:%02llx:%02llx:%02llx:%02llx", g >> 56,
+		 (g >> 48) & 0xff, (g >> 40) & 0xff, (g >> 32) & 0xff, (g >> 24) & 0xff,
+		 (g >> 16) & 0xff, (g >> 8) & 0xff, g & 0xff);
+}
+
+static int parse_guids(struct vfp_config *c, json_t *o, char **err)
+{
+	static const char *const keys[] = { "first", "count", NULL };
+	json_t *count = json_object_get(o, "count");
+	unsigned long long first, n, last;
+	int r;
+
+	if (!json_is_object(o))
+		return vfp_config_error(err, "guids", "must be an object like "
+						      "{\"first\": \"02:c9:03:00:00:00:00:01\", \"count\": 4096}");
+	r = vfp_json_check_keys(o, "guids", keys, err);
+	if (r < 0)
+		return r;
+	if (vfp_guid_parse(json_string_value(json_object_get(o, "first")), &first) < 0)
+		return vfp_config_error(err, "guids.first", "must be a GUID like \"02:c9:03:00:00:00:00:01\"");
+	if (!json_is_integer(count) || json_integer_value(count) < 1 ||
+	    json_integer_value(count) > (1 << 24))
+		return vfp_config_error(err, "guids.count", "must be an integer in [1, 16777216]");
+	n = (unsigned long long)json_integer_value(count);
+	last = first + n - 1;
+	if (last < first)
+		return vfp_config_error(err, "guids.count", "range from %s of %llu GUIDs overflows",
+					json_string_value(json_object_get(o, "first")), n);
+	if (first == 0)
+		return vfp_config_error(err, "guids.first", "the range holds the all-zero GUID");
+	if (last == ~0ULL)
+		return vfp_config_error(err, "guids.count", "the range holds the all-F GUID");
+	c->has_guids = true;
+	c->guid_first = first;
+	c->guid_count = n;
+	return 0;
+}
+
+static int parse_ipoib_prefix(struct vfp_config *c, json_t *v, char **err)
+{
+	const char *s = json_string_value(v);
+	int b[4];
+
+	if (!s || strlen(s) != 5 || s[2] != ':' || (b[0] = vfp_hex_digit(s[0])) < 0 ||
+	    (b[1] = vfp_hex_digit(s[1])) < 0 || (b[2] = vfp_hex_digit(s[3])) < 0 ||
+	    (b[3] = vfp_hex_digit(s[4])) < 0)
+		return vfp_config_error(err, "ipoib_mac_prefix", "must be two MAC bytes like \"02:1b\"");
+	c->ipoib_prefix[0] = (unsigned char)(b[0] << 4 | b[1]);
+	c->ipoib_prefix[1] = (unsigned char)(b[2] << 4 | b[3]);
+	if (c->ipoib_prefix[0] & 1)
+		return vfp_config_error(err, "ipoib_mac_prefix",
+					"\"%s\" is a multicast MAC prefix; a NIC cannot carry it", s);
+	if (c->ipoib_prefix[0] == 0x02 && c->ipoib_prefix[1] == 0x00)
+		return vfp_config_error(err, "ipoib_mac_prefix",
+					"\"02:00\" is OpenNebula's own NIC MAC prefix; the guest "
+					"would take real NICs for dummies");
+	return 0;
+}
+
+static const struct {
+	const char *key;
+	int (*parse)(struct vfp_config *c, json_t *v, char **err);
+} top_fields[] = {
+	/* pools first: networks refer to them */
+	{ "pools", parse_pools },	    { "exclude", parse_exclude },
+	{ "networks", parse_networks },	    { "guids", parse_guids },
+	{ "ipoib_mac_prefix", parse_ipoib_prefix },
+};
+
+/**
+ * vfp_config_load_json() - a configuration from parsed JSON
+ * @ret_error: on -EINVAL, "path: message" (free() it); may be NULL
+ *
+ * A missing "pools" is an empty list: no VF is handed out.
+ */
+VFP_EXPORT int vfp_config_load_json(json_t *root, struct vfp_config **ret_config,
+				    char **ret_error)
+{
+	static const char *const keys[] = { "pools", "exclude", "networks", "guids",
+					    "ipoib_mac_prefix", NULL };
+	struct vfp_config *c;
+	int r;
+
+	if (!json_is_object(root))
+		return vfp_config_error(ret_error, "(top level)", "must be a JSON object");
+	r = vfp_json_check_keys(root, "", keys, ret_error);
+	if (r < 0)
+		return r;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->refcount = 1;
+	c->ipoib_prefix[0] = DEFAULT_IPOIB_PREFIX_0;
+	c->ipoib_prefix[1] = DEFAULT_IPOIB_PREFIX_1;
+	for (size_t i = 0; i < ELEMENTSOF(top_fields); i++) {
+		json_t *v = json_object_get(root, top_fields[i].key);
+
+		r = v ? top_fields[i].parse(c, v, ret_error) : 0;
+		if (r < 0) {
+			vfp_config_unref(c);
+			return r;
+		}
+	}
+	*ret_config = c;
+	return 0;
+}
+
+/* As vfp_config_load_json(), from a file; a JSON syntax error names line and column. */
+VFP_EXPORT int vfp_config_load_file(const char *path, struct vfp_config **ret_config,
+				    char **ret_error)
+{
+	json_error_t jerr;
+	json_t *root;
+	int r;
+
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		if (jerr.position == 0 && jerr.line == -1)
+			r = -ENOENT;
+		else
+			r = -EINVAL;
+		if (ret_error && asprintf(ret_error, "%s:%d:%d: %s", path, jerr.line, jerr.column,
+					  jerr.text) < 0)
+			*ret_error = NULL;
+		return r;
+	}
+	r = vfp_config_load_json(root, ret_config, ret_error);
+	json_decref(root);
+	return r;
+}
+
+VFP_EXPORT struct vfp_config *vfp_config_ref(struct vfp_config *c)
+{
+	if (c)
+		c->refcount++;
+	return c;
+}
+
+VFP_EXPORT struct vfp_config *vfp_config_unref(struct vfp_config *c)
+{
+	if (!c || --c->refcount > 0)
+		return NULL;
+	for (size_t i = 0; i < c->n_pools; i++) {
+		free(c->pools[i].name);
+		vfp_selector_clear(&c->pools[i].selector);
+		json_decref(c->pools[i].selector_json);
+	}
+	free(c->pools);
+	for (size_t i = 0; i < c->n_networks; i++) {
+		free(c->networks[i].bridge);
+		free(c->networks[i].network);
+		free(c->networks[i].pool);
+	}
+	free(c->networks);
+	vfp_strv_clear(&c->exclude);
+	free(c);
+	return NULL;
+}
+
+VFP_EXPORT size_t vfp_config_get_pool_count(const struct vfp_config *c)
+{
+	return c->n_pools;
+}
+
+VFP_EXPORT const char *vfp_config_get_pool_name(const struct vfp_config *c, size_t i)
+{
+	return i < c->n_pools ? c->pools[i].name : NULL;
+}
+
+VFP_EXPORT unsigned vfp_config_get_pool_grow_step(const struct vfp_config *c, size_t i)
+{
+	return i < c->n_pools ? c->pools[i].grow_step : 0;
+}
+
+/* The pool's index, or -ENOENT. */
+VFP_EXPORT int vfp_config_find_pool(const struct vfp_config *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_pools; i++)
+		if (c->pools[i].name && strcmp(c->pools[i].name, name) == 0)
+			return (int)i;
+	return -ENOENT;
+}
+
+/* The first pool whose selector takes @vf, or NULL: a VF in no pool is never handed out. */
+VFP_EXPORT const char *vfp_config_pool_for_vf(const struct vfp_config *c, const struct vfp_vf *vf)
+{
+	for (size_t i = 0; i < c->n_pools; i++)
+		if (vfp_selector_match(&c->pools[i].selector, vf))
+			return c->pools[i].name;
+	return NULL;
+}
+
+/* Excluded VFs stay with the host: listed themselves, or their PF is. */
+VFP_EXPORT bool vfp_config_is_excluded(const struct vfp_config *c, const struct vfp_vf *vf)
+{
+	return vfp_strv_contains(&c->exclude, vfp_vf_get_pci(vf)) ||
+	       vfp_strv_contains(&c->exclude, vfp_vf_get_pf_pci(vf));
+}
+
+VFP_EXPORT const char *vfp_config_pool_for_network(const struct vfp_config *c,
+						   const char *bridge, const char *network)
+{
+	for (size_t i = 0; i < c->n_networks; i++) {
+		const struct network_config *n = &c->networks[i];
+
+		if ((bridge && n->bridge && strcmp(bridge, n->bridge) == 0) ||
+		    (network && n->network && strcmp(network, n->network) == 0))
+			return n->pool;
+	}
+	return NULL;
+}
+
+VFP_EXPORT const unsigned char *vfp_config_get_ipoib_mac_prefix(const struct vfp_config *c)
+{
+	return c->ipoib_prefix;
+}
+
+VFP_EXPORT bool vfp_config_get_guid_range(const struct vfp_config *c,
+					  unsigned long long *ret_first,
+					  unsigned long long *ret_count)
+{
+	if (!c->has_guids)
+		return false;
+	*ret_first = c->guid_first;
+	*ret_count = c->guid_count;
+	return true;
+}
+
+/* [{"name":…,"selector":{…},"grow_step":N}] in config order. */
+VFP_EXPORT json_t *vfp_config_pools_to_json(const struct vfp_config *c)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < c->n_pools; i++) {
+		if (json_array_append_new(a, json_pack("{s:s, s:O, s:I}", "name", c->pools[i].name,
+						       "selector", c->pools[i].selector_json,
+						       "grow_step",
+						       (json_int_t)c->pools[i].grow_step)) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}

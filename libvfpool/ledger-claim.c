@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Claiming VFs: N free VFs of a pool become one allocation, all or none,
+ * in one transaction. InfiniBand VFs take a node/port GUID from the
+ * site's range. A retry with the same idempotency key gets the same
+ * allocation back and claims nothing.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "ledger-private.h"
+#include "placement.h"
+#include "selector.h"
+
+#define MAX_CLAIM 64
+
+static int new_allocation_id(char buf[static 37])
+{
+	unsigned char b[16];
+
+	if (getrandom(b, sizeof(b), 0) != sizeof(b))
+		return negative_errno();
+	b[6] = (b[6] & 0x0f) | 0x40; /* version 4 */
+	b[8] = (b[8] & 0x3f) | 0x80; /* RFC 4122 variant */
+	snprintf(buf, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+		 b[13], b[14], b[15]);
+	return 0;
+}
+
+/**
+ * vfp_owner_key() - the lookup key of an owner, after checking its shape
+ *
+ * {"kind":"vm","name":"one-42"[,"uuid":"…"]} → "vm:one-42";
+ * {"kind":"container","netns":"/run/netns/x"} → "netns:/run/netns/x";
+ * {"kind":"container","pid":1234} → "pid:1234".
+ */
+VFP_EXPORT int vfp_owner_key(json_t *owner, char **ret_key, char **ret_error)
+{
+	const char *kind = json_string_value(json_object_get(owner, "kind"));
+	const char *name = json_string_value(json_object_get(owner, "name"));
+	const char *netns = json_string_value(json_object_get(owner, "netns"));
+	json_t *pid = json_object_get(owner, "pid");
+	int r;
+
+	if (!json_is_object(owner))
+		return vfp_config_error(ret_error, "owner", "must be an object");
+	if (!kind || (strcmp(kind, "vm") != 0 && strcmp(kind, "container") != 0))
+		return vfp_config_error(ret_error, "owner.kind", "must be \"vm\" or \"container\"");
+	if (strcmp(kind, "vm") == 0) {
+		if (!name || !*name || strlen(name) > 256)
+			return vfp_config_error(ret_error, "owner.name",
+						"a VM owner needs its domain name");
+		r = asprintf(ret_key, "vm:%s", name);
+	} else if (netns) {
+		if (!*netns || strlen(netns) > 4096)
+			return vfp_config_error(ret_error, "owner.netns", "must not be empty");
+		r = asprintf(ret_key, "netns:%s", netns);
+	} else if (json_is_integer(pid) && json_integer_value(pid) > 0 &&
+		   json_integer_value(pid) <= 4194304) {
+		r = asprintf(ret_key, "pid:%" JSON_INTEGER_FORMAT, json_integer_value(pid));
+	} else {
+		return vfp_config_error(ret_error, "owner",
+					"a container owner needs \"netns\" or a positive \"pid\"");
+	}
+	return r < 0 ? -ENOMEM : 0;
+}
+
+/* An existing allocation under @key: the same request gets it back (1), another is -EEXIST. */
+static int replay(struct vfp_ledger *l, const struct vfp_claim *req, const char *owner_key,
+		  char ret_id[static 37])
+{
+	static const char sql[] =
+		"SELECT a.id, a.pool, a.owner_key, (SELECT count(*) FROM allocation_vfs v "
+		"WHERE v.allocation_id = a.id) FROM allocations a WHERE a.idempotency_key = ?";
+	sqlite3_stmt *st;
+	int r, rc;
+
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, req->idempotency_key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return vfp_ledger_errno(l, rc, "idempotency lookup");
+	snprintf(ret_id, 37, "%s", col_text(st, 0));
+	if (strcmp(col_text(st, 1), req->pool) != 0 || strcmp(col_text(st, 2), owner_key) != 0 ||
+	    sqlite3_column_int(st, 3) != (int)req->count)
+		r = vfp_ledger_fail(l, -EEXIST,
+				    "idempotency key \"%s\" was used for another request "
+				    "(allocation %s)",
+				    req->idempotency_key, ret_id);
+	else
+		r = 1;
+	sqlite3_reset(st);
+	return r;
+}
+
+static int load_free(struct vfp_ledger *l, const char *pool, struct vfp_candidate **ret,
+		     size_t *ret_n)
+{
+	static const char sql[] = "SELECT pci, pf, numa_node, link_type FROM vfs "
+				  "WHERE pool = ? AND state = 'free' ORDER BY pf, vf_index";
+	struct vfp_candidate *c = NULL;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *st;
+	int r, rc;
+
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, pool, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			struct vfp_candidate *nc;
+
+			cap = cap ? cap * 2 : 64;
+			nc = realloc(c, cap * sizeof(*c));
+			if (!nc) {
+				free(c);
+				sqlite3_reset(st);
+				return -ENOMEM;
+			}
+			c = nc;
+		}
+		snprintf(c[n].pci, sizeof(c[n].pci), "%s", col_text(st, 0));
+		snprintf(c[n].pf, sizeof(c[n].pf), "%s", col_text(st, 1));
+		c[n].numa_node = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1
+									    : sqlite3_column_int(st, 2);
+		snprintf(c[n].link_type, sizeof(c[n].link_type), "%s", col_text(st, 3));
+		n++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(c);
+		return vfp_ledger_errno(l, rc, "free VFs");
+	}
+	*ret = c;
+	*ret_n = n;
+	return 0;
+}
+
+/* The lowest offset in the GUID range no live allocation holds. */
+static int next_guid(struct vfp_ledger *l, const struct vfp_config *config,
+		     unsigned long long *ret_offset, char guid[static 24])
+{
+	static const char sql[] = "SELECT guid_offset FROM allocation_vfs WHERE live = 1 AND "
+				  "guid_offset IS NOT NULL ORDER BY guid_offset";
+	unsigned long long first, count, want = 0;
+	sqlite3_stmt *st;
+	int r, rc;
+
+	if (!vfp_config_get_guid_range(config, &first, &count))
+		return 0;
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		unsigned long long off = (unsigned long long)sqlite3_column_int64(st, 0);
+
+		if (off > want)
+			break;
+		if (off == want)
+			want++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return vfp_ledger_errno(l, rc, "GUID pool");
+	if (want >= count) {
+		char f[24];
+
+		vfp_guid_format(first, f);
+		return vfp_ledger_fail(l, -EBUSY,
+				       "the GUID range %s + %llu is exhausted: every GUID is held",
+				       f, count);
+	}
+	*ret_offset = want;
+	vfp_guid_format(first + want, guid);
+	return 1;
+}
+
+static int take_vf(struct vfp_ledger *l, const struct vfp_config *config, const char *id,
+		   const struct vfp_candidate *c, int position)
+{
+	static const char ins[] = "INSERT INTO allocation_vfs(allocation_id, pci, position, guid, "
+				  "guid_offset) VALUES (?, ?, ?, ?, ?)";
+	static const char upd[] = "UPDATE vfs SET state = 'reserved', reason = NULL, updated = ? "
+				  "WHERE pci = ? AND state = 'free'";
+	unsigned long long off = 0;
+	char guid[24];
+	sqlite3_stmt *st;
+	int r, has_guid = 0;
+
+	if (strcmp(c->link_type, "infiniband") == 0) {
+		has_guid = next_guid(l, config, &off, guid);
+		if (has_guid < 0)
+			return has_guid;
+	}
+	r = vfp_ledger_stmt(l, ins, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, c->pci, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, position);
+	if (has_guid) {
+		sqlite3_bind_text(st, 4, guid, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)off);
+	}
+	r = vfp_ledger_step_done(l, st, "claim VF");
+	if (r < 0)
+		return r;
+	r = vfp_ledger_stmt(l, upd, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, l->now());
+	sqlite3_bind_text(st, 2, c->pci, -1, SQLITE_STATIC);
+	r = vfp_ledger_step_done(l, st, "reserve VF");
+	if (r == 0)
+		return vfp_ledger_fail(l, -EBUSY, "VF %s is no longer free", c->pci);
+	return r < 0 ? r : 0;
+}
+
+static int insert_allocation(struct vfp_ledger *l, const struct vfp_claim *req, const char *id,
+			     const char *owner_key)
+{
+	static const char sql[] =
+		"INSERT INTO allocations(id, pool, owner, owner_key, settings, idempotency_key, "
+		"state, lease_expires, created, updated) VALUES (?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?)";
+	char *owner = json_dumps(req->owner, JSON_COMPACT | JSON_SORT_KEYS);
+	char *settings = req->settings ? json_dumps(req->settings, JSON_COMPACT | JSON_SORT_KEYS)
+				       : strdup("{}");
+	time_t now = l->now();
+	sqlite3_stmt *st;
+	int r = -ENOMEM;
+
+	if (owner && settings)
+		r = vfp_ledger_stmt(l, sql, &st);
+	if (r >= 0) {
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, req->pool, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, owner_key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, settings, -1, SQLITE_STATIC);
+		if (req->idempotency_key)
+			sqlite3_bind_text(st, 6, req->idempotency_key, -1, SQLITE_STATIC);
+		if (req->lease_seconds)
+			sqlite3_bind_int64(st, 7, now + req->lease_seconds);
+		sqlite3_bind_int64(st, 8, now);
+		sqlite3_bind_int64(st, 9, now);
+		r = vfp_ledger_step_done(l, st, "new allocation");
+	}
+	free(owner);
+	free(settings);
+	return r;
+}
+
+static int claim_in_tx(struct vfp_ledger *l, const struct vfp_config *config,
+		       const struct vfp_claim *req, const char *owner_key, char id[static 37])
+{
+	struct vfp_candidate *c = NULL;
+	size_t n = 0, chosen[MAX_CLAIM];
+	int r;
+
+	if (req->idempotency_key) {
+		r = replay(l, req, owner_key, id);
+		if (r != 0)
+			return r;
+	}
+	r = load_free(l, req->pool, &c, &n);
+	if (r < 0)
+		return r;
+	r = vfp_place(c, n, req->count, req->numa_node, req->placement, chosen);
+	if (r == -EBUSY)
+		r = vfp_ledger_fail(l, -EBUSY, "pool \"%s\" has %zu free VF%s, %u requested",
+				    req->pool, n, n == 1 ? "" : "s", req->count);
+	if (r >= 0)
+		r = new_allocation_id(id);
+	if (r >= 0)
+		r = insert_allocation(l, req, id, owner_key);
+	for (unsigned i = 0; r >= 0 && i < req->count; i++)
+		r = take_vf(l, config, id, &c[chosen[i]], (int)i);
+	free(c);
+	return r < 0 ? r : 0;
+}
+
+/**
+ * vfp_ledger_claim() - reserve @req->count free VFs of @req->pool, all or none
+ * @ret_allocation: the allocation as JSON (see vfp_ledger_get_allocation())
+ *
+ * Returns 0 for a new allocation, 1 when the idempotency key replayed an
+ * earlier one. -ENOENT: no such pool; -EINVAL: a bad request (message
+ * names the field); -EBUSY: not enough free VFs or GUIDs; -EEXIST: the
+ * idempotency key belongs to another request. The message for a person
+ * is vfp_ledger_get_error().
+ */
+VFP_EXPORT int vfp_ledger_claim(struct vfp_ledger *l, const struct vfp_config *config,
+				const struct vfp_claim *req, json_t **ret_allocation)
+{
+	char id[37], *owner_key = NULL, *err = NULL;
+	int r;
+
+	if (!req->pool || vfp_config_find_pool(config, req->pool) < 0)
+		return vfp_ledger_fail(l, -ENOENT, "pool: no pool named \"%s\"",
+				       req->pool ? req->pool : "(none)");
+	if (req->count < 1 || req->count > MAX_CLAIM)
+		return vfp_ledger_fail(l, -EINVAL, "count: must be in [1, %d]", MAX_CLAIM);
+	r = vfp_owner_key(req->owner, &owner_key, &err);
+	if (r < 0) {
+		vfp_ledger_fail(l, r, "%s", err ? err : "owner: invalid");
+		free(err);
+		return r;
+	}
+	r = vfp_ledger_begin_tx(l);
+	if (r >= 0)
+		r = claim_in_tx(l, config, req, owner_key, id);
+	free(owner_key);
+	if (r < 0) {
+		vfp_ledger_rollback_tx(l);
+		return r;
+	}
+	if (r == 1) {
+		vfp_ledger_rollback_tx(l); /* a replay wrote nothing */
+	} else {
+		r = vfp_ledger_commit_tx(l);
+		if (r < 0)
+			return r;
+	}
+	*ret_allocation = vfp_ledger_allocation_json(l, id);
+	if (!*ret_allocation)
+		return -ENOMEM;
+	vfp_info(l->ctx, "allocation %s: claimed %u VF%s of pool %s", id, req->count,
+		 req->count == 1 ? "" : "s", req->pool);
+	return r;
+}

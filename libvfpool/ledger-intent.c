@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Intents: every side effect on a VF (attach, detach, release) is written
+ * to the ledger before it happens and confirmed after. A crash between
+ * the two leaves the intent behind, and vfp_ledger_reconcile() resolves it
+ * by the rules written there (DESIGN.md §3):
+ *
+ *   attach   rolled back, unless the host shows it done (then confirmed);
+ *   detach   rolled forward: detached again (idempotent), then reserved;
+ *   release  rolled forward: restored, then free; a failed restore
+ *            quarantines the VF.
+ *
+ * States: free → reserved (claim) → attached (attach confirmed) →
+ * releasing (release begun) → free (release confirmed); quarantined and
+ * unavailable on the side.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "ledger-private.h"
+
+static const char *const op_names[] = {
+	[VFP_OP_ATTACH] = "attach",
+	[VFP_OP_DETACH] = "detach",
+	[VFP_OP_RELEASE] = "release",
+};
+
+VFP_EXPORT const char *vfp_op_to_string(enum vfp_op op)
+{
+	return op < ELEMENTSOF(op_names) ? op_names[op] : "?";
+}
+
+int vfp_ledger_set_vf_state(struct vfp_ledger *l, const char *pci, const char *state,
+			    const char *reason)
+{
+	static const char sql[] = "UPDATE vfs SET state = ?, reason = ?, updated = ? WHERE pci = ?";
+	sqlite3_stmt *st;
+	int r;
+
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, l->now());
+	sqlite3_bind_text(st, 4, pci, -1, SQLITE_STATIC);
+	return vfp_ledger_step_done(l, st, "VF state");
+}
+
+int vfp_ledger_set_allocation_state(struct vfp_ledger *l, const char *id, const char *state)
+{
+	static const char sql[] = "UPDATE allocations SET state = ?, updated = ? WHERE id = ?";
+	sqlite3_stmt *st;
+	int r;
+
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, l->now());
+	sqlite3_bind_text(st, 3, id, -1, SQLITE_STATIC);
+	return vfp_ledger_step_done(l, st, "allocation state");
+}
+
+/* The live VFs of an allocation move to @state; unavailable ones stay unavailable. */
+int vfp_ledger_set_allocation_vfs_state(struct vfp_ledger *l, const char *id, const char *state,
+					const char *reason)
+{
+	static const char sql[] =
+		"UPDATE vfs SET state = ?, reason = ?, updated = ? WHERE state != 'unavailable' "
+		"AND pci IN (SELECT pci FROM allocation_vfs WHERE allocation_id = ? AND live = 1)";
+	sqlite3_stmt *st;
+	int r;
+
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, l->now());
+	sqlite3_bind_text(st, 4, id, -1, SQLITE_STATIC);
+	return vfp_ledger_step_done(l, st, "allocation VF states");
+}
+
+/*
+ * Ends an allocation: its VFs go to @vf_state (free, or quarantined after
+ * a failed restore; a vanished one stays unavailable), its links stop
+ * being live (the GUIDs return to the pool), and it is kept as 'released'
+ * for its idempotency key and history.
+ */
+int vfp_ledger_end_allocation(struct vfp_ledger *l, const char *id, const char *vf_state,
+			      const char *reason)
+{
+	static const char unlink_sql[] =
+		"UPDATE allocation_vfs SET live = 0 WHERE allocation_id = ? AND live = 1";
+	sqlite3_stmt *st;
+	int r;
+
+	r = vfp_ledger_set_allocation_vfs_state(l, id, vf_state, reason);
+	if (r >= 0)
+		r = vfp_ledger_stmt(l, unlink_sql, &st);
+	if (r >= 0) {
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		r = vfp_ledger_step_done(l, st, "end allocation");
+	}
+	if (r >= 0)
+		r = vfp_ledger_set_allocation_state(l, id, "released");
+	return r;
+}
+
+static int allocation_state(struct vfp_ledger *l, const char *id, char state[static 16],
+			    char intent[static 16])
+{
+	static const char sql[] = "SELECT a.state, i.op FROM allocations a LEFT JOIN intents i "
+				  "ON i.allocation_id = a.id WHERE a.id = ?";
+	sqlite3_stmt *st;
+	int r, rc;
+
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		sqlite3_reset(st);
+		return vfp_ledger_fail(l, -ENOENT, "no allocation %s", id);
+	}
+	if (rc != SQLITE_ROW)
+		return vfp_ledger_errno(l, rc, "allocation");
+	snprintf(state, 16, "%s", col_text(st, 0));
+	snprintf(intent, 16, "%s", col_text(st, 1) ? col_text(st, 1) : "");
+	sqlite3_reset(st);
+	return 0;
+}
+
+/* Which allocation states an operation may start from. */
+static bool may_begin(enum vfp_op op, const char *state)
+{
+	switch (op) {
+	case VFP_OP_ATTACH:
+		return strcmp(state, "reserved") == 0;
+	case VFP_OP_DETACH:
+		return strcmp(state, "attached") == 0;
+	case VFP_OP_RELEASE:
+		return strcmp(state, "reserved") == 0 || strcmp(state, "attached") == 0;
+	}
+	return false;
+}
+
+static int begin_in_tx(struct vfp_ledger *l, const char *id, enum vfp_op op)
+{
+	static const char sql[] = "INSERT INTO intents(allocation_id, op, started) VALUES (?, ?, ?)";
+	char state[16], intent[16];
+	sqlite3_stmt *st;
+	int r;
+
+	r = allocation_state(l, id, state, intent);
+	if (r < 0)
+		return r;
+	if (intent[0])
+		return vfp_ledger_fail(l, -EBUSY, "allocation %s is busy: %s in progress", id,
+				       intent);
+	if (!may_begin(op, state))
+		return vfp_ledger_fail(l, -EBUSY, "allocation %s is %s: cannot %s it", id, state,
+				       vfp_op_to_string(op));
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, vfp_op_to_string(op), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, l->now());
+	r = vfp_ledger_step_done(l, st, "intent");
+	if (r >= 0 && op == VFP_OP_RELEASE) {
+		r = vfp_ledger_set_allocation_state(l, id, "releasing");
+		if (r >= 0)
+			r = vfp_ledger_set_allocation_vfs_state(l, id, "releasing", NULL);
+	}
+	return r;
+}
+
+/**
+ * vfp_ledger_begin() - record that @op on allocation @id is about to happen
+ *
+ * Durable before it returns. -EBUSY when another operation is in
+ * progress or the allocation's state does not allow @op; -ENOENT when
+ * there is no such allocation.
+ */
+VFP_EXPORT int vfp_ledger_begin(struct vfp_ledger *l, const char *id, enum vfp_op op)
+{
+	int r = vfp_ledger_begin_tx(l);
+
+	if (r >= 0)
+		r = begin_in_tx(l, id, op);
+	if (r < 0) {
+		vfp_ledger_rollback_tx(l);
+		return r;
+	}
+	return vfp_ledger_commit_tx(l);
+}
+
+/* The states an operation ends in, when it worked and when it did not. */
+static int finish_in_tx(struct vfp_ledger *l, const char *id, enum vfp_op op, bool ok,
+			const char *reason)
+{
+	switch (op) {
+	case VFP_OP_ATTACH:
+	case VFP_OP_DETACH: {
+		bool attached = (op == VFP_OP_ATTACH) == ok;
+		const char *s = attached ? "attached" : "reserved";
+		int r = vfp_ledger_set_allocation_state(l, id, s);
+
+		return r < 0 ? r : vfp_ledger_set_allocation_vfs_state(l, id, s, ok ? NULL : reason);
+	}
+	case VFP_OP_RELEASE:
+		return vfp_ledger_end_allocation(l, id, ok ? "free" : "quarantined", ok ? NULL : reason);
+	}
+	return -EINVAL;
+}
+
+static int confirm_in_tx(struct vfp_ledger *l, const char *id, enum vfp_op op, bool ok,
+			 const char *reason)
+{
+	static const char del[] = "DELETE FROM intents WHERE allocation_id = ? AND op = ?";
+	sqlite3_stmt *st;
+	int r;
+
+	r = vfp_ledger_stmt(l, del, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, vfp_op_to_string(op), -1, SQLITE_STATIC);
+	r = vfp_ledger_step_done(l, st, "confirm");
+	if (r == 0)
+		return vfp_ledger_fail(l, -ENOENT, "allocation %s has no %s in progress", id,
+				       vfp_op_to_string(op));
+	if (r < 0)
+		return r;
+	return finish_in_tx(l, id, op, ok, reason);
+}
+
+/**
+ * vfp_ledger_confirm() - record how @op on allocation @id ended
+ * @ok: the side effect happened (attach/detach done, VFs restored)
+ * @reason: why it failed, kept on the VFs (a quarantined VF says why)
+ *
+ * -ENOENT when @op was not begun.
+ */
+VFP_EXPORT int vfp_ledger_confirm(struct vfp_ledger *l, const char *id, enum vfp_op op, bool ok,
+				  const char *reason)
+{
+	int r = vfp_ledger_begin_tx(l);
+
+	if (r >= 0)
+		r = confirm_in_tx(l, id, op, ok, reason);
+	if (r < 0) {
+		vfp_ledger_rollback_tx(l);
+		return r;
+	}
+	r = vfp_ledger_commit_tx(l);
+	if (r >= 0)
+		vfp_info(l->ctx, "allocation %s: %s %s", id, vfp_op_to_string(op),
+			 ok ? "done" : "failed");
+	return r;
+}

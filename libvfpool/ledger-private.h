@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The ledger's internals, shared by the ledger-*.c and reconcile.c files. */
+#pragma once
+
+#include <sqlite3.h>
+#include <time.h>
+
+#include "private.h"
+
+#define LEDGER_STMT_CACHE 48
+
+struct vfp_ledger {
+	int refcount;
+	struct vfp_ctx *ctx;
+	sqlite3 *db;
+	char *path;
+	char error[512];
+	time_t (*now)(void);
+	struct {
+		const char *sql; /* identity of a string literal */
+		sqlite3_stmt *stmt;
+	} cache[LEDGER_STMT_CACHE];
+};
+
+int vfp_ledger_fail(struct vfp_ledger *l, int r, const char *format, ...) _printf_(3, 4);
+int vfp_ledger_errno(struct vfp_ledger *l, int rc, const char *what);
+int vfp_ledger_exec(struct vfp_ledger *l, const char *sql);
+int vfp_ledger_stmt(struct vfp_ledger *l, const char *sql, sqlite3_stmt **ret);
+int vfp_ledger_query_int(struct vfp_ledger *l, const char *sql, int *ret);
+int vfp_ledger_step_done(struct vfp_ledger *l, sqlite3_stmt *st, const char *what);
+int vfp_ledger_begin_tx(struct vfp_ledger *l);
+int vfp_ledger_commit_tx(struct vfp_ledger *l);
+void vfp_ledger_rollback_tx(struct vfp_ledger *l);
+int vfp_ledger_migrate(struct vfp_ledger *l);
+int vfp_ledger_schema_version(void);
+int vfp_ledger_set_vf_state(struct vfp_ledger *l, const char *pci, const char *state,
+			    const char *reason);
+int vfp_ledger_set_allocation_state(struct vfp_ledger *l, const char *id, const char *state);
+int vfp_ledger_set_allocation_vfs_state(struct vfp_ledger *l, const char *id, const char *state,
+					const char *reason);
+int vfp_ledger_end_allocation(struct vfp_ledger *l, const char *id, const char *vf_state,
+			      const char *reason);
+json_t *vfp_ledger_allocation_json(struct vfp_ledger *l, const char *id);
+
+static inline const char *col_text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The ledger's schema and its migrations. PRAGMA user_version holds the
+ * schema version; each migration runs in its own transaction, so a crash
+ * leaves the file at the old version or the new one, never between.
+ */
+#include "config.h"
+
+#include "ledger-private.h"
+
+static const char *const migrations[] = {
+	/* 1: VFs, allocations, the VFs each holds, intents, and the audit log */
+	"CREATE TABLE vfs ("
+	"  pci TEXT PRIMARY KEY CHECK (length(pci) = 12),"
+	"  pf TEXT NOT NULL,"
+	"  vf_index INTEGER NOT NULL,"
+	"  link_type TEXT NOT NULL,"
+	"  numa_node INTEGER,"
+	"  pool TEXT,"
+	"  state TEXT NOT NULL CHECK (state IN ('free','reserved','attached','releasing',"
+	"                                       'quarantined','unavailable')),"
+	"  reason TEXT,"
+	"  original TEXT,"
+	"  updated INTEGER NOT NULL"
+	") WITHOUT ROWID;"
+	"CREATE TABLE allocations ("
+	"  id TEXT PRIMARY KEY,"
+	"  pool TEXT NOT NULL,"
+	"  owner TEXT NOT NULL,"
+	"  owner_key TEXT NOT NULL,"
+	"  settings TEXT NOT NULL DEFAULT '{}',"
+	"  idempotency_key TEXT UNIQUE,"
+	"  state TEXT NOT NULL CHECK (state IN ('reserved','attached','releasing','released')),"
+	"  flag TEXT,"
+	"  lease_expires INTEGER,"
+	"  created INTEGER NOT NULL,"
+	"  updated INTEGER NOT NULL"
+	");"
+	"CREATE INDEX allocations_by_owner ON allocations(owner_key) WHERE state != 'released';"
+	"CREATE TABLE allocation_vfs ("
+	"  allocation_id TEXT NOT NULL REFERENCES allocations(id),"
+	"  pci TEXT NOT NULL REFERENCES vfs(pci),"
+	"  position INTEGER NOT NULL,"
+	"  guid TEXT,"
+	"  guid_offset INTEGER,"
+	"  live INTEGER NOT NULL DEFAULT 1 CHECK (live IN (0, 1)),"
+	"  PRIMARY KEY (allocation_id, pci)"
+	");"
+	/* the rule of the house: a VF is in at most one live allocation */
+	"CREATE UNIQUE INDEX one_live_allocation_per_vf ON allocation_vfs(pci) WHERE live = 1;"
+	"CREATE UNIQUE INDEX one_live_holder_per_guid ON allocation_vfs(guid)"
+	"  WHERE live = 1 AND guid IS NOT NULL;"
+	"CREATE TABLE intents ("
+	"  allocation_id TEXT PRIMARY KEY REFERENCES allocations(id),"
+	"  op TEXT NOT NULL CHECK (op IN ('attach','detach','release')),"
+	"  started INTEGER NOT NULL"
+	");"
+	"CREATE TABLE audit ("
+	"  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  ts INTEGER NOT NULL,"
+	"  pci TEXT NOT NULL,"
+	"  from_state TEXT,"
+	"  to_state TEXT NOT NULL,"
+	"  allocation_id TEXT,"
+	"  reason TEXT"
+	");"
+	"CREATE INDEX audit_by_pci ON audit(pci, seq);"
+	/* the audit log is written by the same transaction as the change it records */
+	"CREATE TRIGGER vfs_audit_insert AFTER INSERT ON vfs BEGIN"
+	"  INSERT INTO audit(ts, pci, from_state, to_state, reason)"
+	"  VALUES (NEW.updated, NEW.pci, NULL, NEW.state, NEW.reason);"
+	"END;"
+	"CREATE TRIGGER vfs_audit_update AFTER UPDATE OF state ON vfs"
+	"  WHEN OLD.state != NEW.state BEGIN"
+	"  INSERT INTO audit(ts, pci, from_state, to_state, allocation_id, reason)"
+	"  VALUES (NEW.updated, NEW.pci, OLD.state, NEW.state,"
+	"          (SELECT allocation_id FROM allocation_vfs WHERE pci = NEW.pci AND live = 1),"
+	"          NEW.reason);"
+	"END;",
+};
+
+int vfp_ledger_schema_version(void)
+{
+	return (int)ELEMENTSOF(migrations);
+}
+
+/* Brings the file to the newest schema; a file from a newer vfagent is refused. */
+int vfp_ledger_migrate(struct vfp_ledger *l)
+{
+	int version, r;
+
+	r = vfp_ledger_query_int(l, "PRAGMA user_version", &version);
+	if (r < 0)
+		return r;
+	if (version > vfp_ledger_schema_version())
+		return vfp_ledger_fail(l, -EPROTO,
+				       "ledger schema version %d is newer than this vfagent's (%d)",
+				       version, vfp_ledger_schema_version());
+	for (int v = version; v < vfp_ledger_schema_version(); v++) {
+		char pragma[64];
+
+		r = vfp_ledger_exec(l, "BEGIN IMMEDIATE");
+		if (r < 0)
+			return r;
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
+		r = vfp_ledger_exec(l, migrations[v]);
+		if (r >= 0)
+			r = vfp_ledger_exec(l, pragma);
+		if (r >= 0)
+			r = vfp_ledger_exec(l, "COMMIT");
+		if (r < 0) {
+			vfp_ledger_exec(l, "ROLLBACK");
+			return r;
+		}
+		vfp_info(l->ctx, "ledger: migrated schema to version %d", v + 1);
+	}
+	return 0;
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The ledger: one SQLite file in the state directory (WAL, synchronous=FULL,
+ * foreign keys on). Every change is a transaction that is durable before
+ * the call returns. The agent is its single writer.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ledger-private.h"
+
+int vfp_ledger_fail(struct vfp_ledger *l, int r, const char *format, ...)
+{
+	va_list ap;
+
+	va_start(ap, format);
+	vsnprintf(l->error, sizeof(l->error), format, ap);
+	va_end(ap);
+	vfp_dbg(l->ctx, "ledger: %s", l->error);
+	return r;
+}
+
+/* SQLite's result codes as -errno: a full disk is -ENOSPC, a busy file -EBUSY. */
+int vfp_ledger_errno(struct vfp_ledger *l, int rc, const char *what)
+{
+	int r;
+
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		r = -EAGAIN;
+		break;
+	case SQLITE_FULL:
+		r = -ENOSPC;
+		break;
+	case SQLITE_NOMEM:
+		r = -ENOMEM;
+		break;
+	case SQLITE_READONLY:
+		r = -EROFS;
+		break;
+	case SQLITE_CONSTRAINT:
+		r = -EEXIST;
+		break;
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+		r = -EACCES;
+		break;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		r = -EBADMSG;
+		break;
+	default:
+		r = -EIO;
+	}
+	return vfp_ledger_fail(l, r, "ledger %s: %s: %s", l->path, what, sqlite3_errmsg(l->db));
+}
+
+int vfp_ledger_exec(struct vfp_ledger *l, const char *sql)
+{
+	int rc = sqlite3_exec(l->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : vfp_ledger_errno(l, rc, "exec");
+}
+
+/* A prepared statement for @sql, a string literal, cached by its address. */
+int vfp_ledger_stmt(struct vfp_ledger *l, const char *sql, sqlite3_stmt **ret)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < LEDGER_STMT_CACHE && l->cache[i].sql; i++) {
+		if (l->cache[i].sql == sql) {
+			sqlite3_reset(l->cache[i].stmt);
+			sqlite3_clear_bindings(l->cache[i].stmt);
+			*ret = l->cache[i].stmt;
+			return 0;
+		}
+	}
+	if (i == LEDGER_STMT_CACHE)
+		return vfp_ledger_fail(l, -ENOBUFS, "statement cache full");
+	rc = sqlite3_prepare_v3(l->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &l->cache[i].stmt, NULL);
+	if (rc != SQLITE_OK)
+		return vfp_ledger_errno(l, rc, "prepare");
+	l->cache[i].sql = sql;
+	*ret = l->cache[i].stmt;
+	return 0;
+}
+
+int vfp_ledger_query_int(struct vfp_ledger *l, const char *sql, int *ret)
+{
+	sqlite3_stmt *st;
+	int r, rc;
+
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return vfp_ledger_errno(l, rc, "query");
+	*ret = sqlite3_column_int(st, 0);
+	sqlite3_reset(st);
+	return 0;
+}
+
+int vfp_ledger_step_done(struct vfp_ledger *l, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? sqlite3_changes(l->db) : vfp_ledger_errno(l, rc, what);
+}
+
+/* IMMEDIATE: take the write lock now, so two writers never deadlock on upgrade. */
+int vfp_ledger_begin_tx(struct vfp_ledger *l)
+{
+	return vfp_ledger_exec(l, "BEGIN IMMEDIATE");
+}
+
+int vfp_ledger_commit_tx(struct vfp_ledger *l)
+{
+	int r = vfp_ledger_exec(l, "COMMIT");
+
+	if (r < 0)
+		vfp_ledger_rollback_tx(l);
+	return r;
+}
+
+void vfp_ledger_rollback_tx(struct vfp_ledger *l)
+{
+	if (!sqlite3_get_autocommit(l->db))
+		sqlite3_exec(l->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static time_t default_now(void)
+{
+	return time(NULL);
+}
+
+static int ledger_configure(struct vfp_ledger *l)
+{
+	static const char *const pragmas[] = {
+		"PRAGMA journal_mode = WAL",
+		"PRAGMA synchronous = FULL",
+		"PRAGMA foreign_keys = ON",
+		"PRAGMA trusted_schema = OFF",
+	};
+	int r;
+
+	sqlite3_busy_timeout(l->db, 10000);
+	sqlite3_extended_result_codes(l->db, 1);
+	for (size_t i = 0; i < ELEMENTSOF(pragmas); i++) {
+		r = vfp_ledger_exec(l, pragmas[i]);
+		if (r < 0)
+			return r;
+	}
+	return vfp_ledger_migrate(l);
+}
+
+/**
+ * vfp_ledger_open() - open (creating if needed) the ledger in @state_dir
+ *
+ * The directory is created with mode 0700 when missing. The file is
+ * @state_dir/ledger.db. On failure vfp_ledger_open_error() is not
+ * available: the message goes to the context's log at LOG_ERR.
+ */
+VFP_EXPORT int vfp_ledger_open(struct vfp_ctx *ctx, const char *state_dir,
+			       struct vfp_ledger **ret_ledger)
+{
+	struct vfp_ledger *l;
+	int r, rc;
+
+	if (mkdir(state_dir, 0700) < 0 && errno != EEXIST)
+		return negative_errno();
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->refcount = 1;
+	l->ctx = vfp_ctx_ref(ctx);
+	l->now = default_now;
+	if (asprintf(&l->path, "%s/ledger.db", state_dir) < 0) {
+		l->path = NULL;
+		vfp_ledger_unref(l);
+		return -ENOMEM;
+	}
+	rc = sqlite3_open_v2(l->path, &l->db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	r = rc == SQLITE_OK ? ledger_configure(l) : vfp_ledger_errno(l, rc, "open");
+	if (r < 0) {
+		vfp_err(ctx, "%s", l->error);
+		vfp_ledger_unref(l);
+		return r;
+	}
+	*ret_ledger = l;
+	return 0;
+}
+
+VFP_EXPORT struct vfp_ledger *vfp_ledger_ref(struct vfp_ledger *l)
+{
+	if (l)
+		l->refcount++;
+	return l;
+}
+
+/* Closing checkpoints the WAL into the main file, so a clean stop leaves one file. */
+VFP_EXPORT struct vfp_ledger *vfp_ledger_unref(struct vfp_ledger *l)
+{
+	if (!l || --l->refcount > 0)
+		return NULL;
+	for (size_t i = 0; i < LEDGER_STMT_CACHE && l->cache[i].sql; i++)
+		sqlite3_finalize(l->cache[i].stmt);
+	if (l->db)
+		sqlite3_close(l->db);
+	vfp_ctx_unref(l->ctx);
+	free(l->path);
+	free(l);
+	return NULL;
+}
+
+/* The message of the last failed call, for a person to act on. */
+VFP_EXPORT const char *vfp_ledger_get_error(const struct vfp_ledger *l)
+{
+	return l->error;
+}
+
+VFP_EXPORT const char *vfp_ledger_get_path(const struct vfp_ledger *l)
+{
+	return l->path;
+}

@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Reconciling the ledger with the host, at start and after every hotplug
+ * event:
+ *  1. the inventory: new VFs become free (or unavailable when excluded);
+ *     vanished VFs become unavailable and their allocations are flagged;
+ *     a VF that returns is free again, or quarantined if an allocation
+ *     still held it when it vanished; free VFs take the pool their
+ *     selector gives now (the config may have changed).
+ *  2. half-done intents, by the rules of ledger-intent.c;
+ *  3. reserved allocations whose lease ran out are released.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ledger-private.h"
+
+struct known_vf {
+	char pci[VFP_PCI_ADDR_LEN + 1];
+	char state[16];
+	char reason[32];
+	bool held; /* a live allocation holds it */
+	bool seen;
+};
+
+static int load_known(struct vfp_ledger *l, struct known_vf **ret, size_t *ret_n)
+{
+	static const char sql[] = "SELECT f.pci, f.state, coalesce(f.reason, ''), EXISTS (SELECT 1 "
+				  "FROM allocation_vfs v WHERE v.pci = f.pci AND v.live = 1) "
+				  "FROM vfs f ORDER BY f.pci";
+	struct known_vf *k = NULL;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *st;
+	int r, rc;
+
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			struct known_vf *nk;
+
+			cap = cap ? 2 * cap : 256;
+			nk = realloc(k, cap * sizeof(*k));
+			if (!nk) {
+				free(k);
+				sqlite3_reset(st);
+				return -ENOMEM;
+			}
+			k = nk;
+		}
+		memset(&k[n], 0, sizeof(k[n]));
+		snprintf(k[n].pci, sizeof(k[n].pci), "%s", col_text(st, 0));
+		snprintf(k[n].state, sizeof(k[n].state), "%s", col_text(st, 1));
+		snprintf(k[n].reason, sizeof(k[n].reason), "%s", col_text(st, 2));
+		k[n].held = sqlite3_column_int(st, 3);
+		n++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(k);
+		return vfp_ledger_errno(l, rc, "known VFs");
+	}
+	*ret = k;
+	*ret_n = n;
+	return 0;
+}
+
+static int cmp_known(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct known_vf *)elem)->pci);
+}
+
+/* Writes what the inventory says of a VF; a new one is inserted in @state. */
+static int upsert_vf(struct vfp_ledger *l, const struct vfp_vf *vf, const char *pool,
+		     const char *state, const char *reason)
+{
+	static const char sql[] =
+		"INSERT INTO vfs(pci, pf, vf_index, link_type, numa_node, pool, state, reason, "
+		"updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT(pci) DO UPDATE SET "
+		"pf = ?2, vf_index = ?3, link_type = ?4, numa_node = ?5, updated = ?9, "
+		"pool = CASE WHEN state IN ('free', 'unavailable') THEN ?6 ELSE pool END";
+	sqlite3_stmt *st;
+	int node, r;
+
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, vfp_vf_get_pci(vf), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, vfp_vf_get_pf_pci(vf), -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, (int)vfp_vf_get_index(vf));
+	sqlite3_bind_text(st, 4, vfp_link_type_to_string(vfp_vf_get_link_type(vf)), -1,
+			  SQLITE_STATIC);
+	if (vfp_vf_get_numa_node(vf, &node) >= 0)
+		sqlite3_bind_int(st, 5, node);
+	sqlite3_bind_text(st, 6, pool, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 8, reason, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 9, l->now());
+	return vfp_ledger_step_done(l, st, "inventory VF");
+}
+
+/* The state a VF of the inventory should move to, or NULL to leave it as it is. */
+static const char *next_state(const struct known_vf *k, bool excluded, const char **reason)
+{
+	*reason = excluded ? "excluded" : NULL;
+	if (!k)
+		return excluded ? "unavailable" : "free";
+	if (strcmp(k->state, "free") == 0)
+		return excluded ? "unavailable" : NULL;
+	if (strcmp(k->state, "unavailable") != 0)
+		return NULL;
+	if (strcmp(k->reason, "vanished") == 0 && k->held) {
+		*reason = "returned after vanishing while allocated";
+		return "quarantined";
+	}
+	if (excluded)
+		return strcmp(k->reason, "excluded") == 0 ? NULL : "unavailable";
+	return "free";
+}
+
+static int sync_vf(struct vfp_ledger *l, const struct vfp_config *config, const struct vfp_vf *vf,
+		   struct known_vf *known, size_t n_known, struct vfp_reconcile_report *rep)
+{
+	struct known_vf *k = bsearch(vfp_vf_get_pci(vf), known, n_known, sizeof(*known), cmp_known);
+	bool excluded = vfp_config_is_excluded(config, vf);
+	const char *reason, *state = next_state(k, excluded, &reason);
+	int r;
+
+	if (k)
+		k->seen = true;
+	r = upsert_vf(l, vf, excluded ? NULL : vfp_config_pool_for_vf(config, vf),
+		      state ? state : "free", reason);
+	if (r < 0 || !k || !state)
+		return r;
+	if (strcmp(k->state, "unavailable") == 0 && strcmp(k->reason, "vanished") == 0)
+		rep->returned++;
+	return vfp_ledger_set_vf_state(l, k->pci, state, reason);
+}
+
+static int mark_vanished(struct vfp_ledger *l, const struct known_vf *k)
+{
+	static const char flag[] =
+		"UPDATE allocations SET flag = 'VF ' || ?1 || ' vanished', updated = ?2 WHERE id IN "
+		"(SELECT allocation_id FROM allocation_vfs WHERE pci = ?1 AND live = 1)";
+	sqlite3_stmt *st;
+	int r;
+
+	r = vfp_ledger_set_vf_state(l, k->pci, "unavailable", "vanished");
+	if (r >= 0 && k->held)
+		r = vfp_ledger_stmt(l, flag, &st);
+	if (r >= 0 && k->held) {
+		sqlite3_bind_text(st, 1, k->pci, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, l->now());
+		r = vfp_ledger_step_done(l, st, "flag allocation");
+	}
+	if (r >= 0)
+		vfp_info(l->ctx, "VF %s vanished%s", k->pci, k->held ? " while allocated" : "");
+	return r;
+}
+
+static int sync_inventory(struct vfp_ledger *l, const struct vfp_inventory *inv,
+			  const struct vfp_config *config, struct vfp_reconcile_report *rep)
+{
+	struct known_vf *known = NULL;
+	size_t n_known = 0;
+	int r;
+
+	r = load_known(l, &known, &n_known);
+	for (size_t i = 0; r >= 0 && i < vfp_inventory_get_pf_count(inv); i++) {
+		const struct vfp_pf *pf = vfp_inventory_get_pf(inv, i);
+
+		for (size_t j = 0; r >= 0 && j < vfp_pf_get_vf_count(pf); j++) {
+			const struct vfp_vf *vf = vfp_pf_get_vf(pf, j);
+
+			if (!bsearch(vfp_vf_get_pci(vf), known, n_known, sizeof(*known), cmp_known))
+				rep->added++;
+			r = sync_vf(l, config, vf, known, n_known, rep);
+		}
+	}
+	for (size_t i = 0; r >= 0 && i < n_known; i++) {
+		if (known[i].seen || strcmp(known[i].state, "unavailable") == 0)
+			continue;
+		rep->vanished++;
+		r = mark_vanished(l, &known[i]);
+	}
+	free(known);
+	return r;
+}
+
+struct pending {
+	char id[40];
+	enum vfp_op op;
+	bool expired; /* a lease ran out: a release that has not begun yet */
+};
+
+static int load_pending(struct vfp_ledger *l, time_t now, struct pending **ret, size_t *ret_n)
+{
+	/* half-done intents first, then reserved allocations whose lease ran out */
+	static const char sql[] =
+		"SELECT allocation_id, op FROM intents UNION ALL "
+		"SELECT id, 'expire' FROM allocations WHERE state = 'reserved' AND lease_expires "
+		"IS NOT NULL AND lease_expires <= ?1 AND id NOT IN (SELECT allocation_id FROM intents)";
+	struct pending *p = NULL;
+	size_t n = 0;
+	sqlite3_stmt *st;
+	int r, rc;
+
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, now);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct pending *np = realloc(p, (n + 1) * sizeof(*p));
+		const char *op = col_text(st, 1);
+
+		if (!np) {
+			free(p);
+			sqlite3_reset(st);
+			return -ENOMEM;
+		}
+		p = np;
+		snprintf(p[n].id, sizeof(p[n].id), "%s", col_text(st, 0));
+		p[n].op = strcmp(op, "attach") == 0   ? VFP_OP_ATTACH
+			  : strcmp(op, "detach") == 0 ? VFP_OP_DETACH
+						      : VFP_OP_RELEASE;
+		p[n].expired = strcmp(op, "expire") == 0;
+		n++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(p);
+		return vfp_ledger_errno(l, rc, "intents");
+	}
+	*ret = p;
+	*ret_n = n;
+	return 0;
+}
+
+static int call_op(int (*fn)(void *, json_t *), void *userdata, json_t *alloc, int fallback)
+{
+	return fn ? fn(userdata, alloc) : fallback;
+}
+
+/* Resolves one half-done intent by its rule; see ledger-intent.c. */
+static int resolve(struct vfp_ledger *l, const struct pending *p, const struct vfp_reconcile_ops *ops,
+		   void *userdata, struct vfp_reconcile_report *rep)
+{
+	static const struct vfp_reconcile_ops none;
+	json_t *alloc = vfp_ledger_allocation_json(l, p->id);
+	bool ok;
+	int r;
+
+	if (!alloc)
+		return -ENOMEM;
+	if (!ops)
+		ops = &none;
+	switch (p->op) {
+	case VFP_OP_ATTACH:
+		ok = call_op(ops->is_attached, userdata, alloc, 0) > 0;
+		if (!ok)
+			call_op(ops->detach, userdata, alloc, 0); /* undo what half happened */
+		rep->intents_rolled_back += !ok;
+		rep->intents_rolled_forward += ok;
+		r = vfp_ledger_confirm(l, p->id, VFP_OP_ATTACH, ok, ok ? NULL : "agent stopped during attach");
+		break;
+	case VFP_OP_DETACH:
+		ok = call_op(ops->detach, userdata, alloc, 0) >= 0;
+		rep->intents_rolled_forward++;
+		r = vfp_ledger_confirm(l, p->id, VFP_OP_DETACH, ok, ok ? NULL : "detach failed after restart");
+		break;
+	default:
+		ok = call_op(ops->restore, userdata, alloc, 0) >= 0;
+		rep->intents_rolled_forward++;
+		rep->quarantined += !ok;
+		r = vfp_ledger_confirm(l, p->id, VFP_OP_RELEASE, ok, ok ? NULL : "restore failed");
+		break;
+	}
+	json_decref(alloc);
+	return r;
+}
+
+static int resolve_pending(struct vfp_ledger *l, const struct vfp_reconcile_ops *ops,
+			   void *userdata, struct vfp_reconcile_report *rep)
+{
+	struct pending *p = NULL;
+	size_t n = 0;
+	int r;
+
+	r = load_pending(l, l->now(), &p, &n);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		if (p[i].expired) {
+			rep->expired++;
+			r = vfp_ledger_begin(l, p[i].id, VFP_OP_RELEASE);
+			if (r >= 0)
+				vfp_info(l->ctx, "allocation %s: lease expired, releasing", p[i].id);
+		}
+		if (r >= 0)
+			r = resolve(l, &p[i], ops, userdata, rep);
+	}
+	free(p);
+	return r;
+}
+
+/**
+ * vfp_ledger_sync() - write what the inventory shows into the ledger
+ *
+ * Step 1 of reconcile alone: safe while operations are in flight (it does
+ * not touch intents), so it runs after every hotplug event and resize.
+ */
+VFP_EXPORT int vfp_ledger_sync(struct vfp_ledger *l, const struct vfp_inventory *inv,
+			       const struct vfp_config *config,
+			       struct vfp_reconcile_report *ret_report)
+{
+	struct vfp_reconcile_report rep = { 0 };
+	int r;
+
+	r = vfp_ledger_begin_tx(l);
+	if (r >= 0)
+		r = sync_inventory(l, inv, config, &rep);
+	if (r < 0) {
+		vfp_ledger_rollback_tx(l);
+		return r;
+	}
+	r = vfp_ledger_commit_tx(l);
+	if (r >= 0 && ret_report)
+		*ret_report = rep;
+	return r;
+}
+
+/**
+ * vfp_ledger_reconcile() - bring the ledger in line with the host
+ * @ops: how to ask the host about and act on a VF; NULL means there is
+ *       nothing to undo or restore (a simulated host, or a test)
+ * @ret_report: what changed; may be NULL
+ *
+ * Resolves half-done intents, so it must run when no operation is in
+ * flight: the agent calls it at start, before it serves.
+ */
+VFP_EXPORT int vfp_ledger_reconcile(struct vfp_ledger *l, const struct vfp_inventory *inv,
+				    const struct vfp_config *config,
+				    const struct vfp_reconcile_ops *ops, void *userdata,
+				    struct vfp_reconcile_report *ret_report)
+{
+	struct vfp_reconcile_report rep = { 0 };
+	int r;
+
+	r = vfp_ledger_sync(l, inv, config, &rep);
+	if (r >= 0)
+		r = resolve_pending(l, ops, userdata, &rep);
+	if (r >= 0 && ret_report)
+		*ret_report = rep;
+	return r;
+}
