@@ -182,7 +182,8 @@ static int sync_inventory(struct vfp_ledger *l, const struct vfp_inventory *inv,
 		}
 	}
 	for (size_t i = 0; r >= 0 && i < n_known; i++) {
-		if (known[i].seen || strcmp(known[i].state, "unavailable") == 0)
+		if (known[i].seen || (strcmp(known[i].state, "unavailable") == 0 &&
+					      strcmp(known[i].reason, "vanished") == 0))
 			continue;
 		rep->vanished++;
 		r = mark_vanished(l, &known[i]);

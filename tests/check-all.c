@@ -11,6 +11,10 @@ static Suite *(*const suites[])(void) = {
 	suite_pci_addr,
 	suite_inventory,
 	suite_garbage,
+	suite_config,
+	suite_placement,
+	suite_ledger,
+	suite_numvfs,
 };
 
 int main(void)

@@ -8,3 +8,8 @@ Suite *suite_sysfs(void);
 Suite *suite_pci_addr(void);
 Suite *suite_inventory(void);
 Suite *suite_garbage(void);
+Suite *suite_config(void);
+Suite *suite_placement(void);
+Suite *suite_ledger(void);
+Suite *suite_numvfs(void);
+Suite *suite_crash(void);

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* vfagent.json: every selector and VF-range form, and every config error, by exact message. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/sim-host.h"
+#include "check-suites.h"
+#include "fixtures.h"
+#include "libvfpool/selector.h"
+
+static struct vfp_config *load(const char *text, int *ret, char **ret_error)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(text, 0, &jerr);
+	struct vfp_config *c = NULL;
+
+	ck_assert_msg(root, "test JSON does not parse: %s: %s", text, jerr.text);
+	*ret = vfp_config_load_json(root, &c, ret_error);
+	json_decref(root);
+	return c;
+}
+
+static const struct {
+	const char *json, *error;
+} bad[] = {
+	{ "[]", "(top level): must be a JSON object" },
+	{ "{\"pool\": []}", "(top level): unknown key \"pool\"" },
+	{ "{\"pools\": {}}", "pools: must be a list" },
+	{ "{\"pools\": [1]}", "pools[0]: must be an object with a name and a selector" },
+	{ "{\"pools\": [{\"selector\": {\"vendors\": [\"15b3\"]}}]}", "pools[0].name: missing or not a string" },
+	{ "{\"pools\": [{\"name\": \"IB\", \"selector\": {\"vendors\": [\"15b3\"]}}]}",
+	  "pools[0].name: bad pool name \"IB\" (a-z, 0-9, '-', '_', at most 32)" },
+	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"vendors\": [\"15b3\"]}},"
+	  " {\"name\": \"ib\", \"selector\": {\"vendors\": [\"8086\"]}}]}",
+	  "pools[1].name: duplicate pool \"ib\"" },
+	{ "{\"pools\": [{\"name\": \"ib\"}]}", "pools[0].selector: missing" },
+	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {}}]}",
+	  "pools[0].selector: empty selector would take every VF" },
+	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"vendor\": [\"15b3\"]}}]}",
+	  "pools[0].selector: unknown key \"vendor\"" },
+	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"vendors\": \"15b3\"}}]}",
+	  "pools[0].selector.vendors: must be a list" },
+	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"vendors\": []}}]}",
+	  "pools[0].selector.vendors: empty list matches nothing" },
+	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"vendors\": [\"15B3\"]}}]}",
+	  "pools[0].selector.vendors[0]: bad PCI vendor id (4 lower-case hex digits) \"15B3\"" },
+	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"devices\": [4124]}}]}",
+	  "pools[0].selector.devices[0]: must be a string (PCI device id (4 lower-case hex digits))" },
+	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"drivers\": [\"mlx5 core\"]}}]}",
+	  "pools[0].selector.drivers[0]: bad driver name \"mlx5 core\"" },
+	{ "{\"pools\": [{\"name\": \"a\", \"selector\": {\"vendors\": [\"15b3\"]}}, {\"name\": \"eth\","
+	  " \"selector\": {\"pf_names\": [\"ens2f0#5-2\"]}}]}",
+	  "pools[1].selector.pf_names[0]: bad VF range \"ens2f0#5-2\"" },
+	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"pf_names\": [\"ens2f0#\"]}}]}",
+	  "pools[0].selector.pf_names[0]: bad VF range \"ens2f0#\"" },
+	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"pf_names\": [\"ens2f0#1,\"]}}]}",
+	  "pools[0].selector.pf_names[0]: bad VF range \"ens2f0#1,\"" },
+	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"pf_names\": [\"#0-3\"]}}]}",
+	  "pools[0].selector.pf_names[0]: bad VF range \"#0-3\"" },
+	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"pf_names\": [\"ens2f0#0-65536\"]}}]}",
+	  "pools[0].selector.pf_names[0]: bad VF range \"ens2f0#0-65536\"" },
+	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"pf_names\": [\"ens2f0#a\"]}}]}",
+	  "pools[0].selector.pf_names[0]: bad VF range \"ens2f0#a\"" },
+	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"pf_names\": [\"a-very-long-name0#1\"]}}]}",
+	  "pools[0].selector.pf_names[0]: bad VF range \"a-very-long-name0#1\"" },
+	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"pci_addresses\": [\"0000:3B:00.1\"]}}]}",
+	  "pools[0].selector.pci_addresses[0]: bad PCI address (dddd:bb:ss.f) \"0000:3B:00.1\"" },
+	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"link_types\": [\"roce\"]}}]}",
+	  "pools[0].selector.link_types[0]: must be \"ethernet\" or \"infiniband\"" },
+	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"numa_nodes\": [\"0\"]}}]}",
+	  "pools[0].selector.numa_nodes[0]: must be an integer NUMA node" },
+	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"numa_nodes\": [-2]}}]}",
+	  "pools[0].selector.numa_nodes[0]: NUMA node -2 out of range [-1, 4095]" },
+	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"is_rdma\": 1}}]}",
+	  "pools[0].selector: is_rdma: must be true or false" },
+	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"is_rdma\": true}, \"grow\": {\"step\": 0}}]}",
+	  "pools[0].grow: step: must be an integer in [1, 65535]" },
+	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"is_rdma\": true}, \"grow\": {\"steps\": 1}}]}",
+	  "pools[0].grow: unknown key \"steps\"" },
+	{ "{\"exclude\": [\"3b:00.1\"]}", "exclude[0]: bad PCI address \"3b:00.1\" (dddd:bb:ss.f)" },
+	{ "{\"exclude\": [7]}", "exclude[0]: bad PCI address (not a string) (dddd:bb:ss.f)" },
+	{ "{\"networks\": [{\"bridge\": \"sriov_ib0\", \"pool\": \"ib\"}]}",
+	  "networks[0].pool: no pool named \"ib\"" },
+	{ "{\"networks\": [{\"pool\": \"ib\"}]}",
+	  "networks[0]: needs exactly one of \"bridge\" or \"network\" (a string)" },
+	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"is_rdma\": true}}], \"networks\": "
+	  "[{\"bridge\": \"b\", \"network\": \"n\", \"pool\": \"ib\"}]}",
+	  "networks[0]: needs exactly one of \"bridge\" or \"network\" (a string)" },
+	{ "{\"guids\": {\"first\": \"02:c9:03:00:00:00:00\", \"count\": 4}}",
+	  "guids.first: must be a GUID like \"02:c9:03:00:00:00:00:01\"" },
+	{ "{\"guids\": {\"first\": \"02:c9:03:00:00:00:00:01\", \"count\": 0}}",
+	  "guids.count: must be an integer in [1, 16777216]" },
+	{ "{\"guids\": {\"first\": \"ff:ff:ff:ff:ff:ff:ff:f0\", \"count\": 100}}",
+	  "guids.count: range from ff:ff:ff:ff:ff:ff:ff:f0 of 100 GUIDs overflows" },
+	{ "{\"guids\": {\"first\": \"ff:ff:ff:ff:ff:ff:ff:f0\", \"count\": 16}}",
+	  "guids.count: the range holds the all-F GUID" },
+	{ "{\"guids\": {\"first\": \"00:00:00:00:00:00:00:00\", \"count\": 16}}",
+	  "guids.first: the range holds the all-zero GUID" },
+	{ "{\"guids\": {\"first\": \"02:c9:03:00:00:00:00:01\", \"count\": 4, \"last\": 1}}",
+	  "guids: unknown key \"last\"" },
+	{ "{\"ipoib_mac_prefix\": \"02:1\"}", "ipoib_mac_prefix: must be two MAC bytes like \"02:1b\"" },
+	{ "{\"ipoib_mac_prefix\": \"03:1b\"}",
+	  "ipoib_mac_prefix: \"03:1b\" is a multicast MAC prefix; a NIC cannot carry it" },
+	{ "{\"ipoib_mac_prefix\": \"02:00\"}",
+	  "ipoib_mac_prefix: \"02:00\" is OpenNebula's own NIC MAC prefix; the guest would take "
+	  "real NICs for dummies" },
+};
+
+START_TEST(test_config_errors)
+{
+	char *err = NULL;
+	int r;
+	struct vfp_config *c = load(bad[_i].json, &r, &err);
+
+	ck_assert_int_eq(r, -EINVAL);
+	ck_assert_ptr_null(c);
+	ck_assert_ptr_nonnull(err);
+	ck_assert_str_eq(err, bad[_i].error);
+	free(err);
+}
+END_TEST
+
+static const char *const good_config =
+	"{\"pools\": ["
+	" {\"name\": \"ib\", \"selector\": {\"vendors\": [\"15b3\"], \"link_types\": [\"infiniband\"],"
+	"  \"drivers\": [\"mlx5_core\", \"vfio-pci\"]}, \"grow\": {\"step\": 2}},"
+	" {\"name\": \"ib-any\", \"selector\": {\"is_rdma\": true}},"
+	" {\"name\": \"e810\", \"selector\": {\"pf_names\": [\"ens5f0#0-1,3\"]}},"
+	" {\"name\": \"x520\", \"selector\": {\"devices\": [\"10ed\"], \"numa_nodes\": [-1]}},"
+	" {\"name\": \"one\", \"selector\": {\"pci_addresses\": [\"0000:af:01.2\"]}}],"
+	" \"exclude\": [\"0000:3b:00.4\", \"0000:5e:00.0\"],"
+	" \"networks\": [{\"bridge\": \"sriov_ib0\", \"pool\": \"ib\"}, {\"network\": \"fast\", \"pool\": \"e810\"}],"
+	" \"guids\": {\"first\": \"02:c9:03:00:00:00:00:01\", \"count\": 4096},"
+	" \"ipoib_mac_prefix\": \"02:1c\"}";
+
+START_TEST(test_config_selectors_first_match)
+{
+	static const struct {
+		const char *vf, *pool;
+		bool excluded;
+	} want[] = {
+		{ "0000:3b:00.1", "ib", false },    /* mlx5_core */
+		{ "0000:3b:00.2", "ib", false },    /* vfio-pci */
+		{ "0000:3b:00.3", "ib-any", false }, /* unbound: not in "ib", but its PF has RDMA */
+		{ "0000:3b:00.4", "ib", true },     /* excluded by its address */
+		{ "0000:5e:00.1", "ib-any", true }, /* mlx4_core: excluded with its PF */
+		{ "0000:af:01.0", "e810", false },  { "0000:af:01.1", "e810", false },
+		{ "0000:af:01.2", "one", false },   /* not in e810's ranges */
+		{ "0000:af:01.3", "e810", false },  { "0000:d8:10.0", "x520", false },
+	};
+	struct fixture fx;
+	struct vfp_inventory *inv;
+	struct vfp_config *c;
+	char *err = NULL;
+	unsigned long long first = 0, count = 0;
+	int r;
+
+	fixture_setup(&fx);
+	ck_assert_int_eq(sim_host_build_default(fx.root), 0);
+	inv = fixture_scan(&fx);
+	c = load(good_config, &r, &err);
+	ck_assert_msg(r == 0, "%s", err);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct vfp_vf *vf = vfp_inventory_find_vf(inv, want[i].vf);
+		const char *pool = vfp_config_pool_for_vf(c, vf);
+
+		ck_assert_msg(pool && strcmp(pool, want[i].pool) == 0, "%s: pool %s, wanted %s",
+			      want[i].vf, pool ? pool : "(none)", want[i].pool);
+		ck_assert_int_eq(vfp_config_is_excluded(c, vf), want[i].excluded);
+	}
+	ck_assert_str_eq(vfp_config_pool_for_network(c, "sriov_ib0", NULL), "ib");
+	ck_assert_str_eq(vfp_config_pool_for_network(c, NULL, "fast"), "e810");
+	ck_assert_ptr_null(vfp_config_pool_for_network(c, "br0", "default"));
+	ck_assert(vfp_config_get_guid_range(c, &first, &count));
+	ck_assert_uint_eq(first, 0x02c9030000000001ULL);
+	ck_assert_uint_eq(count, 4096);
+	ck_assert_uint_eq(vfp_config_get_ipoib_mac_prefix(c)[1], 0x1c);
+	ck_assert_uint_eq(vfp_config_get_pool_grow_step(c, 0), 2);
+	ck_assert_uint_eq(vfp_config_get_pool_count(c), 5);
+	vfp_config_unref(c);
+	vfp_inventory_unref(inv);
+	fixture_teardown(&fx);
+}
+END_TEST
+
+START_TEST(test_vf_range_forms)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+		unsigned lo0, hi0, lolast, hilast;
+	} forms[] = {
+		{ "ens2f0", 0, 0, 0, 0, 0 },	     { "ens2f0#3", 1, 3, 3, 3, 3 },
+		{ "ens2f0#0-3", 1, 0, 3, 0, 3 },     { "ens2f0#0-3,6", 2, 0, 3, 6, 6 },
+		{ "ib0#1,3,5-7", 3, 1, 1, 5, 7 },    { "ib0#0-65535", 1, 0, 65535, 0, 65535 },
+	};
+
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		struct vfp_pf_name p;
+
+		ck_assert_int_eq(vfp_pf_name_parse(forms[i].s, &p), 0);
+		ck_assert_uint_eq(p.n_ranges, forms[i].n);
+		if (p.n_ranges) {
+			ck_assert_uint_eq(p.ranges[0].lo, forms[i].lo0);
+			ck_assert_uint_eq(p.ranges[0].hi, forms[i].hi0);
+			ck_assert_uint_eq(p.ranges[p.n_ranges - 1].lo, forms[i].lolast);
+			ck_assert_uint_eq(p.ranges[p.n_ranges - 1].hi, forms[i].hilast);
+		}
+		free(p.name);
+		free(p.ranges);
+	}
+}
+END_TEST
+
+START_TEST(test_config_file)
+{
+	char path[] = "/tmp/vfagent-config-XXXXXX";
+	int fd = mkstemp(path);
+	struct vfp_config *c = NULL;
+	char *err = NULL;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "{\n  \"pools\": [,]\n}\n", 19), 19);
+	close(fd);
+	ck_assert_int_eq(vfp_config_load_file(path, &c, &err), -EINVAL);
+	ck_assert_msg(strstr(err, ":2:") != NULL, "no line number in \"%s\"", err);
+	free(err);
+	err = NULL;
+	ck_assert_int_eq(vfp_config_load_file("/nonexistent/vfagent.json", &c, &err), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/vfagent.json"));
+	free(err);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_config_empty_and_defaults)
+{
+	char *err = NULL;
+	int r;
+	struct vfp_config *c = load("{}", &r, &err);
+	unsigned long long a, b;
+
+	ck_assert_int_eq(r, 0);
+	ck_assert_uint_eq(vfp_config_get_pool_count(c), 0);
+	ck_assert(!vfp_config_get_guid_range(c, &a, &b));
+	ck_assert_uint_eq(vfp_config_get_ipoib_mac_prefix(c)[0], 0x02);
+	ck_assert_uint_eq(vfp_config_get_ipoib_mac_prefix(c)[1], 0x1b);
+	ck_assert_ptr_nonnull(vfp_config_ref(c));
+	vfp_config_unref(c);
+	ck_assert_ptr_null(vfp_config_unref(c));
+}
+END_TEST
+
+Suite *suite_config(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_loop_test(tc, test_config_errors, 0, sizeof(bad) / sizeof(bad[0]));
+	tcase_add_test(tc, test_config_selectors_first_match);
+	tcase_add_test(tc, test_vf_range_forms);
+	tcase_add_test(tc, test_config_file);
+	tcase_add_test(tc, test_config_empty_and_defaults);
+	suite_add_tcase(s, tc);
+	return s;
+}

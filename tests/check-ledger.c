@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The ledger: claims, every state transition, idempotency, intents, reconcile, GUIDs, leases. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "agent/sim-host.h"
+#include "check-suites.h"
+#include "ledger-fixture.h"
+
+static struct lfx t;
+
+static void setup(void)
+{
+	lfx_setup(&t, NULL);
+}
+
+static void teardown(void)
+{
+	lfx_teardown(&t);
+}
+
+static const char *alloc_id(json_t *a)
+{
+	return json_string_value(json_object_get(a, "id"));
+}
+
+static const char *alloc_vf(json_t *a, size_t i)
+{
+	return json_string_value(json_object_get(json_array_get(json_object_get(a, "vfs"), i), "pci"));
+}
+
+START_TEST(test_schema_and_pragmas)
+{
+	sqlite3_stmt *st;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(t.l->db, "PRAGMA journal_mode", -1, &st, NULL), 0);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "wal");
+	sqlite3_finalize(st);
+	ck_assert_int_eq(sqlite3_prepare_v2(t.l->db, "PRAGMA synchronous", -1, &st, NULL), 0);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int(st, 0), 2); /* FULL */
+	sqlite3_finalize(st);
+	ck_assert_int_eq(sqlite3_prepare_v2(t.l->db, "PRAGMA foreign_keys", -1, &st, NULL), 0);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int(st, 0), 1);
+	sqlite3_finalize(st);
+	ck_assert_int_eq(sqlite3_prepare_v2(t.l->db, "PRAGMA user_version", -1, &st, NULL), 0);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_int_eq(sqlite3_column_int(st, 0), vfp_ledger_schema_version());
+	sqlite3_finalize(st);
+}
+END_TEST
+
+START_TEST(test_newer_schema_refused)
+{
+	struct vfp_ledger *l2 = NULL;
+
+	ck_assert_int_eq(sqlite3_exec(t.l->db, "PRAGMA user_version = 99", NULL, NULL, NULL), 0);
+	ck_assert_int_eq(vfp_ledger_open(t.fx.ctx, t.state_dir, &l2), -EPROTO);
+	ck_assert_ptr_null(l2);
+}
+END_TEST
+
+START_TEST(test_first_reconcile)
+{
+	ck_assert_int_eq(lfx_count(&t, "ib", "free"), 7);
+	ck_assert_int_eq(lfx_count(&t, "", "unavailable"), 1); /* excluded: in no pool */
+	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 6);
+	ck_assert_str_eq(lfx_vf_state(&t, "0000:3b:00.4"), "unavailable");
+	lfx_assert_invariants(&t);
+}
+END_TEST
+
+START_TEST(test_claim_spread_and_release)
+{
+	json_t *a = lfx_claim(&t, "eth", 2, VFP_PLACE_SPREAD, -1, NULL, 0);
+	json_t *b;
+
+	ck_assert_str_eq(json_string_value(json_object_get(a, "state")), "reserved");
+	ck_assert_uint_eq(json_array_size(json_object_get(a, "vfs")), 2);
+	/* spread: one VF on each Intel PF, the one with the most free VFs first */
+	ck_assert_str_eq(alloc_vf(a, 0), "0000:af:01.0");
+	ck_assert_str_eq(alloc_vf(a, 1), "0000:d8:10.0");
+	ck_assert_str_eq(lfx_vf_state(&t, "0000:af:01.0"), "reserved");
+	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 4);
+	lfx_release(&t, alloc_id(a));
+	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 6);
+	b = vfp_ledger_get_allocation(t.l, alloc_id(a));
+	ck_assert_str_eq(json_string_value(json_object_get(b, "state")), "released");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(b, "vfs"), 0),
+							   "state")),
+			 "released");
+	lfx_assert_invariants(&t);
+	json_decref(a);
+	json_decref(b);
+}
+END_TEST
+
+START_TEST(test_claim_pack_and_numa)
+{
+	json_t *a = lfx_claim(&t, "eth", 2, VFP_PLACE_PACK, -1, NULL, 0);
+	json_t *b = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, 1, NULL, 0);
+
+	/* pack: the 82599 has exactly 2 free VFs, the tightest fit */
+	ck_assert_str_eq(alloc_vf(a, 0), "0000:d8:10.0");
+	ck_assert_str_eq(alloc_vf(a, 1), "0000:d8:10.2");
+	ck_assert_str_eq(alloc_vf(b, 0), "0000:af:01.0"); /* the E810 is on node 1 */
+	json_decref(a);
+	json_decref(b);
+}
+END_TEST
+
+START_TEST(test_claim_all_or_none)
+{
+	lfx_claim(&t, "eth", 7, VFP_PLACE_SPREAD, -1, NULL, -EBUSY);
+	ck_assert_str_eq(vfp_ledger_get_error(t.l), "pool \"eth\" has 6 free VFs, 7 requested");
+	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 6);
+	lfx_claim(&t, "nope", 1, VFP_PLACE_SPREAD, -1, NULL, -ENOENT);
+	lfx_claim(&t, "eth", 0, VFP_PLACE_SPREAD, -1, NULL, -EINVAL);
+	lfx_claim(&t, "eth", 65, VFP_PLACE_SPREAD, -1, NULL, -EINVAL);
+	lfx_assert_invariants(&t);
+}
+END_TEST
+
+START_TEST(test_idempotency)
+{
+	json_t *a = lfx_claim(&t, "ib", 2, VFP_PLACE_SPREAD, -1, "key-1", 0);
+	json_t *b = lfx_claim(&t, "ib", 2, VFP_PLACE_SPREAD, -1, "key-1", 1);
+
+	ck_assert_str_eq(alloc_id(a), alloc_id(b));
+	ck_assert_int_eq(lfx_count(&t, "ib", "reserved"), 2);
+	lfx_claim(&t, "ib", 3, VFP_PLACE_SPREAD, -1, "key-1", -EEXIST);
+	ck_assert_ptr_nonnull(strstr(vfp_ledger_get_error(t.l), alloc_id(a)));
+	lfx_release(&t, alloc_id(a));
+	json_decref(b);
+	/* after release the key still names the same (released) allocation */
+	b = lfx_claim(&t, "ib", 2, VFP_PLACE_SPREAD, -1, "key-1", 1);
+	ck_assert_str_eq(json_string_value(json_object_get(b, "state")), "released");
+	ck_assert_int_eq(lfx_count(&t, "ib", "reserved"), 0);
+	json_decref(a);
+	json_decref(b);
+}
+END_TEST
+
+START_TEST(test_transitions)
+{
+	json_t *a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
+	const char *id = alloc_id(a), *vf = alloc_vf(a, 0);
+
+	ck_assert_int_eq(vfp_ledger_confirm(t.l, id, VFP_OP_ATTACH, true, NULL), -ENOENT);
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_DETACH), -EBUSY); /* not attached */
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_ATTACH), 0);
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_RELEASE), -EBUSY); /* attach in flight */
+	ck_assert_ptr_nonnull(strstr(vfp_ledger_get_error(t.l), "is busy: attach in progress"));
+	ck_assert_int_eq(vfp_ledger_confirm(t.l, id, VFP_OP_ATTACH, false, "libvirt said no"), 0);
+	ck_assert_str_eq(lfx_vf_state(&t, vf), "reserved");
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_ATTACH), 0);
+	ck_assert_int_eq(vfp_ledger_confirm(t.l, id, VFP_OP_ATTACH, true, NULL), 0);
+	ck_assert_str_eq(lfx_vf_state(&t, vf), "attached");
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_DETACH), 0);
+	ck_assert_int_eq(vfp_ledger_confirm(t.l, id, VFP_OP_DETACH, true, NULL), 0);
+	ck_assert_str_eq(lfx_vf_state(&t, vf), "reserved");
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_ATTACH), 0);
+	ck_assert_int_eq(vfp_ledger_confirm(t.l, id, VFP_OP_ATTACH, true, NULL), 0);
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_RELEASE), 0);
+	ck_assert_str_eq(lfx_vf_state(&t, vf), "releasing");
+	ck_assert_int_eq(vfp_ledger_confirm(t.l, id, VFP_OP_RELEASE, false, "restore failed: EIO"), 0);
+	ck_assert_str_eq(lfx_vf_state(&t, vf), "quarantined");
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_ATTACH), -EBUSY); /* released */
+	ck_assert_int_eq(vfp_ledger_begin(t.l, "no-such-id", VFP_OP_ATTACH), -ENOENT);
+	lfx_assert_invariants(&t);
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(test_audit_log)
+{
+	json_t *a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
+	json_t *log;
+
+	lfx_release(&t, alloc_id(a));
+	log = vfp_ledger_audit(t.l, alloc_vf(a, 0), 10);
+	ck_assert_uint_eq(json_array_size(log), 4); /* new, reserved, releasing, free */
+	ck_assert(json_is_null(json_object_get(json_array_get(log, 0), "from")));
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(log, 1), "to")), "reserved");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(log, 1), "allocation")),
+			 alloc_id(a));
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(log, 2), "to")), "releasing");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(log, 3), "to")), "free");
+	json_decref(log);
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(test_owner_lookup)
+{
+	json_t *a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
+	json_t *list = vfp_ledger_list_allocations(t.l, "vm:one-42", false);
+	json_t *none = vfp_ledger_list_allocations(t.l, "vm:one-43", false);
+	static const char *const bad_owners[] = {
+		"{\"kind\":\"lxc\"}", "{\"kind\":\"vm\"}", "{\"kind\":\"container\"}",
+		"{\"kind\":\"container\",\"pid\":0}", "[1]",
+	};
+	char *key = NULL, *err = NULL;
+
+	ck_assert_uint_eq(json_array_size(list), 1);
+	ck_assert_uint_eq(json_array_size(none), 0);
+	for (size_t i = 0; i < sizeof(bad_owners) / sizeof(bad_owners[0]); i++) {
+		json_t *o = json_loads(bad_owners[i], 0, NULL);
+
+		ck_assert_int_eq(vfp_owner_key(o, &key, &err), -EINVAL);
+		ck_assert_ptr_nonnull(err);
+		ck_assert_msg(strncmp(err, "owner", 5) == 0, "error \"%s\" names no field", err);
+		free(err);
+		err = NULL;
+		json_decref(o);
+	}
+	json_decref(list);
+	json_decref(none);
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(test_guids)
+{
+	struct vfp_config *c = lfx_config(
+		"{\"pools\": [{\"name\": \"ib\", \"selector\": {\"vendors\": [\"15b3\"]}}, "
+		"{\"name\": \"eth\", \"selector\": {\"vendors\": [\"8086\"]}}], "
+		"\"guids\": {\"first\": \"02:c9:03:00:00:00:00:fe\", \"count\": 3}}");
+	json_t *a, *b, *e;
+
+	vfp_config_unref(t.config);
+	t.config = c;
+	a = lfx_claim(&t, "ib", 2, VFP_PLACE_SPREAD, -1, NULL, 0);
+	b = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(a, "vfs"), 0), "guid")),
+			 "02:c9:03:00:00:00:00:fe");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(a, "vfs"), 1), "guid")),
+			 "02:c9:03:00:00:00:00:ff");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(b, "vfs"), 0), "guid")),
+			 "02:c9:03:00:00:00:01:00");
+	lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, -EBUSY);
+	ck_assert_str_eq(vfp_ledger_get_error(t.l),
+			 "the GUID range 02:c9:03:00:00:00:00:fe + 3 is exhausted: every GUID is held");
+	e = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, NULL, 0); /* Ethernet VFs take none */
+	ck_assert(json_is_null(json_object_get(json_array_get(json_object_get(e, "vfs"), 0), "guid")));
+	lfx_release(&t, alloc_id(a));
+	json_decref(a);
+	a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(a, "vfs"), 0), "guid")),
+			 "02:c9:03:00:00:00:00:fe");
+	lfx_assert_invariants(&t);
+	json_decref(a);
+	json_decref(b);
+	json_decref(e);
+}
+END_TEST
+
+static time_t later(void)
+{
+	return time(NULL) + 3600;
+}
+
+START_TEST(test_lease_expiry)
+{
+	json_t *owner = json_pack("{s:s, s:s}", "kind", "container", "netns", "/run/netns/c1");
+	struct vfp_claim req = { .pool = "eth", .count = 1, .owner = owner, .numa_node = -1,
+				 .lease_seconds = 60 };
+	struct vfp_reconcile_report rep;
+	json_t *a = NULL;
+
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &a), 0);
+	ck_assert_int_eq(vfp_ledger_reconcile(t.l, t.inv, t.config, NULL, NULL, &rep), 0);
+	ck_assert_uint_eq(rep.expired, 0);
+	t.l->now = later;
+	ck_assert_int_eq(vfp_ledger_reconcile(t.l, t.inv, t.config, NULL, NULL, &rep), 0);
+	ck_assert_uint_eq(rep.expired, 1);
+	ck_assert_str_eq(lfx_vf_state(&t, alloc_vf(a, 0)), "free");
+	lfx_assert_invariants(&t);
+	json_decref(a);
+	json_decref(owner);
+}
+END_TEST
+
+/* What the host answers during reconcile, and what reconcile asked of it. */
+struct host {
+	int attached; /* is_attached's answer */
+	int restore;  /* restore's result */
+	unsigned detaches, restores;
+};
+
+static int host_is_attached(void *userdata, json_t *alloc)
+{
+	return ((struct host *)userdata)->attached;
+}
+
+static int host_detach(void *userdata, json_t *alloc)
+{
+	((struct host *)userdata)->detaches++;
+	return 0;
+}
+
+static int host_restore(void *userdata, json_t *alloc)
+{
+	struct host *h = userdata;
+
+	h->restores++;
+	return h->restore;
+}
+
+static const struct vfp_reconcile_ops host_ops = { host_is_attached, host_detach, host_restore };
+
+/* Begins @op on a fresh allocation and "crashes": the ledger is closed without a confirm. */
+static json_t *crash_during(enum vfp_op op)
+{
+	json_t *a = lfx_claim(&t, "ib", 2, VFP_PLACE_SPREAD, -1, NULL, 0);
+	const char *id = alloc_id(a);
+
+	if (op != VFP_OP_ATTACH) {
+		ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_ATTACH), 0);
+		ck_assert_int_eq(vfp_ledger_confirm(t.l, id, VFP_OP_ATTACH, true, NULL), 0);
+	}
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, op), 0);
+	lfx_reopen(&t);
+	return a;
+}
+
+static const struct {
+	enum vfp_op op;
+	int attached, restore;
+	bool with_ops;
+	const char *state;
+	unsigned detaches, restores, back, forward;
+} intents[] = {
+	/* attach: rolled back unless the host shows it done */
+	{ VFP_OP_ATTACH, 0, 0, false, "reserved", 0, 0, 1, 0 },
+	{ VFP_OP_ATTACH, 0, 0, true, "reserved", 1, 0, 1, 0 },
+	{ VFP_OP_ATTACH, 1, 0, true, "attached", 0, 0, 0, 1 },
+	{ VFP_OP_ATTACH, -EIO, 0, true, "reserved", 1, 0, 1, 0 },
+	/* detach: rolled forward */
+	{ VFP_OP_DETACH, 1, 0, false, "reserved", 0, 0, 0, 1 },
+	{ VFP_OP_DETACH, 1, 0, true, "reserved", 1, 0, 0, 1 },
+	/* release: rolled forward; a failed restore quarantines */
+	{ VFP_OP_RELEASE, 0, 0, false, "free", 0, 0, 0, 1 },
+	{ VFP_OP_RELEASE, 0, 0, true, "free", 0, 1, 0, 1 },
+	{ VFP_OP_RELEASE, 0, -EIO, true, "quarantined", 0, 1, 0, 1 },
+};
+
+START_TEST(test_half_done_intents)
+{
+	struct host h = { .attached = intents[_i].attached, .restore = intents[_i].restore };
+	struct vfp_reconcile_report rep;
+	json_t *a = crash_during(intents[_i].op);
+
+	ck_assert_int_eq(vfp_ledger_reconcile(t.l, t.inv, t.config,
+					      intents[_i].with_ops ? &host_ops : NULL, &h, &rep),
+			 0);
+	ck_assert_str_eq(lfx_vf_state(&t, alloc_vf(a, 0)), intents[_i].state);
+	ck_assert_str_eq(lfx_vf_state(&t, alloc_vf(a, 1)), intents[_i].state);
+	ck_assert_uint_eq(h.detaches, intents[_i].detaches);
+	ck_assert_uint_eq(h.restores, intents[_i].restores);
+	ck_assert_uint_eq(rep.intents_rolled_back, intents[_i].back);
+	ck_assert_uint_eq(rep.intents_rolled_forward, intents[_i].forward);
+	lfx_assert_invariants(&t);
+	json_decref(a);
+}
+END_TEST
+
+/* numvfs lowered and raised behind the ledger's back, through the simulated kernel. */
+static void set_numvfs_behind_back(const char *pf, const char *n)
+{
+	char rel[64];
+	int r = 0;
+
+	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/sriov_numvfs", pf);
+	ck_assert_int_eq(sim_kernel_write(NULL, t.fx.root, rel, n, &r), 1);
+	ck_assert_int_eq(r, 0);
+	lfx_rescan(&t);
+}
+
+START_TEST(test_vanish_and_return)
+{
+	json_t *a = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, NULL, 0), *b;
+	struct vfp_reconcile_report rep;
+
+	ck_assert_str_eq(alloc_vf(a, 0), "0000:af:01.0");
+	set_numvfs_behind_back("0000:af:00.0", "0");
+	ck_assert_int_eq(vfp_ledger_reconcile(t.l, t.inv, t.config, NULL, NULL, &rep), 0);
+	ck_assert_uint_eq(rep.vanished, 4);
+	ck_assert_str_eq(lfx_vf_state(&t, "0000:af:01.0"), "unavailable");
+	ck_assert_str_eq(lfx_vf_state(&t, "0000:af:01.3"), "unavailable");
+	b = vfp_ledger_get_allocation(t.l, alloc_id(a));
+	ck_assert_str_eq(json_string_value(json_object_get(b, "flag")), "VF 0000:af:01.0 vanished");
+	json_decref(b);
+	set_numvfs_behind_back("0000:af:00.0", "4");
+	ck_assert_int_eq(vfp_ledger_reconcile(t.l, t.inv, t.config, NULL, NULL, &rep), 0);
+	ck_assert_uint_eq(rep.returned, 4);
+	ck_assert_str_eq(lfx_vf_state(&t, "0000:af:01.0"), "quarantined"); /* still held */
+	ck_assert_str_eq(lfx_vf_state(&t, "0000:af:01.1"), "free");
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(test_new_vfs_and_exclusion_changes)
+{
+	struct vfp_config *c;
+	struct vfp_reconcile_report rep;
+
+	set_numvfs_behind_back("0000:d8:00.0", "0");
+	set_numvfs_behind_back("0000:d8:00.0", "5");
+	ck_assert_int_eq(vfp_ledger_reconcile(t.l, t.inv, t.config, NULL, NULL, &rep), 0);
+	ck_assert_uint_eq(rep.added, 3);
+	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 9);
+	c = lfx_config("{\"pools\": [{\"name\": \"ib\", \"selector\": {\"vendors\": [\"15b3\"]}},"
+		       "{\"name\": \"eth\", \"selector\": {\"vendors\": [\"8086\"]}}],"
+		       "\"exclude\": [\"0000:d8:00.0\"]}");
+	ck_assert_int_eq(vfp_ledger_sync(t.l, t.inv, c, NULL), 0);
+	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 4);
+	ck_assert_int_eq(lfx_count(&t, "", "unavailable"), 5);
+	ck_assert_str_eq(lfx_vf_state(&t, "0000:3b:00.4"), "free"); /* no longer excluded */
+	ck_assert_int_eq(vfp_ledger_sync(t.l, t.inv, t.config, NULL), 0);
+	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 9);
+	ck_assert_str_eq(lfx_vf_state(&t, "0000:3b:00.4"), "unavailable");
+	lfx_assert_invariants(&t);
+	vfp_config_unref(c);
+}
+END_TEST
+
+START_TEST(test_restore_point)
+{
+	json_t *orig = json_pack("{s:s, s:i}", "mac", "fa:16:3e:00:51:51", "vlan", 0), *got;
+
+	ck_assert_int_eq(vfp_ledger_set_original(t.l, "0000:af:01.0", orig), 0);
+	got = vfp_ledger_get_original(t.l, "0000:af:01.0");
+	ck_assert(json_equal(orig, got));
+	ck_assert_int_eq(vfp_ledger_set_original(t.l, "0000:99:00.1", orig), -ENOENT);
+	json_decref(orig);
+	json_decref(got);
+}
+END_TEST
+
+Suite *suite_ledger(void)
+{
+	Suite *s = suite_create("ledger");
+	TCase *tc = tcase_create("ledger");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_schema_and_pragmas);
+	tcase_add_test(tc, test_newer_schema_refused);
+	tcase_add_test(tc, test_first_reconcile);
+	tcase_add_test(tc, test_claim_spread_and_release);
+	tcase_add_test(tc, test_claim_pack_and_numa);
+	tcase_add_test(tc, test_claim_all_or_none);
+	tcase_add_test(tc, test_idempotency);
+	tcase_add_test(tc, test_transitions);
+	tcase_add_test(tc, test_audit_log);
+	tcase_add_test(tc, test_owner_lookup);
+	tcase_add_test(tc, test_guids);
+	tcase_add_test(tc, test_lease_expiry);
+	tcase_add_loop_test(tc, test_half_done_intents, 0, sizeof(intents) / sizeof(intents[0]));
+	tcase_add_test(tc, test_vanish_and_return);
+	tcase_add_test(tc, test_new_vfs_and_exclusion_changes);
+	tcase_add_test(tc, test_restore_point);
+	suite_add_tcase(s, tc);
+	return s;
+}
