@@ -103,13 +103,14 @@ static int replay(struct vfp_ledger *l, const struct vfp_claim *req, const char 
 	return r;
 }
 
-static int load_free(struct vfp_ledger *l, const char *pool, struct vfp_candidate **ret,
-		     size_t *ret_n)
+/* Free VFs of @pool per PF: a handful of rows, read through the vfs_free index. */
+static int load_free_per_pf(struct vfp_ledger *l, const char *pool, struct vfp_pf_free **ret,
+			    size_t *ret_n)
 {
-	static const char sql[] = "SELECT pci, pf, numa_node, link_type FROM vfs "
-				  "WHERE pool = ? AND state = 'free' ORDER BY pf, vf_index";
-	struct vfp_candidate *c = NULL;
-	size_t n = 0, cap = 0;
+	static const char sql[] = "SELECT pf, min(coalesce(numa_node, -1)), count(*) FROM vfs "
+				  "WHERE pool = ? AND state = 'free' GROUP BY pf ORDER BY pf";
+	struct vfp_pf_free *p = NULL;
+	size_t n = 0;
 	sqlite3_stmt *st;
 	int r, rc;
 
@@ -118,33 +119,94 @@ static int load_free(struct vfp_ledger *l, const char *pool, struct vfp_candidat
 		return r;
 	sqlite3_bind_text(st, 1, pool, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			struct vfp_candidate *nc;
+		struct vfp_pf_free *np = realloc(p, (n + 1) * sizeof(*p));
 
-			cap = cap ? cap * 2 : 64;
-			nc = realloc(c, cap * sizeof(*c));
-			if (!nc) {
-				free(c);
-				sqlite3_reset(st);
-				return -ENOMEM;
-			}
-			c = nc;
+		if (!np) {
+			free(p);
+			sqlite3_reset(st);
+			return -ENOMEM;
 		}
-		snprintf(c[n].pci, sizeof(c[n].pci), "%s", col_text(st, 0));
-		snprintf(c[n].pf, sizeof(c[n].pf), "%s", col_text(st, 1));
-		c[n].numa_node = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1
-									    : sqlite3_column_int(st, 2);
-		snprintf(c[n].link_type, sizeof(c[n].link_type), "%s", col_text(st, 3));
+		p = np;
+		snprintf(p[n].pf, sizeof(p[n].pf), "%s", col_text(st, 0));
+		p[n].numa_node = sqlite3_column_int(st, 1);
+		p[n].n_free = (unsigned)sqlite3_column_int(st, 2);
 		n++;
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
-		free(c);
+		free(p);
 		return vfp_ledger_errno(l, rc, "free VFs");
 	}
-	*ret = c;
+	*ret = p;
 	*ret_n = n;
 	return 0;
+}
+
+struct pick {
+	char pci[VFP_PCI_ADDR_LEN + 1];
+	char link_type[16];
+};
+
+/* The @k lowest free VFs of @pool on @pf, into @out. */
+static int pick_on_pf(struct vfp_ledger *l, const char *pool, const char *pf, unsigned k,
+		      struct pick *out)
+{
+	static const char sql[] = "SELECT pci, link_type FROM vfs WHERE pool = ? AND state = 'free' "
+				  "AND pf = ? ORDER BY vf_index LIMIT ?";
+	sqlite3_stmt *st;
+	unsigned got = 0;
+	int r, rc;
+
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, pool, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, pf, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, (int)k);
+	while (got < k && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		snprintf(out[got].pci, sizeof(out[got].pci), "%s", col_text(st, 0));
+		snprintf(out[got].link_type, sizeof(out[got].link_type), "%s", col_text(st, 1));
+		got++;
+	}
+	sqlite3_reset(st);
+	return got == k ? 0 : vfp_ledger_fail(l, -EIO, "PF %s: free VFs changed under us", pf);
+}
+
+/*
+ * The VFs a claim takes, in hand-out order: placement says which PF each
+ * comes from; each PF gives its lowest free VFs.
+ */
+static int choose(struct vfp_ledger *l, const struct vfp_claim *req, struct pick *out)
+{
+	struct vfp_pf_free *pfs = NULL;
+	size_t n = 0, seq[MAX_CLAIM];
+	unsigned total = 0;
+	int r;
+
+	r = load_free_per_pf(l, req->pool, &pfs, &n);
+	if (r < 0)
+		return r;
+	r = vfp_place(pfs, n, req->count, req->numa_node, req->placement, seq);
+	for (size_t i = 0; i < n; i++)
+		total += pfs[i].n_free;
+	if (r == -EBUSY)
+		r = vfp_ledger_fail(l, -EBUSY, "pool \"%s\" has %u free VF%s, %u requested",
+				    req->pool, total, total == 1 ? "" : "s", req->count);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		struct pick got[MAX_CLAIM];
+		unsigned k = 0, used = 0;
+
+		for (unsigned j = 0; j < req->count; j++)
+			k += seq[j] == i;
+		if (k == 0)
+			continue;
+		r = pick_on_pf(l, req->pool, pfs[i].pf, k, got);
+		for (unsigned j = 0; r >= 0 && j < req->count; j++)
+			if (seq[j] == i)
+				out[j] = got[used++];
+	}
+	free(pfs);
+	return r;
 }
 
 /* The lowest offset in the GUID range no live allocation holds. */
@@ -187,7 +249,7 @@ static int next_guid(struct vfp_ledger *l, const struct vfp_config *config,
 }
 
 static int take_vf(struct vfp_ledger *l, const struct vfp_config *config, const char *id,
-		   const struct vfp_candidate *c, int position)
+		   const struct pick *c, int position)
 {
 	static const char ins[] = "INSERT INTO allocation_vfs(allocation_id, pci, position, guid, "
 				  "guid_offset) VALUES (?, ?, ?, ?, ?)";
@@ -264,8 +326,7 @@ static int insert_allocation(struct vfp_ledger *l, const struct vfp_claim *req, 
 static int claim_in_tx(struct vfp_ledger *l, const struct vfp_config *config,
 		       const struct vfp_claim *req, const char *owner_key, char id[static 37])
 {
-	struct vfp_candidate *c = NULL;
-	size_t n = 0, chosen[MAX_CLAIM];
+	struct pick vfs[MAX_CLAIM];
 	int r;
 
 	if (req->idempotency_key) {
@@ -273,20 +334,13 @@ static int claim_in_tx(struct vfp_ledger *l, const struct vfp_config *config,
 		if (r != 0)
 			return r;
 	}
-	r = load_free(l, req->pool, &c, &n);
-	if (r < 0)
-		return r;
-	r = vfp_place(c, n, req->count, req->numa_node, req->placement, chosen);
-	if (r == -EBUSY)
-		r = vfp_ledger_fail(l, -EBUSY, "pool \"%s\" has %zu free VF%s, %u requested",
-				    req->pool, n, n == 1 ? "" : "s", req->count);
+	r = choose(l, req, vfs);
 	if (r >= 0)
 		r = new_allocation_id(id);
 	if (r >= 0)
 		r = insert_allocation(l, req, id, owner_key);
 	for (unsigned i = 0; r >= 0 && i < req->count; i++)
-		r = take_vf(l, config, id, &c[chosen[i]], (int)i);
-	free(c);
+		r = take_vf(l, config, id, &vfs[i], (int)i);
 	return r < 0 ? r : 0;
 }
 

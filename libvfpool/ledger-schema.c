@@ -77,6 +77,8 @@ static const char *const migrations[] = {
 	"          (SELECT allocation_id FROM allocation_vfs WHERE pci = NEW.pci AND live = 1),"
 	"          NEW.reason);"
 	"END;",
+	/* 2: claims find a pool's free VFs per PF without scanning every VF */
+	"CREATE INDEX vfs_free ON vfs(pool, state, pf, vf_index);",
 };
 
 int vfp_ledger_schema_version(void)

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Placement: given the free VFs of a pool (sorted by PF, then VF index),
- * choose @count of them.
- *  - A preferred NUMA node is used alone when it has enough free VFs, and
- *    first otherwise: a preference, not a requirement.
+ * Placement: given how many free VFs of a pool each PF has, say which PF
+ * each of the @count VFs comes from (the caller then takes each PF's
+ * lowest free VFs).
+ *  - A preferred NUMA node is used alone when its PFs have enough free
+ *    VFs, and first otherwise: a preference, not a requirement.
  *  - spread: one VF per PF in turn, the PF with the most free VFs first,
  *    so a guest's VFs do not share a PF (and its failure).
- *  - pack: the PF with the fewest free VFs that still has enough (best fit,
- *    keeping large PFs whole for large claims); when no PF has enough, the
- *    fullest PFs first.
+ *  - pack: the PF with the fewest free VFs that still has enough (best
+ *    fit, keeping large PFs whole for large claims); when no PF has
+ *    enough, the fullest PFs first.
  */
 #include "config.h"
 
@@ -18,52 +19,33 @@
 
 #include "placement.h"
 
-struct pf_group {
-	size_t first, n, taken;
-	bool preferred;
+struct slot {
+	size_t pf; /* index into the caller's array */
+	unsigned left;
 };
 
-/* Groups consecutive candidates by PF; @keep says which candidates are eligible. */
-static size_t group_by_pf(const struct vfp_candidate *c, size_t n, const bool *keep,
-			  struct pf_group *g, size_t *order)
-{
-	size_t ng = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (!keep[i])
-			continue;
-		if (ng == 0 || strcmp(c[order[g[ng - 1].first]].pf, c[i].pf) != 0) {
-			g[ng].first = ng ? g[ng - 1].first + g[ng - 1].n : 0;
-			g[ng].n = 0;
-			g[ng].taken = 0;
-			ng++;
-		}
-		order[g[ng - 1].first + g[ng - 1].n++] = i;
-	}
-	return ng;
-}
-
+/* Most free VFs first; equal ones keep the caller's (PCI) order. */
 static int cmp_most_free(const void *a, const void *b)
 {
-	const struct pf_group *x = a, *y = b;
+	const struct slot *x = a, *y = b;
 
-	if (x->n != y->n)
-		return x->n > y->n ? -1 : 1;
-	return x->first < y->first ? -1 : 1;
+	if (x->left != y->left)
+		return x->left > y->left ? -1 : 1;
+	return x->pf < y->pf ? -1 : 1;
 }
 
-static size_t take_spread(struct pf_group *g, size_t ng, const size_t *order, unsigned count,
-			  size_t *out)
+static size_t take_spread(struct slot *s, size_t ns, unsigned count, size_t *seq)
 {
 	size_t got = 0;
 	bool progress = true;
 
-	qsort(g, ng, sizeof(*g), cmp_most_free);
+	qsort(s, ns, sizeof(*s), cmp_most_free);
 	while (got < count && progress) {
 		progress = false;
-		for (size_t i = 0; i < ng && got < count; i++) {
-			if (g[i].taken < g[i].n) {
-				out[got++] = order[g[i].first + g[i].taken++];
+		for (size_t i = 0; i < ns && got < count; i++) {
+			if (s[i].left > 0) {
+				s[i].left--;
+				seq[got++] = s[i].pf;
 				progress = true;
 			}
 		}
@@ -71,88 +53,83 @@ static size_t take_spread(struct pf_group *g, size_t ng, const size_t *order, un
 	return got;
 }
 
-static size_t take_pack(struct pf_group *g, size_t ng, const size_t *order, unsigned count,
-			size_t *out)
+static size_t take_pack(struct slot *s, size_t ns, unsigned count, size_t *seq)
 {
-	size_t best = ng, got = 0;
+	size_t best = ns, got = 0;
 
-	for (size_t i = 0; i < ng; i++)
-		if (g[i].n >= count && (best == ng || g[i].n < g[best].n))
+	for (size_t i = 0; i < ns; i++)
+		if (s[i].left >= count && (best == ns || s[i].left < s[best].left))
 			best = i;
-	if (best < ng) {
-		for (size_t k = 0; k < count; k++)
-			out[k] = order[g[best].first + k];
-		return count;
+	if (best < ns) {
+		for (; got < count; got++)
+			seq[got] = s[best].pf;
+		return got;
 	}
-	qsort(g, ng, sizeof(*g), cmp_most_free);
-	for (size_t i = 0; i < ng && got < count; i++)
-		for (size_t k = 0; k < g[i].n && got < count; k++)
-			out[got++] = order[g[i].first + k];
+	qsort(s, ns, sizeof(*s), cmp_most_free);
+	for (size_t i = 0; i < ns && got < count; i++)
+		for (unsigned k = 0; k < s[i].left && got < count; k++)
+			seq[got++] = s[i].pf;
 	return got;
 }
 
-static size_t place_among(const struct vfp_candidate *c, size_t n, const bool *keep,
-			  unsigned count, enum vfp_placement placement, size_t *out)
-{
-	struct pf_group *g = calloc(n + 1, sizeof(*g));
-	size_t *order = calloc(n + 1, sizeof(*order));
-	size_t ng, got = 0;
+enum which { ALL_PFS, ON_NODE, OFF_NODE };
 
-	if (g && order) {
-		ng = group_by_pf(c, n, keep, g, order);
-		got = placement == VFP_PLACE_PACK ? take_pack(g, ng, order, count, out)
-						  : take_spread(g, ng, order, count, out);
+/* Places up to @count VFs among the PFs @which selects relative to NUMA node @node. */
+static size_t place_among(const struct vfp_pf_free *pfs, size_t n, enum which which, int node,
+			  unsigned count, enum vfp_placement placement, size_t *seq)
+{
+	struct slot *s = calloc(n + 1, sizeof(*s));
+	size_t ns = 0, got;
+
+	if (!s)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		bool on = pfs[i].numa_node == node;
+
+		if (which == ALL_PFS || (which == ON_NODE) == on)
+			s[ns++] = (struct slot){ i, pfs[i].n_free };
 	}
-	free(g);
-	free(order);
+	got = placement == VFP_PLACE_PACK ? take_pack(s, ns, count, seq)
+					  : take_spread(s, ns, count, seq);
+	free(s);
 	return got;
 }
 
 /**
- * vfp_place() - choose @count of the @n candidates
- * @ret_chosen: @count indexes into @c, in the order the VFs are handed out
+ * vfp_place() - which PF each of @count VFs comes from
+ * @ret_seq: @count indexes into @pfs, in the order the VFs are handed out
  *
- * Returns -EBUSY when fewer than @count candidates exist; @ret_chosen is
+ * -EBUSY when the PFs have fewer than @count free VFs in all; @ret_seq is
  * then untouched.
  */
-int vfp_place(const struct vfp_candidate *c, size_t n, unsigned count, int prefer_numa,
-	      enum vfp_placement placement, size_t *ret_chosen)
+int vfp_place(const struct vfp_pf_free *pfs, size_t n, unsigned count, int prefer_numa,
+	      enum vfp_placement placement, size_t *ret_seq)
 {
-	bool *keep;
-	size_t *out, on_node = 0, got;
+	unsigned total = 0, on_node = 0;
+	size_t *seq, got;
 
-	if (count == 0 || n < count)
-		return -EBUSY;
-	keep = calloc(n, sizeof(*keep));
-	out = calloc(count, sizeof(*out));
-	if (!keep || !out) {
-		free(keep);
-		free(out);
-		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		total += pfs[i].n_free;
+		if (prefer_numa >= 0 && pfs[i].numa_node == prefer_numa)
+			on_node += pfs[i].n_free;
 	}
-	for (size_t i = 0; i < n; i++)
-		on_node += prefer_numa >= 0 && c[i].numa_node == prefer_numa;
-	got = 0;
+	if (count == 0 || total < count)
+		return -EBUSY;
+	seq = calloc(count, sizeof(*seq));
+	if (!seq)
+		return -ENOMEM;
 	if (on_node >= count) {
-		for (size_t i = 0; i < n; i++)
-			keep[i] = c[i].numa_node == prefer_numa;
-		got = place_among(c, n, keep, count, placement, out);
+		got = place_among(pfs, n, ON_NODE, prefer_numa, count, placement, seq);
 	} else if (on_node > 0) {
-		/* the preferred node's VFs first, the rest from anywhere */
-		for (size_t i = 0; i < n; i++)
-			keep[i] = c[i].numa_node == prefer_numa;
-		got = place_among(c, n, keep, (unsigned)on_node, placement, out);
-		for (size_t i = 0; i < n; i++)
-			keep[i] = c[i].numa_node != prefer_numa;
-		got += place_among(c, n, keep, count - (unsigned)got, placement, out + got);
+		/* the preferred node's VFs first, the rest from the other nodes */
+		got = place_among(pfs, n, ON_NODE, prefer_numa, on_node, placement, seq);
+		got += place_among(pfs, n, OFF_NODE, prefer_numa, count - (unsigned)got, placement,
+				   seq + got);
 	} else {
-		for (size_t i = 0; i < n; i++)
-			keep[i] = true;
-		got = place_among(c, n, keep, count, placement, out);
+		got = place_among(pfs, n, ALL_PFS, -1, count, placement, seq);
 	}
 	if (got == count)
-		memcpy(ret_chosen, out, count * sizeof(*out));
-	free(keep);
-	free(out);
+		memcpy(ret_seq, seq, count * sizeof(*seq));
+	free(seq);
 	return got == count ? 0 : -ENOMEM;
 }

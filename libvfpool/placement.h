@@ -1,17 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Which free VFs a claim takes: a pure function, tested on its own. */
+/* Which PFs a claim takes its VFs from: a pure function over per-PF free counts. */
 #pragma once
 
 #include <stddef.h>
 
 #include "libvfpool.h"
 
-struct vfp_candidate {
-	char pci[VFP_PCI_ADDR_LEN + 1];
+struct vfp_pf_free {
 	char pf[VFP_PCI_ADDR_LEN + 1];
-	int numa_node; /* -1: unknown or none */
-	char link_type[16];
+	int numa_node;	 /* -1: unknown or none */
+	unsigned n_free; /* free VFs of the pool on this PF */
 };
 
-int vfp_place(const struct vfp_candidate *c, size_t n, unsigned count, int prefer_numa,
-	      enum vfp_placement placement, size_t *ret_chosen);
+int vfp_place(const struct vfp_pf_free *pfs, size_t n, unsigned count, int prefer_numa,
+	      enum vfp_placement placement, size_t *ret_seq);

@@ -15,6 +15,7 @@ static Suite *(*const suites[])(void) = {
 	suite_placement,
 	suite_ledger,
 	suite_numvfs,
+	suite_crash,
 };
 
 int main(void)
