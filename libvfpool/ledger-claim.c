@@ -103,12 +103,12 @@ static int replay(struct vfp_ledger *l, const struct vfp_claim *req, const char 
 	return r;
 }
 
-/* Free VFs of @pool per PF: a handful of rows, read through the vfs_free index. */
+/* Free VFs of @pool per PF: a handful of rows, kept by the pf_free triggers. */
 static int load_free_per_pf(struct vfp_ledger *l, const char *pool, struct vfp_pf_free **ret,
 			    size_t *ret_n)
 {
-	static const char sql[] = "SELECT pf, min(coalesce(numa_node, -1)), count(*) FROM vfs "
-				  "WHERE pool = ? AND state = 'free' GROUP BY pf ORDER BY pf";
+	static const char sql[] = "SELECT pf, numa_node, n_free FROM pf_free "
+				  "WHERE pool = ? AND n_free > 0 ORDER BY pf";
 	struct vfp_pf_free *p = NULL;
 	size_t n = 0;
 	sqlite3_stmt *st;
@@ -357,7 +357,22 @@ static int claim_in_tx(struct vfp_ledger *l, const struct vfp_config *config,
 VFP_EXPORT int vfp_ledger_claim(struct vfp_ledger *l, const struct vfp_config *config,
 				const struct vfp_claim *req, json_t **ret_allocation)
 {
-	char id[37], *owner_key = NULL, *err = NULL;
+	json_t *alloc = NULL;
+	int result, r;
+
+	r = vfp_ledger_claim_batch(l, config, req, 1, &result, &alloc, NULL);
+	if (r < 0 || result < 0)
+		return r < 0 ? r : result;
+	if (!alloc)
+		return -ENOMEM;
+	*ret_allocation = alloc;
+	return result;
+}
+
+static int claim_one_in_batch(struct vfp_ledger *l, const struct vfp_config *config,
+			      const struct vfp_claim *req, char id[static 37])
+{
+	char *owner_key = NULL, *err = NULL;
 	int r;
 
 	if (!req->pool || vfp_config_find_pool(config, req->pool) < 0)
@@ -371,25 +386,58 @@ VFP_EXPORT int vfp_ledger_claim(struct vfp_ledger *l, const struct vfp_config *c
 		free(err);
 		return r;
 	}
-	r = vfp_ledger_begin_tx(l);
+	r = vfp_ledger_exec(l, "SAVEPOINT claim");
 	if (r >= 0)
 		r = claim_in_tx(l, config, req, owner_key, id);
 	free(owner_key);
-	if (r < 0) {
-		vfp_ledger_rollback_tx(l);
-		return r;
+	if (r < 0 || r == 1) {
+		char saved[sizeof(l->error)];
+
+		memcpy(saved, l->error, sizeof(saved)); /* keep the claim's own message */
+		vfp_ledger_exec(l, "ROLLBACK TO claim");
+		memcpy(l->error, saved, sizeof(saved));
 	}
-	if (r == 1) {
-		vfp_ledger_rollback_tx(l); /* a replay wrote nothing */
-	} else {
-		r = vfp_ledger_commit_tx(l);
-		if (r < 0)
-			return r;
-	}
-	*ret_allocation = vfp_ledger_allocation_json(l, id);
-	if (!*ret_allocation)
-		return -ENOMEM;
-	vfp_info(l->ctx, "allocation %s: claimed %u VF%s of pool %s", id, req->count,
-		 req->count == 1 ? "" : "s", req->pool);
+	vfp_ledger_exec(l, "RELEASE claim");
+	if (r == 0)
+		vfp_info(l->ctx, "allocation %s: claimed %u VF%s of pool %s", id, req->count,
+			 req->count == 1 ? "" : "s", req->pool);
 	return r;
+}
+
+/**
+ * vfp_ledger_claim_batch() - @n claims in one durable commit (group commit)
+ * @ret_results: per claim, what vfp_ledger_claim() would return
+ * @ret_allocations: per claim, the allocation or NULL
+ * @ret_errors: per claim, NULL or the message of its failure (free() them); may be NULL
+ *
+ * Each claim is all or none on its own (a savepoint each); one commit and
+ * one fsync make them all durable. Returns < 0 only when the commit
+ * itself fails, and then no claim took effect.
+ */
+VFP_EXPORT int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_config *config,
+				      const struct vfp_claim *reqs, size_t n, int *ret_results,
+				      json_t **ret_allocations, char **ret_errors)
+{
+	char (*ids)[37] = calloc(n + 1, sizeof(*ids));
+	int r;
+
+	if (!ids)
+		return -ENOMEM;
+	r = vfp_ledger_begin_tx(l);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		ret_results[i] = claim_one_in_batch(l, config, &reqs[i], ids[i]);
+		if (ret_errors)
+			ret_errors[i] = ret_results[i] < 0 ? strdup(l->error) : NULL;
+	}
+	if (r >= 0)
+		r = vfp_ledger_commit_tx(l);
+	for (size_t i = 0; i < n; i++) {
+		if (r < 0)
+			ret_results[i] = r;
+		ret_allocations[i] = r >= 0 && ret_results[i] >= 0
+					     ? vfp_ledger_allocation_json(l, ids[i])
+					     : NULL;
+	}
+	free(ids);
+	return r < 0 ? r : 0;
 }

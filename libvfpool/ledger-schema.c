@@ -79,6 +79,33 @@ static const char *const migrations[] = {
 	"END;",
 	/* 2: claims find a pool's free VFs per PF without scanning every VF */
 	"CREATE INDEX vfs_free ON vfs(pool, state, pf, vf_index);",
+	/*
+	 * 3: free VFs per pool and PF, kept by triggers in the transaction that
+	 * changes a VF, so a claim reads a few rows instead of counting them all
+	 */
+	"CREATE TABLE pf_free ("
+	"  pool TEXT NOT NULL,"
+	"  pf TEXT NOT NULL,"
+	"  numa_node INTEGER NOT NULL,"
+	"  n_free INTEGER NOT NULL CHECK (n_free >= 0),"
+	"  PRIMARY KEY (pool, pf)"
+	") WITHOUT ROWID;"
+	"INSERT INTO pf_free SELECT pool, pf, min(coalesce(numa_node, -1)), count(*) FROM vfs"
+	"  WHERE state = 'free' AND pool IS NOT NULL GROUP BY pool, pf;"
+	"CREATE TRIGGER pf_free_insert AFTER INSERT ON vfs"
+	"  WHEN NEW.state = 'free' AND NEW.pool IS NOT NULL BEGIN"
+	"  INSERT INTO pf_free VALUES (NEW.pool, NEW.pf, coalesce(NEW.numa_node, -1), 1)"
+	"  ON CONFLICT (pool, pf) DO UPDATE SET n_free = n_free + 1;"
+	"END;"
+	"CREATE TRIGGER pf_free_leave AFTER UPDATE OF state, pool, pf ON vfs"
+	"  WHEN OLD.state = 'free' AND OLD.pool IS NOT NULL BEGIN"
+	"  UPDATE pf_free SET n_free = n_free - 1 WHERE pool = OLD.pool AND pf = OLD.pf;"
+	"END;"
+	"CREATE TRIGGER pf_free_enter AFTER UPDATE OF state, pool, pf ON vfs"
+	"  WHEN NEW.state = 'free' AND NEW.pool IS NOT NULL BEGIN"
+	"  INSERT INTO pf_free VALUES (NEW.pool, NEW.pf, coalesce(NEW.numa_node, -1), 1)"
+	"  ON CONFLICT (pool, pf) DO UPDATE SET n_free = n_free + 1;"
+	"END;",
 };
 
 int vfp_ledger_schema_version(void)

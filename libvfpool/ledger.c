@@ -150,11 +150,13 @@ static int ledger_configure(struct vfp_ledger *l)
 		"PRAGMA journal_mode = WAL",
 		"PRAGMA synchronous = FULL",
 		"PRAGMA foreign_keys = ON",
+		/* the agent is the single writer: hold the lock, skip per-commit shm locking */
+		"PRAGMA locking_mode = EXCLUSIVE",
 		"PRAGMA trusted_schema = OFF",
 	};
 	int r;
 
-	sqlite3_busy_timeout(l->db, 10000);
+	sqlite3_busy_timeout(l->db, 200);
 	sqlite3_extended_result_codes(l->db, 1);
 	for (size_t i = 0; i < ELEMENTSOF(pragmas); i++) {
 		r = vfp_ledger_exec(l, pragmas[i]);
@@ -193,6 +195,9 @@ VFP_EXPORT int vfp_ledger_open(struct vfp_ctx *ctx, const char *state_dir,
 	rc = sqlite3_open_v2(l->path, &l->db,
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	r = rc == SQLITE_OK ? ledger_configure(l) : vfp_ledger_errno(l, rc, "open");
+	if (r == -EAGAIN)
+		r = vfp_ledger_fail(l, -EBUSY, "ledger %s is in use by another process "
+					       "(another vfagentd?)", l->path);
 	if (r < 0) {
 		vfp_err(ctx, "%s", l->error);
 		vfp_ledger_unref(l);

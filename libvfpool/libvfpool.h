@@ -166,6 +166,9 @@ const char *vfp_ledger_get_path(const struct vfp_ledger *l);
 int vfp_owner_key(json_t *owner, char **ret_key, char **ret_error);
 int vfp_ledger_claim(struct vfp_ledger *l, const struct vfp_config *config,
 		     const struct vfp_claim *req, json_t **ret_allocation);
+int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_config *config,
+			   const struct vfp_claim *reqs, size_t n, int *ret_results,
+			   json_t **ret_allocations, char **ret_errors);
 int vfp_ledger_begin(struct vfp_ledger *l, const char *id, enum vfp_op op);
 int vfp_ledger_confirm(struct vfp_ledger *l, const char *id, enum vfp_op op, bool ok,
 		       const char *reason);

@@ -82,7 +82,10 @@ static int upsert_vf(struct vfp_ledger *l, const struct vfp_vf *vf, const char *
 		"INSERT INTO vfs(pci, pf, vf_index, link_type, numa_node, pool, state, reason, "
 		"updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT(pci) DO UPDATE SET "
 		"pf = ?2, vf_index = ?3, link_type = ?4, numa_node = ?5, updated = ?9, "
-		"pool = CASE WHEN state IN ('free', 'unavailable') THEN ?6 ELSE pool END";
+		"pool = CASE WHEN state IN ('free', 'unavailable') THEN ?6 ELSE pool END "
+		/* write (and fire the triggers) only when a fact changed */
+		"WHERE pf IS NOT ?2 OR vf_index IS NOT ?3 OR link_type IS NOT ?4 OR "
+		"numa_node IS NOT ?5 OR (state IN ('free', 'unavailable') AND pool IS NOT ?6)";
 	sqlite3_stmt *st;
 	int node, r;
 

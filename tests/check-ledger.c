@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/sim-host.h"
@@ -59,8 +60,22 @@ START_TEST(test_newer_schema_refused)
 	struct vfp_ledger *l2 = NULL;
 
 	ck_assert_int_eq(sqlite3_exec(t.l->db, "PRAGMA user_version = 99", NULL, NULL, NULL), 0);
+	t.l = vfp_ledger_unref(t.l);
 	ck_assert_int_eq(vfp_ledger_open(t.fx.ctx, t.state_dir, &l2), -EPROTO);
 	ck_assert_ptr_null(l2);
+}
+END_TEST
+
+/* The agent is the single writer: a second opener is turned away, not interleaved. */
+START_TEST(test_second_writer_refused)
+{
+	struct vfp_ledger *l2 = NULL;
+
+	ck_assert_int_eq(vfp_ledger_open(t.fx.ctx, t.state_dir, &l2), -EBUSY);
+	ck_assert_ptr_null(l2);
+	t.l = vfp_ledger_unref(t.l);
+	ck_assert_int_eq(vfp_ledger_open(t.fx.ctx, t.state_dir, &l2), 0);
+	t.l = l2;
 }
 END_TEST
 
@@ -442,6 +457,38 @@ START_TEST(test_restore_point)
 }
 END_TEST
 
+/* Group commit: each claim of a batch is all or none on its own. */
+START_TEST(test_claim_batch)
+{
+	json_t *owner = json_pack("{s:s, s:s}", "kind", "vm", "name", "one-9");
+	const struct vfp_claim reqs[] = {
+		{ .pool = "eth", .count = 2, .owner = owner, .numa_node = -1 },
+		{ .pool = "eth", .count = 5, .owner = owner, .numa_node = -1 }, /* 4 left */
+		{ .pool = "nope", .count = 1, .owner = owner, .numa_node = -1 },
+		{ .pool = "eth", .count = 4, .owner = owner, .numa_node = -1 },
+	};
+	int results[4];
+	json_t *allocs[4];
+	char *errors[4];
+
+	ck_assert_int_eq(vfp_ledger_claim_batch(t.l, t.config, reqs, 4, results, allocs, errors), 0);
+	ck_assert_int_eq(results[0], 0);
+	ck_assert_int_eq(results[1], -EBUSY);
+	ck_assert_str_eq(errors[1], "pool \"eth\" has 4 free VFs, 5 requested");
+	ck_assert_int_eq(results[2], -ENOENT);
+	ck_assert_int_eq(results[3], 0);
+	ck_assert_ptr_null(allocs[1]);
+	ck_assert_ptr_null(errors[0]);
+	ck_assert_int_eq(lfx_count(&t, "eth", "reserved"), 6);
+	lfx_assert_invariants(&t);
+	for (int i = 0; i < 4; i++) {
+		json_decref(allocs[i]);
+		free(errors[i]);
+	}
+	json_decref(owner);
+}
+END_TEST
+
 Suite *suite_ledger(void)
 {
 	Suite *s = suite_create("ledger");
@@ -450,10 +497,12 @@ Suite *suite_ledger(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_schema_and_pragmas);
 	tcase_add_test(tc, test_newer_schema_refused);
+	tcase_add_test(tc, test_second_writer_refused);
 	tcase_add_test(tc, test_first_reconcile);
 	tcase_add_test(tc, test_claim_spread_and_release);
 	tcase_add_test(tc, test_claim_pack_and_numa);
 	tcase_add_test(tc, test_claim_all_or_none);
+	tcase_add_test(tc, test_claim_batch);
 	tcase_add_test(tc, test_idempotency);
 	tcase_add_test(tc, test_transitions);
 	tcase_add_test(tc, test_audit_log);

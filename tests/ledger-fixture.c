@@ -152,6 +152,10 @@ void lfx_assert_invariants(struct lfx *t)
 		{ "VFs whose last audit entry is not their state",
 		  "SELECT count(*) FROM vfs f WHERE f.state IS NOT (SELECT to_state FROM audit a "
 		  "WHERE a.pci = f.pci ORDER BY seq DESC LIMIT 1)" },
+		{ "per-PF free counts that disagree with the VFs",
+		  "SELECT count(*) FROM (SELECT pool, pf, count(*) AS n FROM vfs WHERE state = 'free' "
+		  "AND pool IS NOT NULL GROUP BY pool, pf) c FULL JOIN (SELECT * FROM pf_free "
+		  "WHERE n_free > 0) p USING (pool, pf) WHERE c.n IS NOT p.n_free" },
 		{ "GUIDs held twice",
 		  "SELECT count(*) FROM (SELECT guid FROM allocation_vfs WHERE live = 1 AND guid "
 		  "IS NOT NULL GROUP BY guid HAVING count(*) > 1)" },

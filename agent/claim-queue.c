@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "claim-queue.h"
+
+#define BATCH_MAX 64
+
+struct waiter {
+	const struct vfp_config *config;
+	const struct vfp_claim *req;
+	int result;
+	json_t *allocation;
+	char *error;
+	bool done;
+	struct waiter *next;
+};
+
+struct claim_queue {
+	struct vfp_ledger *ledger;
+	pthread_mutex_t *ledger_lock; /* every use of the ledger's connection takes it */
+	pthread_mutex_t lock;
+	pthread_cond_t queued, finished;
+	struct waiter *head, **tail;
+	bool stopping;
+	pthread_t committer;
+};
+
+/* Commits one batch; claims under different configs (a reload between) go one by one. */
+static void commit_batch(struct claim_queue *q, struct waiter **w, size_t n)
+{
+	struct vfp_claim reqs[BATCH_MAX];
+	int results[BATCH_MAX];
+	json_t *allocs[BATCH_MAX];
+	char *errors[BATCH_MAX];
+	size_t i = 0;
+
+	while (i < n) {
+		size_t j = i;
+
+		memset(allocs, 0, sizeof(allocs));
+		memset(errors, 0, sizeof(errors));
+		for (; j < n && w[j]->config == w[i]->config; j++)
+			reqs[j - i] = *w[j]->req;
+		pthread_mutex_lock(q->ledger_lock);
+		if (vfp_ledger_claim_batch(q->ledger, w[i]->config, reqs, j - i, results, allocs,
+					   errors) < 0) {
+			/* the commit failed: no claim of the batch took effect */
+			for (size_t k = 0; k < j - i; k++) {
+				free(errors[k]);
+				errors[k] = strdup(vfp_ledger_get_error(q->ledger));
+				results[k] = results[k] < 0 ? results[k] : -EIO;
+			}
+		}
+		pthread_mutex_unlock(q->ledger_lock);
+		for (size_t k = i; k < j; k++) {
+			w[k]->result = results[k - i];
+			w[k]->allocation = allocs[k - i];
+			w[k]->error = errors[k - i];
+		}
+		i = j;
+	}
+}
+
+static void *committer(void *userdata)
+{
+	struct claim_queue *q = userdata;
+	struct waiter *batch[BATCH_MAX];
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		size_t n = 0;
+
+		while (!q->head && !q->stopping)
+			pthread_cond_wait(&q->queued, &q->lock);
+		if (!q->head && q->stopping)
+			break;
+		while (q->head && n < BATCH_MAX) {
+			batch[n++] = q->head;
+			q->head = q->head->next;
+		}
+		if (!q->head)
+			q->tail = &q->head;
+		pthread_mutex_unlock(&q->lock);
+		commit_batch(q, batch, n);
+		pthread_mutex_lock(&q->lock);
+		for (size_t i = 0; i < n; i++)
+			batch[i]->done = true;
+		pthread_cond_broadcast(&q->finished);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+int claim_queue_new(struct vfp_ledger *l, pthread_mutex_t *ledger_lock,
+		    struct claim_queue **ret_q)
+{
+	struct claim_queue *q = calloc(1, sizeof(*q));
+	int r;
+
+	if (!q)
+		return -ENOMEM;
+	q->ledger = l;
+	q->ledger_lock = ledger_lock;
+	q->tail = &q->head;
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->queued, NULL);
+	pthread_cond_init(&q->finished, NULL);
+	r = pthread_create(&q->committer, NULL, committer, q);
+	if (r != 0) {
+		free(q);
+		return -r;
+	}
+	*ret_q = q;
+	return 0;
+}
+
+/* Waits for the claims in flight, then stops the committer. */
+void claim_queue_free(struct claim_queue *q)
+{
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->lock);
+	q->stopping = true;
+	pthread_cond_signal(&q->queued);
+	pthread_mutex_unlock(&q->lock);
+	pthread_join(q->committer, NULL);
+	pthread_cond_destroy(&q->queued);
+	pthread_cond_destroy(&q->finished);
+	pthread_mutex_destroy(&q->lock);
+	free(q);
+}
+
+/**
+ * claim_queue_claim() - vfp_ledger_claim(), committed together with the
+ * claims other threads queued meanwhile
+ * @ret_error: the message of a failure, to free(); may be NULL
+ */
+int claim_queue_claim(struct claim_queue *q, const struct vfp_config *config,
+		      const struct vfp_claim *req, json_t **ret_allocation, char **ret_error)
+{
+	struct waiter w = { .config = config, .req = req };
+
+	pthread_mutex_lock(&q->lock);
+	*q->tail = &w;
+	q->tail = &w.next;
+	pthread_cond_signal(&q->queued);
+	while (!w.done)
+		pthread_cond_wait(&q->finished, &q->lock);
+	pthread_mutex_unlock(&q->lock);
+	if (ret_error)
+		*ret_error = w.error;
+	else
+		free(w.error);
+	if (w.result >= 0)
+		*ret_allocation = w.allocation;
+	else
+		json_decref(w.allocation);
+	return w.result;
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Group commit for claims: request threads queue their claims; one
+ * committer thread takes everything queued and makes it durable in a
+ * single transaction, so 16 waiting clients cost one fsync, not 16.
+ */
+#pragma once
+
+#include <pthread.h>
+
+#include "libvfpool/libvfpool.h"
+
+struct claim_queue;
+
+int claim_queue_new(struct vfp_ledger *l, pthread_mutex_t *ledger_lock,
+		    struct claim_queue **ret_q);
+void claim_queue_free(struct claim_queue *q);
+int claim_queue_claim(struct claim_queue *q, const struct vfp_config *config,
+		      const struct vfp_claim *req, json_t **ret_allocation, char **ret_error);
