@@ -74,6 +74,11 @@ static int cmp_known(const void *key, const void *elem)
 	return strcmp(key, ((const struct known_vf *)elem)->pci);
 }
 
+static struct known_vf *find_known(struct known_vf *known, size_t n, const char *pci)
+{
+	return n ? bsearch(pci, known, n, sizeof(*known), cmp_known) : NULL;
+}
+
 /* Writes what the inventory says of a VF; a new one is inserted in @state. */
 static int upsert_vf(struct vfp_ledger *l, const struct vfp_vf *vf, const char *pool,
 		     const char *state, const char *reason)
@@ -128,7 +133,7 @@ static const char *next_state(const struct known_vf *k, bool excluded, const cha
 static int sync_vf(struct vfp_ledger *l, const struct vfp_config *config, const struct vfp_vf *vf,
 		   struct known_vf *known, size_t n_known, struct vfp_reconcile_report *rep)
 {
-	struct known_vf *k = bsearch(vfp_vf_get_pci(vf), known, n_known, sizeof(*known), cmp_known);
+	struct known_vf *k = find_known(known, n_known, vfp_vf_get_pci(vf));
 	bool excluded = vfp_config_is_excluded(config, vf);
 	const char *reason, *state = next_state(k, excluded, &reason);
 	int r;
@@ -179,7 +184,7 @@ static int sync_inventory(struct vfp_ledger *l, const struct vfp_inventory *inv,
 		for (size_t j = 0; r >= 0 && j < vfp_pf_get_vf_count(pf); j++) {
 			const struct vfp_vf *vf = vfp_pf_get_vf(pf, j);
 
-			if (!bsearch(vfp_vf_get_pci(vf), known, n_known, sizeof(*known), cmp_known))
+			if (!find_known(known, n_known, vfp_vf_get_pci(vf)))
 				rep->added++;
 			r = sync_vf(l, config, vf, known, n_known, rep);
 		}
