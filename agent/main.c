@@ -1,54 +1,56 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * vfagentd — the per-host SR-IOV agent. This stage reads the inventory
- * (of the real host or of a simulated one) and reports it; the REST API
- * and the ledger come with their own issues.
+ * vfagentd — the per-host SR-IOV agent: opens the ledger, reconciles, and
+ * serves the REST API; a udev monitor keeps the inventory current. SIGTERM
+ * stops accepting, lets requests in flight finish and closes the ledger;
+ * SIGHUP reloads the pools.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
-#include <stdarg.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <syslog.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
 
-#include "libvfpool/libvfpool.h"
-#include "libvfpool/macro.h"
-#include "sim-host.h"
+#include "agent.h"
+#include "api/api.h"
+#include "listen.h"
+#include "udev-monitor.h"
 
-struct options {
-	const char *sysfs_root;
-	const char *simulate_dir;
-	bool once;
-};
-
-static void log_stderr(void *userdata, int priority, const char *file, int line, const char *fn,
-		       const char *format, va_list args)
-{
-	fprintf(stderr, "<%d>vfagentd: ", priority);
-	vfprintf(stderr, format, args);
-	fputc('\n', stderr);
-}
+#define DEFAULT_LISTEN "unix:/run/vfagent/vfagent.sock"
 
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: vfagentd [--sysfs-root DIR] [--simulate DIR] --once\n"
-		     "\n"
-		     "  -r, --sysfs-root DIR   read sysfs under DIR (default $VFAGENT_SYSFS_ROOT or /sys)\n"
-		     "      --simulate DIR     build a simulated host in DIR (if empty) and use it\n"
-		     "      --once             scan, report the inventory, and exit\n"
-		     "  -h, --help             show this help\n");
+	fprintf(out,
+		"Usage: vfagentd [OPTIONS]\n"
+		"\n"
+		"  -c, --config FILE        pools and policy (default /etc/vfagent/vfagent.json)\n"
+		"  -s, --state-dir DIR      where the ledger lives (default /var/lib/vfagent)\n"
+		"  -r, --sysfs-root DIR     read sysfs under DIR (default $VFAGENT_SYSFS_ROOT or /sys)\n"
+		"  -l, --listen SPEC        unix:PATH (default %s) or tcp:ADDR:PORT; repeatable\n"
+		"  -t, --token-file FILE    bearer token for TCP listeners (required with tcp:)\n"
+		"      --simulate DIR       run on a simulated host built in DIR\n"
+		"      --once               reconcile, report, and exit\n"
+		"  -h, --help               show this help\n",
+		DEFAULT_LISTEN);
 }
 
-static int parse_options(struct options *o, int argc, char **argv)
+static int parse_options(struct agent_options *o, int argc, char **argv)
 {
 	enum { OPT_SIMULATE = 256, OPT_ONCE };
 	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "state-dir", required_argument, NULL, 's' },
 		{ "sysfs-root", required_argument, NULL, 'r' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "token-file", required_argument, NULL, 't' },
 		{ "simulate", required_argument, NULL, OPT_SIMULATE },
 		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "help", no_argument, NULL, 'h' },
@@ -56,22 +58,23 @@ static int parse_options(struct options *o, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "r:h", opts, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "c:s:r:l:t:h", opts, NULL)) >= 0) {
 		switch (c) {
-		case 'r':
-			o->sysfs_root = optarg;
+		case 'c': o->config_path = optarg; break;
+		case 's': o->state_dir = optarg; break;
+		case 'r': o->sysfs_root = optarg; break;
+		case 't': o->token_file = optarg; break;
+		case OPT_SIMULATE: o->simulate_dir = optarg; break;
+		case OPT_ONCE: o->once = true; break;
+		case 'l':
+			if (o->n_listen == AGENT_MAX_LISTEN) {
+				fprintf(stderr, "vfagentd: at most %d --listen\n", AGENT_MAX_LISTEN);
+				return -EINVAL;
+			}
+			o->listen[o->n_listen++] = optarg;
 			break;
-		case OPT_SIMULATE:
-			o->simulate_dir = optarg;
-			break;
-		case OPT_ONCE:
-			o->once = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(EXIT_SUCCESS);
-		default:
-			return -EINVAL;
+		case 'h': usage(stdout); exit(EXIT_SUCCESS);
+		default: return -EINVAL;
 		}
 	}
 	if (optind < argc) {
@@ -81,80 +84,138 @@ static int parse_options(struct options *o, int argc, char **argv)
 	return 0;
 }
 
-/* Builds the default simulated host in @dir unless it already holds one. */
-static int simulate(const char *dir)
+static int open_from_options(struct agent *a, int *fds, bool *is_tcp)
 {
-	char probe[PATH_MAX];
-	struct stat st;
-	int r;
+	const char *group = vfp_config_get_socket_group(a->config);
+	int n = a->opt.n_listen ? a->opt.n_listen : 1;
 
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return negative_errno();
-	snprintf(probe, sizeof(probe), "%s/bus/pci/devices", dir);
-	if (stat(probe, &st) == 0)
-		return 0;
-	r = sim_host_build_default(dir);
-	if (r >= 0)
-		fprintf(stderr, "<6>vfagentd: simulated host built in %s\n", dir);
-	return r;
+	if (!a->opt.n_listen)
+		mkdir("/run/vfagent", 0755);
+	for (int i = 0; i < n; i++) {
+		const char *spec = a->opt.n_listen ? a->opt.listen[i] : DEFAULT_LISTEN;
+		int r = listen_parse_and_open(spec, group, &fds[i], &is_tcp[i]);
+
+		if (r < 0) {
+			log_error("--listen %s: %s", spec,
+				  r == -EINVAL ? "expected unix:PATH or tcp:ADDR:PORT" : strerror(-r));
+			return r;
+		}
+		log_info("serving on %s", spec);
+	}
+	return n;
 }
 
-static void report(const struct vfp_inventory *inv)
+/* Opens what --listen says, or takes what systemd passed; TCP without a token is refused. */
+static int open_listeners(struct agent *a, int *fds, bool *is_tcp)
 {
-	for (size_t i = 0; i < vfp_inventory_get_pf_count(inv); i++) {
-		const struct vfp_pf *pf = vfp_inventory_get_pf(inv, i);
-		int num = 0, total = 0;
+	int n = listen_from_systemd(fds, is_tcp, AGENT_MAX_LISTEN);
 
-		vfp_pf_get_numvfs(pf, &num);
-		vfp_pf_get_totalvfs(pf, &total);
-		fprintf(stderr, "<6>vfagentd: pf %s %s:%s %s %s, %zu VFs (numvfs %d of %d)\n",
-			vfp_pf_get_pci(pf), vfp_pf_get_vendor(pf) ?: "?",
-			vfp_pf_get_device(pf) ?: "?", vfp_pf_get_driver(pf) ?: "unbound",
-			vfp_link_type_to_string(vfp_pf_get_link_type(pf)), vfp_pf_get_vf_count(pf),
-			num, total);
+	if (n > 0)
+		log_info("serving on %d socket%s from systemd", n, n == 1 ? "" : "s");
+	else if (n == 0)
+		n = open_from_options(a, fds, is_tcp);
+	for (int i = 0; i < n; i++)
+		if (is_tcp[i] && !a->token) {
+			log_error("a TCP listener needs --token-file");
+			return -EINVAL;
+		}
+	return n;
+}
+
+static int make_signalfd(void)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return signalfd(-1, &mask, SFD_CLOEXEC);
+}
+
+/* Waits for signals and udev events until SIGTERM or SIGINT. */
+static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int udev_fd)
+{
+	struct pollfd p[2] = { { .fd = sfd, .events = POLLIN }, { .fd = udev_fd, .events = POLLIN } };
+
+	for (;;) {
+		struct signalfd_siginfo si;
+		char why[256];
+
+		if (poll(p, udev ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			log_error("poll: %s", strerror(errno));
+			return;
+		}
+		if (p[1].revents & POLLIN && udev_watch_drain(udev, why, sizeof(why)) > 0)
+			agent_rescan(a, why);
+		if (!(p[0].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGHUP) {
+			sd_notify(0, "RELOADING=1");
+			agent_reload_config(a);
+			sd_notify(0, "READY=1");
+			continue;
+		}
+		log_info("signal %d: stopping", si.ssi_signo);
+		return;
 	}
-	fprintf(stderr, "<6>vfagentd: %zu PFs, %zu VFs, %u warnings\n",
-		vfp_inventory_get_pf_count(inv), vfp_inventory_get_vf_count(inv),
-		vfp_inventory_get_warning_count(inv));
+}
+
+static int serve(struct agent *a)
+{
+	int fds[AGENT_MAX_LISTEN], n, sfd, udev_fd = -1;
+	bool is_tcp[AGENT_MAX_LISTEN] = { false };
+	struct udev_watch *udev = NULL;
+	struct api_server *server = NULL;
+
+	sfd = make_signalfd();
+	n = open_listeners(a, fds, is_tcp);
+	if (sfd < 0 || n <= 0)
+		return EXIT_FAILURE;
+	if (api_server_start(a, fds, is_tcp, n, &server) < 0) {
+		log_error("starting the HTTP server failed");
+		return EXIT_FAILURE;
+	}
+	if (udev_watch_new(&udev, &udev_fd) < 0)
+		log_warning("no udev monitor: hotplug is seen only at the next start or SIGHUP");
+	sd_notify(0, "READY=1\nSTATUS=serving");
+	log_info("ready");
+	main_loop(a, sfd, udev, udev_fd);
+	sd_notify(0, "STOPPING=1");
+	/* streams of events end first, so their connections do not hold the stop */
+	api_server_stop_streams(a);
+	api_server_stop(server, 10);
+	udev_watch_free(udev);
+	close(sfd);
+	return EXIT_SUCCESS;
 }
 
 int main(int argc, char **argv)
 {
-	struct options o = { 0 };
-	struct vfp_ctx *ctx = NULL;
-	struct vfp_inventory *inv = NULL;
-	int r;
+	struct agent a = { 0 };
+	int r, ret;
 
-	if (parse_options(&o, argc, argv) < 0)
+	if (parse_options(&a.opt, argc, argv) < 0)
 		return 2;
-	if (o.simulate_dir) {
-		r = simulate(o.simulate_dir);
+	if (a.opt.token_file) {
+		r = listen_read_token(a.opt.token_file, &a.token);
 		if (r < 0) {
-			fprintf(stderr, "vfagentd: building the simulated host in %s: %s\n",
-				o.simulate_dir, strerror(-r));
+			log_error("--token-file %s: %s", a.opt.token_file,
+				  r == -EINVAL ? "needs a token of at least 16 characters"
+					       : strerror(-r));
 			return EXIT_FAILURE;
 		}
-		o.sysfs_root = o.simulate_dir;
 	}
-	if (!o.once) {
-		fprintf(stderr, "vfagentd: serving the API is not built yet; use --once\n");
-		return 2;
-	}
-	r = vfp_ctx_new(&ctx);
-	if (r >= 0 && o.sysfs_root)
-		r = vfp_ctx_set_sysfs_root(ctx, o.sysfs_root);
-	if (r >= 0) {
-		vfp_ctx_set_log_fn(ctx, log_stderr, NULL);
-		r = vfp_inventory_scan(ctx, &inv);
-	}
-	if (r < 0) {
-		fprintf(stderr, "vfagentd: reading the inventory under %s: %s\n",
-			ctx ? vfp_ctx_get_sysfs_root(ctx) : "?", strerror(-r));
-		vfp_ctx_unref(ctx);
+	if (agent_init(&a) < 0) {
+		agent_fini(&a);
 		return EXIT_FAILURE;
 	}
-	report(inv);
-	vfp_inventory_unref(inv);
-	vfp_ctx_unref(ctx);
-	return EXIT_SUCCESS;
+	ret = a.opt.once ? EXIT_SUCCESS : serve(&a);
+	agent_fini(&a);
+	log_info("stopped");
+	return ret;
 }

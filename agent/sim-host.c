@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "libvfpool/macro.h"
 #include "sim-host.h"
@@ -304,4 +305,18 @@ int sim_pf_spec_read(const char *root, const char *addr, struct sim_pf_read *ret
 	if (d)
 		closedir(d);
 	return 0;
+}
+
+/* Builds the default simulated host in @dir, unless it already holds one. */
+int sim_host_create(const char *dir)
+{
+	char probe[PATH_MAX];
+	struct stat st;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(probe, sizeof(probe), "%.4000s/bus/pci/devices", dir);
+	if (stat(probe, &st) == 0)
+		return 0;
+	return sim_host_build_default(dir);
 }

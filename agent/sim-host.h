@@ -65,6 +65,7 @@ int sim_pf_spec_read(const char *root, const char *addr, struct sim_pf_read *ret
 int sim_kernel_write(void *userdata, const char *root, const char *rel, const char *value,
 		     int *ret_result);
 int sim_host_build_default(const char *root);
+int sim_host_create(const char *dir);
 int sim_add_vf(const char *root, const struct sim_pf_spec *spec, unsigned index,
 	       const char *driver);
 int sim_vf_addr(const struct sim_pf_spec *spec, unsigned index, char *buf, size_t size);

@@ -3,7 +3,8 @@
 # Skips apt entirely when every package is already there.
 set -eu
 pkgs="build-essential autoconf automake libtool pkg-config
-libjansson-dev libsqlite3-dev check
+libjansson-dev libsqlite3-dev check libmicrohttpd-dev libudev-dev libsystemd-dev
+libcurl4-openssl-dev
 jq curl cppcheck valgrind"
 missing=""
 for p in $pkgs; do

@@ -39,6 +39,7 @@ struct vfp_config {
 	bool has_guids;
 	unsigned long long guid_first, guid_count;
 	unsigned char ipoib_prefix[2];
+	char *socket_group;
 };
 
 static bool is_pool_name(const char *s)
@@ -296,6 +297,22 @@ static int parse_ipoib_prefix(struct vfp_config *c, json_t *v, char **err)
 	return 0;
 }
 
+/* The group that may use the agent's unix socket: a POSIX group name. */
+static int parse_socket_group(struct vfp_config *c, json_t *v, char **err)
+{
+	const char *s = json_string_value(v);
+	size_t n = s ? strlen(s) : 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || s[i] == '_' ||
+		      (i > 0 && ((s[i] >= '0' && s[i] <= '9') || s[i] == '-'))))
+			n = 0;
+	if (n == 0 || n > 32)
+		return vfp_config_error(err, "socket_group", "must be a group name like \"vfagent\"");
+	c->socket_group = strdup(s);
+	return c->socket_group ? 0 : -ENOMEM;
+}
+
 static const struct {
 	const char *key;
 	int (*parse)(struct vfp_config *c, json_t *v, char **err);
@@ -303,7 +320,7 @@ static const struct {
 	/* pools first: networks refer to them */
 	{ "pools", parse_pools },	    { "exclude", parse_exclude },
 	{ "networks", parse_networks },	    { "guids", parse_guids },
-	{ "ipoib_mac_prefix", parse_ipoib_prefix },
+	{ "ipoib_mac_prefix", parse_ipoib_prefix }, { "socket_group", parse_socket_group },
 };
 
 /**
@@ -315,8 +332,8 @@ static const struct {
 VFP_EXPORT int vfp_config_load_json(json_t *root, struct vfp_config **ret_config,
 				    char **ret_error)
 {
-	static const char *const keys[] = { "pools", "exclude", "networks", "guids",
-					    "ipoib_mac_prefix", NULL };
+	static const char *const keys[] = { "pools",	       "exclude",      "networks", "guids",
+					    "ipoib_mac_prefix", "socket_group", NULL };
 	struct vfp_config *c;
 	int r;
 
@@ -392,6 +409,7 @@ VFP_EXPORT struct vfp_config *vfp_config_unref(struct vfp_config *c)
 	}
 	free(c->networks);
 	vfp_strv_clear(&c->exclude);
+	free(c->socket_group);
 	free(c);
 	return NULL;
 }
@@ -480,4 +498,10 @@ VFP_EXPORT json_t *vfp_config_pools_to_json(const struct vfp_config *c)
 		}
 	}
 	return a;
+}
+
+/* The group of the agent's unix socket, or NULL for the agent's own. */
+VFP_EXPORT const char *vfp_config_get_socket_group(const struct vfp_config *c)
+{
+	return c->socket_group;
 }

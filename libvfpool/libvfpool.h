@@ -119,6 +119,7 @@ const unsigned char *vfp_config_get_ipoib_mac_prefix(const struct vfp_config *co
 bool vfp_config_get_guid_range(const struct vfp_config *config, unsigned long long *ret_first,
 			       unsigned long long *ret_count);
 json_t *vfp_config_pools_to_json(const struct vfp_config *config);
+const char *vfp_config_get_socket_group(const struct vfp_config *config);
 
 /* ---- the ledger ---------------------------------------------------------- */
 

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The agent's life: open the context, the config, the inventory and the
+ * ledger, reconcile, and keep them current (rescans after hotplug events,
+ * config reloads on SIGHUP).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+
+#include "agent.h"
+#include "claim-queue.h"
+#include "events.h"
+#include "sim-host.h"
+
+/* One line per event on stderr, with the <N> priority prefix journald reads. */
+void agent_log(int priority, const char *format, ...)
+{
+	va_list ap;
+
+	va_start(ap, format);
+	flockfile(stderr);
+	fprintf(stderr, "<%d>", priority);
+	vfprintf(stderr, format, ap);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+	va_end(ap);
+}
+
+static void log_library(void *userdata, int priority, const char *file, int line,
+			const char *fn, const char *format, va_list args)
+{
+	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), format, args);
+	agent_log(priority, "%s", msg);
+}
+
+/* The simulated host's config: its Mellanox VFs in "ib", its Intel VFs in "eth". */
+static const char simulated_config[] =
+	"{\"pools\": ["
+	"  {\"name\": \"ib\", \"selector\": {\"vendors\": [\"15b3\"], \"link_types\": [\"infiniband\"]}},"
+	"  {\"name\": \"eth\", \"selector\": {\"vendors\": [\"8086\"]}, \"grow\": {\"step\": 2}}],"
+	" \"networks\": [{\"bridge\": \"sriov_ib0\", \"pool\": \"ib\"},"
+	"              {\"bridge\": \"sriov_eth0\", \"pool\": \"eth\"}],"
+	" \"guids\": {\"first\": \"02:c9:03:00:00:00:00:01\", \"count\": 4096}}";
+
+int agent_load_config(const struct agent *a, struct vfp_config **ret)
+{
+	char *err = NULL;
+	int r;
+
+	if (!a->opt.config_path && a->opt.simulate_dir) {
+		json_t *root = json_loads(simulated_config, 0, NULL);
+
+		r = vfp_config_load_json(root, ret, &err);
+		json_decref(root);
+	} else {
+		const char *path = a->opt.config_path ? a->opt.config_path
+						      : "/etc/vfagent/vfagent.json";
+
+		r = vfp_config_load_file(path, ret, &err);
+		if (r < 0 && err && strncmp(err, path, strlen(path)) != 0) {
+			log_error("config %s: %s", path, err);
+			free(err);
+			return r;
+		}
+	}
+	if (r < 0)
+		log_error("config: %s", err ? err : strerror(-r));
+	free(err);
+	return r;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int open_context(struct agent *a)
+{
+	int r = vfp_ctx_new(&a->ctx);
+
+	if (r < 0)
+		return r;
+	vfp_ctx_set_log_fn(a->ctx, log_library, a);
+	vfp_ctx_set_log_priority(a->ctx, LOG_INFO);
+	if (a->opt.simulate_dir) {
+		r = sim_host_create(a->opt.simulate_dir);
+		if (r < 0) {
+			log_error("building the simulated host in %s: %s", a->opt.simulate_dir,
+				  strerror(-r));
+			return r;
+		}
+		vfp_ctx_set_sysfs_write_handler(a->ctx, sim_kernel_write, NULL);
+		a->opt.sysfs_root = a->opt.simulate_dir;
+	}
+	if (a->opt.sysfs_root) {
+		r = vfp_ctx_set_sysfs_root(a->ctx, a->opt.sysfs_root);
+		if (r < 0)
+			log_error("--sysfs-root %s: must be an absolute path", a->opt.sysfs_root);
+	}
+	return r;
+}
+
+static int scan(struct agent *a, struct vfp_inventory **ret)
+{
+	double t0 = now_s();
+	int r = vfp_inventory_scan(a->ctx, ret);
+
+	if (r < 0) {
+		log_error("reading the inventory under %s: %s", vfp_ctx_get_sysfs_root(a->ctx),
+			  strerror(-r));
+		return r;
+	}
+	a->scan_seconds = now_s() - t0;
+	return 0;
+}
+
+static const char *state_dir(const struct agent *a)
+{
+	static char buf[PATH_MAX];
+
+	if (a->opt.state_dir)
+		return a->opt.state_dir;
+	if (!a->opt.simulate_dir)
+		return "/var/lib/vfagent";
+	snprintf(buf, sizeof(buf), "%.4000s/state", a->opt.simulate_dir);
+	return buf;
+}
+
+static void log_report(const struct vfp_reconcile_report *rep)
+{
+	log_info("reconciled: %u new VFs, %u vanished, %u returned, %u intents rolled back, %u "
+		 "rolled forward, %u leases expired, %u quarantined",
+		 rep->added, rep->vanished, rep->returned, rep->intents_rolled_back,
+		 rep->intents_rolled_forward, rep->expired, rep->quarantined);
+}
+
+/**
+ * agent_init() - everything the agent needs before it serves
+ *
+ * Nothing is served unless the config parses, the inventory reads, and the
+ * ledger opens and reconciles.
+ */
+int agent_init(struct agent *a)
+{
+	struct vfp_reconcile_report rep;
+	int r;
+
+	pthread_rwlock_init(&a->state_lock, NULL);
+	pthread_mutex_init(&a->ledger_lock, NULL);
+	r = open_context(a);
+	if (r >= 0)
+		r = agent_load_config(a, &a->config);
+	if (r >= 0)
+		r = scan(a, &a->inv);
+	if (r >= 0) {
+		r = vfp_ledger_open(a->ctx, state_dir(a), &a->ledger);
+		if (r < 0)
+			log_error("opening the ledger in %s: %s", state_dir(a), strerror(-r));
+	}
+	if (r >= 0) {
+		r = vfp_ledger_reconcile(a->ledger, a->inv, a->config, NULL, NULL, &rep);
+		if (r < 0)
+			log_error("reconcile: %s", vfp_ledger_get_error(a->ledger));
+		else
+			log_report(&rep);
+	}
+	if (r >= 0)
+		r = events_new(&a->events);
+	if (r >= 0)
+		r = claim_queue_new(a->ledger, &a->ledger_lock, &a->claims);
+	if (r >= 0)
+		log_info("%zu PFs, %zu VFs under %s; ledger %s", vfp_inventory_get_pf_count(a->inv),
+			 vfp_inventory_get_vf_count(a->inv), vfp_ctx_get_sysfs_root(a->ctx),
+			 vfp_ledger_get_path(a->ledger));
+	return r;
+}
+
+/* Closes the ledger last, after the claims in flight are committed. */
+void agent_fini(struct agent *a)
+{
+	claim_queue_free(a->claims);
+	if (a->events)
+		events_shutdown(a->events);
+	vfp_ledger_unref(a->ledger);
+	vfp_inventory_unref(a->inv);
+	vfp_config_unref(a->config);
+	vfp_ctx_unref(a->ctx);
+	events_free(a->events);
+	free(a->token);
+	pthread_mutex_destroy(&a->ledger_lock);
+	pthread_rwlock_destroy(&a->state_lock);
+}
+
+struct vfp_inventory *agent_get_inventory(struct agent *a)
+{
+	struct vfp_inventory *inv;
+
+	pthread_rwlock_rdlock(&a->state_lock);
+	inv = vfp_inventory_ref(a->inv);
+	pthread_rwlock_unlock(&a->state_lock);
+	return inv;
+}
+
+struct vfp_config *agent_get_config(struct agent *a)
+{
+	struct vfp_config *c;
+
+	pthread_rwlock_rdlock(&a->state_lock);
+	c = vfp_config_ref(a->config);
+	pthread_rwlock_unlock(&a->state_lock);
+	return c;
+}
+
+/* Takes @inv's reference; callers hold state_lock for writing. */
+void agent_replace_inventory(struct agent *a, struct vfp_inventory *inv)
+{
+	vfp_inventory_unref(a->inv);
+	a->inv = inv;
+}
+
+/**
+ * agent_rescan() - read the inventory again and write it into the ledger
+ * @why: what triggered it, for the log
+ */
+int agent_rescan(struct agent *a, const char *why)
+{
+	struct vfp_reconcile_report rep = { 0 };
+	struct vfp_inventory *inv = NULL;
+	int r;
+
+	r = scan(a, &inv);
+	if (r < 0)
+		return r;
+	pthread_rwlock_wrlock(&a->state_lock);
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_ledger_sync(a->ledger, inv, a->config, &rep);
+	if (r < 0)
+		log_error("rescan (%s): %s", why, vfp_ledger_get_error(a->ledger));
+	pthread_mutex_unlock(&a->ledger_lock);
+	agent_replace_inventory(a, inv);
+	pthread_rwlock_unlock(&a->state_lock);
+	if (r >= 0 && (rep.added || rep.vanished || rep.returned)) {
+		log_info("rescan (%s): %u new VFs, %u vanished, %u returned", why, rep.added,
+			 rep.vanished, rep.returned);
+		events_emit(a->events, "inventory",
+			    json_pack("{s:s, s:i, s:i, s:i}", "reason", why, "added", rep.added,
+				      "vanished", rep.vanished, "returned", rep.returned));
+	}
+	return r;
+}
+
+/* SIGHUP: a config that does not parse keeps the old one, and says why. */
+int agent_reload_config(struct agent *a)
+{
+	struct vfp_config *c = NULL;
+	int r = agent_load_config(a, &c);
+
+	if (r < 0) {
+		log_error("reload: keeping the running config");
+		return r;
+	}
+	pthread_rwlock_wrlock(&a->state_lock);
+	vfp_config_unref(a->config);
+	a->config = c;
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_ledger_sync(a->ledger, a->inv, a->config, NULL);
+	pthread_mutex_unlock(&a->ledger_lock);
+	pthread_rwlock_unlock(&a->state_lock);
+	log_info("reload: %zu pools", vfp_config_get_pool_count(c));
+	events_emit(a->events, "config", json_pack("{s:i}", "pools",
+						   (int)vfp_config_get_pool_count(c)));
+	return r;
+}

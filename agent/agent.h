@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The agent's state, shared by the main loop, the udev monitor and the
+ * API's request threads. Locks: state_lock (read for a request, write for
+ * a rescan or reload) guards config and inventory; ledger_lock guards the
+ * ledger's one SQLite connection. Take state_lock before ledger_lock.
+ */
+#pragma once
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "libvfpool/libvfpool.h"
+
+struct claim_queue;
+struct events;
+struct metrics;
+
+#define AGENT_MAX_LISTEN 4
+
+struct agent_options {
+	const char *config_path;
+	const char *state_dir;
+	const char *sysfs_root;
+	const char *simulate_dir;
+	const char *listen[AGENT_MAX_LISTEN];
+	int n_listen;
+	const char *token_file;
+	const char *socket_group;
+	bool once;
+};
+
+struct agent {
+	struct agent_options opt;
+	struct vfp_ctx *ctx;
+	pthread_rwlock_t state_lock;
+	struct vfp_config *config;
+	struct vfp_inventory *inv;
+	pthread_mutex_t ledger_lock;
+	struct vfp_ledger *ledger;
+	struct claim_queue *claims;
+	struct events *events;
+	struct metrics *metrics;
+	char *token; /* bearer token for TCP listeners; never logged */
+	double scan_seconds;
+};
+
+int agent_init(struct agent *a);
+void agent_fini(struct agent *a);
+int agent_rescan(struct agent *a, const char *why);
+int agent_reload_config(struct agent *a);
+int agent_load_config(const struct agent *a, struct vfp_config **ret);
+
+struct vfp_inventory *agent_get_inventory(struct agent *a);
+struct vfp_config *agent_get_config(struct agent *a);
+void agent_replace_inventory(struct agent *a, struct vfp_inventory *inv);
+
+void agent_log(int priority, const char *format, ...) __attribute__((format(printf, 2, 3)));
+#define log_info(...) agent_log(6, __VA_ARGS__)
+#define log_warning(...) agent_log(4, __VA_ARGS__)
+#define log_error(...) agent_log(3, __VA_ARGS__)

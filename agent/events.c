@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "events.h"
+
+struct events {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	char *ring[EVENTS_KEPT]; /* the SSE text of event id, at id % EVENTS_KEPT */
+	uint64_t last;		 /* id of the newest event; ids start at 1 */
+	bool shutdown;
+};
+
+int events_new(struct events **ret)
+{
+	struct events *e = calloc(1, sizeof(*e));
+	pthread_condattr_t attr;
+
+	if (!e)
+		return -ENOMEM;
+	pthread_mutex_init(&e->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&e->changed, &attr);
+	pthread_condattr_destroy(&attr);
+	*ret = e;
+	return 0;
+}
+
+void events_free(struct events *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < EVENTS_KEPT; i++)
+		free(e->ring[i]);
+	pthread_cond_destroy(&e->changed);
+	pthread_mutex_destroy(&e->lock);
+	free(e);
+}
+
+/* Publishes an event of @type with @data (the reference is taken). */
+void events_emit(struct events *e, const char *type, json_t *data)
+{
+	char *json = data ? json_dumps(data, JSON_COMPACT) : NULL;
+	char *text = NULL;
+	uint64_t id;
+
+	json_decref(data);
+	pthread_mutex_lock(&e->lock);
+	id = e->last + 1;
+	if (asprintf(&text, "id: %llu\nevent: %s\ndata: %s\n\n", (unsigned long long)id, type,
+		     json ? json : "{}") >= 0) {
+		free(e->ring[id % EVENTS_KEPT]);
+		e->ring[id % EVENTS_KEPT] = text;
+		e->last = id;
+		pthread_cond_broadcast(&e->changed);
+	}
+	pthread_mutex_unlock(&e->lock);
+	free(json);
+}
+
+uint64_t events_last_id(struct events *e)
+{
+	uint64_t id;
+
+	pthread_mutex_lock(&e->lock);
+	id = e->last;
+	pthread_mutex_unlock(&e->lock);
+	return id;
+}
+
+/**
+ * events_wait() - the next event after *@cursor, waiting up to @timeout_ms
+ *
+ * 1 with the event's SSE text in *@ret_text (free it) and the cursor moved
+ * on; 0 on timeout; -EPIPE when the agent is stopping. A reader that fell
+ * more than EVENTS_KEPT behind skips to the oldest event kept.
+ */
+int events_wait(struct events *e, uint64_t *cursor, int timeout_ms, char **ret_text)
+{
+	struct timespec deadline;
+	int r = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&e->lock);
+	while (!e->shutdown && *cursor >= e->last && r == 0)
+		r = pthread_cond_timedwait(&e->changed, &e->lock, &deadline);
+	if (e->shutdown) {
+		r = -EPIPE;
+	} else if (*cursor < e->last) {
+		if (e->last - *cursor > EVENTS_KEPT)
+			*cursor = e->last - EVENTS_KEPT;
+		*cursor += 1;
+		*ret_text = strdup(e->ring[*cursor % EVENTS_KEPT]);
+		r = *ret_text ? 1 : -ENOMEM;
+	} else {
+		r = 0;
+	}
+	pthread_mutex_unlock(&e->lock);
+	return r;
+}
+
+void events_shutdown(struct events *e)
+{
+	pthread_mutex_lock(&e->lock);
+	e->shutdown = true;
+	pthread_cond_broadcast(&e->changed);
+	pthread_mutex_unlock(&e->lock);
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The event bus behind GET /v1/events: inventory and allocation changes,
+ * numbered, kept in a ring of the last EVENTS_KEPT so a reader that falls
+ * behind (or reconnects with Last-Event-ID) gets what it missed.
+ */
+#pragma once
+
+#include <jansson.h>
+#include <stdint.h>
+
+#define EVENTS_KEPT 256
+
+struct events;
+
+int events_new(struct events **ret);
+void events_free(struct events *e);
+void events_emit(struct events *e, const char *type, json_t *data);
+uint64_t events_last_id(struct events *e);
+int events_wait(struct events *e, uint64_t *cursor, int timeout_ms, char **ret_text);
+void events_shutdown(struct events *e);

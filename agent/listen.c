@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Listening sockets: "unix:PATH" (the default, mode 0660, owned by the
+ * configured group), "tcp:ADDR:PORT" (needs a bearer token), or the
+ * sockets systemd passes (LISTEN_FDS).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "libvfpool/macro.h"
+#include "listen.h"
+
+/* A socket file left by a dead agent is removed; one a live agent answers on is -EADDRINUSE. */
+static int remove_stale(const struct sockaddr_un *sa)
+{
+	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return negative_errno();
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0)
+		return -EADDRINUSE;
+	if (errno == ECONNREFUSED && unlink(sa->sun_path) < 0 && errno != ENOENT)
+		return negative_errno();
+	return 0;
+}
+
+static int open_unix(const char *path, const char *group, int *ret_fd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_close_ int fd = -1;
+	gid_t gid = (gid_t)-1;
+	int r;
+
+	if (strlen(path) >= sizeof(sa.sun_path) || path[0] != '/')
+		return -EINVAL;
+	if (group) {
+		struct group *g = getgrnam(group);
+
+		if (!g)
+			return -ESRCH;
+		gid = g->gr_gid;
+	}
+	strcpy(sa.sun_path, path);
+	r = remove_stale(&sa);
+	if (r < 0)
+		return r;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return negative_errno();
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return negative_errno();
+	/* 0660 and the group before listen(): no one else can connect in between */
+	if (chmod(path, 0660) < 0 || (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) < 0) ||
+	    listen(fd, 128) < 0)
+		return negative_errno();
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+static int open_tcp(const char *hostport, int *ret_fd)
+{
+	char host[256];
+	const char *colon = strrchr(hostport, ':');
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV };
+	struct addrinfo *ai = NULL;
+	_cleanup_close_ int fd = -1;
+	int one = 1, r;
+
+	if (!colon || colon == hostport || (size_t)(colon - hostport) >= sizeof(host))
+		return -EINVAL;
+	snprintf(host, sizeof(host), "%.*s", (int)(colon - hostport), hostport);
+	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+		memmove(host, host + 1, strlen(host));
+		host[strlen(host) - 1] = '\0';
+	}
+	if (getaddrinfo(host, colon + 1, &hints, &ai) != 0)
+		return -EINVAL;
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	r = fd < 0 ? negative_errno() : 0;
+	if (r >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (r >= 0 && (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 128) < 0))
+		r = negative_errno();
+	freeaddrinfo(ai);
+	if (r < 0)
+		return r;
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+/* "unix:/run/vfagent/vfagent.sock" or "tcp:127.0.0.1:8080" / "tcp:[::1]:8080". */
+int listen_parse_and_open(const char *spec, const char *group, int *ret_fd, bool *ret_is_tcp)
+{
+	if (strncmp(spec, "unix:", 5) == 0) {
+		*ret_is_tcp = false;
+		return open_unix(spec + 5, group, ret_fd);
+	}
+	if (strncmp(spec, "tcp:", 4) == 0) {
+		*ret_is_tcp = true;
+		return open_tcp(spec + 4, ret_fd);
+	}
+	return -EINVAL;
+}
+
+/* Sockets passed by systemd; an AF_UNIX one needs no token, any other one does. */
+int listen_from_systemd(int *fds, bool *is_tcp, int max)
+{
+	int n = sd_listen_fds(1);
+
+	if (n <= 0)
+		return n;
+	if (n > max)
+		return -E2BIG;
+	for (int i = 0; i < n; i++) {
+		fds[i] = SD_LISTEN_FDS_START + i;
+		is_tcp[i] = sd_is_socket(fds[i], AF_UNIX, SOCK_STREAM, 1) <= 0;
+	}
+	return n;
+}
+
+/* The bearer token: the file's first line, at least 16 characters. */
+int listen_read_token(const char *path, char **ret)
+{
+	char buf[512];
+	struct stat st;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return negative_errno();
+	if (fstat(fileno(f), &st) == 0 && (st.st_mode & 0077))
+		log_warning("token file %s is readable by group or others (mode %03o)", path,
+			    st.st_mode & 0777);
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EINVAL;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (strlen(buf) < 16)
+		return -EINVAL;
+	*ret = strdup(buf);
+	return *ret ? 0 : -ENOMEM;
+}

@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+
+int listen_parse_and_open(const char *spec, const char *group, int *ret_fd, bool *ret_is_tcp);
+int listen_from_systemd(int *fds, bool *is_tcp, int max);
+int listen_read_token(const char *path, char **ret);

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* POST/GET/DELETE /v1/allocations: claiming VFs, looking them up, giving them back. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "agent/claim-queue.h"
+#include "agent/events.h"
+#include "api.h"
+#include "validate.h"
+
+/* The requested settings, each checked: {"mac","vlan","guid","ip"} as given. */
+static int parse_settings(struct api_request *req, json_t *body, json_t **ret)
+{
+	const char *mac = NULL, *guid = NULL, *ip = NULL;
+	long long vlan = -1;
+	json_t *s;
+	int r;
+
+	r = api_get_string(req, body, "mac", false, &mac);
+	if (r >= 0 && mac && !valid_mac(mac))
+		r = api_fail(req, -EINVAL, "mac: \"%.32s\" is not a unicast MAC address", mac);
+	if (r >= 0)
+		r = api_get_int(req, body, "vlan", 0, 4094, false, &vlan);
+	if (r >= 0)
+		r = api_get_string(req, body, "guid", false, &guid);
+	if (r >= 0 && guid && !valid_guid(guid))
+		r = api_fail(req, -EINVAL, "guid: \"%.32s\" is not a GUID (8 bytes, not all 0 or ff)",
+			     guid);
+	if (r >= 0)
+		r = api_get_string(req, body, "ip", false, &ip);
+	if (r >= 0 && ip && !valid_ip_prefix(ip, NULL))
+		r = api_fail(req, -EINVAL, "ip: \"%.64s\" is not an address with a prefix length "
+					   "(10.1.0.5/16)", ip);
+	if (r < 0)
+		return r;
+	s = json_object();
+	if (mac)
+		json_object_set_new(s, "mac", json_string(mac));
+	if (vlan >= 0)
+		json_object_set_new(s, "vlan", json_integer(vlan));
+	if (guid)
+		json_object_set_new(s, "guid", json_string(guid));
+	if (ip)
+		json_object_set_new(s, "ip", json_string(ip));
+	*ret = s;
+	return 0;
+}
+
+static int parse_claim(struct api_request *req, json_t *body, struct vfp_claim *c)
+{
+	static const char *const keys[] = { "pool", "count", "owner", "mac", "vlan", "guid", "ip",
+					    "numa_node", "placement", "lease_seconds", NULL };
+	const char *placement = NULL, *key = api_header(req, "Idempotency-Key");
+	long long count = 1, numa = -1, lease = 0;
+	int r;
+
+	r = api_check_keys(req, body, keys);
+	if (r >= 0)
+		r = api_get_string(req, body, "pool", true, &c->pool);
+	if (r >= 0)
+		r = api_get_int(req, body, "count", 1, 64, false, &count);
+	if (r >= 0 && !json_is_object(json_object_get(body, "owner")))
+		r = api_fail(req, -EINVAL, "owner: required, an object like "
+					   "{\"kind\":\"vm\",\"name\":\"one-42\"}");
+	if (r >= 0)
+		r = api_get_int(req, body, "numa_node", -1, 4095, false, &numa);
+	if (r >= 0)
+		r = api_get_string(req, body, "placement", false, &placement);
+	if (r >= 0 && placement && strcmp(placement, "spread") != 0 && strcmp(placement, "pack") != 0)
+		r = api_fail(req, -EINVAL, "placement: must be \"spread\" or \"pack\"");
+	if (r >= 0)
+		r = api_get_int(req, body, "lease_seconds", 0, 31536000, false, &lease);
+	if (r >= 0 && key && !valid_token(key))
+		r = api_fail(req, -EINVAL, "Idempotency-Key: 1-128 printable ASCII characters");
+	if (r < 0)
+		return r;
+	c->count = (unsigned)count;
+	c->owner = json_object_get(body, "owner");
+	c->numa_node = (int)numa;
+	c->placement = placement && strcmp(placement, "pack") == 0 ? VFP_PLACE_PACK
+								   : VFP_PLACE_SPREAD;
+	c->lease_seconds = (unsigned)lease;
+	c->idempotency_key = key;
+	return 0;
+}
+
+/* No free VF: a pool with a "grow" policy resizes an idle PF, once. */
+static bool grow_pool(struct agent *a, const char *pool)
+{
+	struct vfp_inventory *inv = NULL;
+	int r;
+
+	pthread_rwlock_wrlock(&a->state_lock);
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_pool_grow(a->ledger, a->config, a->inv, pool, &inv);
+	if (inv)
+		agent_replace_inventory(a, inv);
+	pthread_mutex_unlock(&a->ledger_lock);
+	pthread_rwlock_unlock(&a->state_lock);
+	if (r >= 0)
+		log_info("pool %s: grew a PF", pool);
+	return r >= 0;
+}
+
+static int claim(struct api_request *req, const struct vfp_claim *c, json_t **ret)
+{
+	struct vfp_config *config = agent_get_config(req->agent);
+	char *err = NULL;
+	int r;
+
+	r = claim_queue_claim(req->agent->claims, config, c, ret, &err);
+	if (r == -EBUSY && err && strstr(err, "free VF") && grow_pool(req->agent, c->pool)) {
+		free(err);
+		err = NULL;
+		r = claim_queue_claim(req->agent->claims, config, c, ret, &err);
+	}
+	vfp_config_unref(config);
+	if (r < 0)
+		api_fail(req, r, "%s", err ? err : "claim failed");
+	free(err);
+	return r;
+}
+
+/* → 201 with the allocation; 200 when the Idempotency-Key replays an earlier one. */
+int api_post_allocation(struct api_request *req)
+{
+	struct vfp_claim c = { 0 };
+	json_t *body = NULL, *alloc = NULL, *settings = NULL;
+	int r;
+
+	r = api_parse_body(req, &body);
+	if (r >= 0)
+		r = parse_claim(req, body, &c);
+	if (r >= 0)
+		r = parse_settings(req, body, &settings);
+	c.settings = settings;
+	if (r >= 0)
+		r = claim(req, &c, &alloc);
+	json_decref(settings);
+	json_decref(body);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		events_emit(req->agent->events, "allocation",
+			    json_pack("{s:O, s:s}", "id", json_object_get(alloc, "id"), "state",
+				      "reserved"));
+	return api_reply(req, r == 1 ? 200 : 201, alloc);
+}
+
+int api_list_allocations(struct api_request *req)
+{
+	const char *owner = api_query(req, "owner"), *all = api_query(req, "include_released");
+	json_t *a;
+
+	if (all && strcmp(all, "true") != 0 && strcmp(all, "false") != 0)
+		return api_fail(req, -EINVAL, "include_released: must be true or false");
+	pthread_mutex_lock(&req->agent->ledger_lock);
+	a = vfp_ledger_list_allocations(req->agent->ledger, owner, all && !strcmp(all, "true"));
+	pthread_mutex_unlock(&req->agent->ledger_lock);
+	return api_reply(req, 200, json_pack("{s:o*}", "allocations", a));
+}
+
+int api_get_allocation(struct api_request *req)
+{
+	json_t *a;
+
+	pthread_mutex_lock(&req->agent->ledger_lock);
+	a = vfp_ledger_get_allocation(req->agent->ledger, req->params[0]);
+	pthread_mutex_unlock(&req->agent->ledger_lock);
+	if (!a)
+		return api_fail(req, -ENOENT, "no allocation %s", req->params[0]);
+	return api_reply(req, 200, a);
+}
+
+/*
+ * Restores and frees the VFs → 204. Nothing is attached before the VM and
+ * container back-ends exist, so restoring is confirming.
+ */
+int api_delete_allocation(struct api_request *req)
+{
+	struct agent *a = req->agent;
+	const char *id = req->params[0];
+	json_t *alloc;
+	int r;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	alloc = vfp_ledger_get_allocation(a->ledger, id);
+	if (!alloc)
+		r = api_fail(req, -ENOENT, "no allocation %s", id);
+	else if (strcmp(json_string_value(json_object_get(alloc, "state")), "released") == 0)
+		r = api_fail(req, -ENOENT, "allocation %s was released already", id);
+	else
+		r = vfp_ledger_begin(a->ledger, id, VFP_OP_RELEASE);
+	if (r >= 0)
+		r = vfp_ledger_confirm(a->ledger, id, VFP_OP_RELEASE, true, NULL);
+	if (r < 0 && !req->error[0])
+		api_fail(req, r, "%s", vfp_ledger_get_error(a->ledger));
+	pthread_mutex_unlock(&a->ledger_lock);
+	json_decref(alloc);
+	if (r < 0)
+		return r;
+	log_info("allocation %s: released", id);
+	events_emit(a->events, "allocation", json_pack("{s:s, s:s}", "id", id, "state", "released"));
+	req->status = 204;
+	return 0;
+}

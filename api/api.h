@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The REST layer: routing table, JSON in and out, errors mapped to HTTP in one place. */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "agent/agent.h"
+
+#define API_BODY_MAX (64 * 1024)
+#define API_MAX_PARAMS 2
+
+struct MHD_Connection;
+struct MHD_Response;
+
+struct api_request {
+	struct agent *agent;
+	struct MHD_Connection *conn;
+	const char *method;
+	const char *path;
+	const char *params[API_MAX_PARAMS]; /* {pci}, {id}: checked before the handler runs */
+	const char *body;
+	size_t body_len;
+	/* what the handler answers */
+	unsigned status;
+	json_t *json;		     /* a JSON body, or */
+	char *text;		     /* a text body (metrics, XML) */
+	const char *content_type;    /* for text */
+	struct MHD_Response *stream; /* or a streamed response (events) */
+	char error[512];
+};
+
+typedef int (*api_handler)(struct api_request *req);
+
+struct api_route {
+	const char *method;
+	const char *pattern; /* "/v1/vfs/{pci}" */
+	api_handler handler;
+};
+
+extern const struct api_route api_routes[];
+extern const size_t api_n_routes;
+
+const struct api_route *api_route_match(const char *method, const char *path,
+					const char **params, char *buf, size_t size,
+					bool *ret_path_known, char *error, size_t error_size);
+
+int api_fail(struct api_request *req, int r, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+int api_reply(struct api_request *req, unsigned status, json_t *json);
+unsigned api_status_for(int r);
+const char *api_errno_name(int r);
+json_t *api_error_body(int r, const char *message);
+
+/* Strict JSON bodies: unknown keys and wrong types are 400s that name the key. */
+int api_parse_body(struct api_request *req, json_t **ret);
+int api_check_keys(struct api_request *req, json_t *o, const char *const *allowed);
+int api_get_string(struct api_request *req, json_t *o, const char *key, bool required,
+		   const char **ret);
+int api_get_int(struct api_request *req, json_t *o, const char *key, long long min,
+		long long max, bool required, long long *ret);
+int api_get_bool(struct api_request *req, json_t *o, const char *key, bool *ret);
+const char *api_query(struct api_request *req, const char *key);
+const char *api_header(struct api_request *req, const char *key);
+
+json_t *api_vf_json(struct api_request *req, const struct vfp_vf *vf);
+
+struct api_server;
+int api_server_start(struct agent *a, int *fds, const bool *is_tcp, int n_fds,
+		     struct api_server **ret);
+void api_server_stop(struct api_server *s, int grace_seconds);
+void api_server_stop_streams(struct agent *a);
+
+void api_metrics_observe(const char *route, unsigned status, double seconds);
+int api_metrics_render(struct agent *a, char **ret_text);
+
+/* handlers */
+int api_get_host(struct api_request *req);
+int api_get_health(struct api_request *req);
+int api_get_metrics(struct api_request *req);
+int api_list_pfs(struct api_request *req);
+int api_get_pf(struct api_request *req);
+int api_put_numvfs(struct api_request *req);
+int api_list_vfs(struct api_request *req);
+int api_get_vf(struct api_request *req);
+int api_list_pools(struct api_request *req);
+int api_post_allocation(struct api_request *req);
+int api_list_allocations(struct api_request *req);
+int api_get_allocation(struct api_request *req);
+int api_delete_allocation(struct api_request *req);
+int api_attach(struct api_request *req);
+int api_detach(struct api_request *req);
+int api_domain_xml(struct api_request *req);
+int api_get_events(struct api_request *req);

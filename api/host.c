@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* GET /v1/host and GET /v1/health. */
+#include "config.h"
+
+#include <errno.h>
+
+#include "api.h"
+
+/* {state: n} over every pool. */
+static json_t *state_totals(struct agent *a)
+{
+	json_t *counts, *states = json_object(), *pool, *n;
+	const char *pname, *state;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	counts = vfp_ledger_counts(a->ledger);
+	pthread_mutex_unlock(&a->ledger_lock);
+	json_object_foreach(counts, pname, pool) {
+		json_object_foreach(pool, state, n) {
+			json_int_t sum = json_integer_value(json_object_get(states, state));
+
+			json_object_set_new(states, state, json_integer(sum + json_integer_value(n)));
+		}
+	}
+	json_decref(counts);
+	return states;
+}
+
+/* {"version","sysfs_root","pfs","vfs","states":{state:n},"scan_seconds","rdma_netns_mode"} */
+int api_get_host(struct api_request *req)
+{
+	struct vfp_inventory *inv = agent_get_inventory(req->agent);
+	json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:o, s:f, s:n}", "version", PACKAGE_VERSION,
+			      "sysfs_root", vfp_ctx_get_sysfs_root(req->agent->ctx), "pfs",
+			      (json_int_t)vfp_inventory_get_pf_count(inv), "vfs",
+			      (json_int_t)vfp_inventory_get_vf_count(inv), "states",
+			      state_totals(req->agent), "scan_seconds", req->agent->scan_seconds,
+			      "rdma_netns_mode");
+
+	vfp_inventory_unref(inv);
+	return api_reply(req, 200, o);
+}
+
+/* The agent answers and its ledger reads: {"status":"ok"}. */
+int api_get_health(struct api_request *req)
+{
+	json_t *counts;
+
+	pthread_mutex_lock(&req->agent->ledger_lock);
+	counts = vfp_ledger_counts(req->agent->ledger);
+	pthread_mutex_unlock(&req->agent->ledger_lock);
+	if (!counts)
+		return api_fail(req, -EIO, "the ledger does not answer");
+	json_decref(counts);
+	return api_reply(req, 200, json_pack("{s:s}", "status", "ok"));
+}

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * GET /metrics in the Prometheus text format: VFs per pool and state,
+ * allocations, the last scan's duration, and per route the request count
+ * by status and a latency histogram.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+
+#define MAX_CODES 12
+
+static const double buckets[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+				  0.5, 1, 2.5, 5 };
+#define N_BUCKETS (sizeof(buckets) / sizeof(buckets[0]))
+
+struct route_stats {
+	unsigned codes[MAX_CODES];
+	unsigned long long by_code[MAX_CODES];
+	unsigned long long in_bucket[N_BUCKETS], count;
+	double sum;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct route_stats stats[64]; /* api_routes, then "unmatched" */
+
+static size_t route_index(const char *route)
+{
+	for (size_t i = 0; i < api_n_routes; i++)
+		if (api_routes[i].pattern == route)
+			return i;
+	return api_n_routes;
+}
+
+void api_metrics_observe(const char *route, unsigned status, double seconds)
+{
+	struct route_stats *s = &stats[route_index(route)];
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < MAX_CODES; i++) {
+		if (s->codes[i] == 0)
+			s->codes[i] = status;
+		if (s->codes[i] == status) {
+			s->by_code[i]++;
+			break;
+		}
+	}
+	for (size_t b = 0; b < N_BUCKETS; b++)
+		if (seconds <= buckets[b])
+			s->in_bucket[b]++;
+	s->count++;
+	s->sum += seconds;
+	pthread_mutex_unlock(&lock);
+}
+
+static const char *route_label(size_t i)
+{
+	/* the same route may appear with two methods: the label says both */
+	static char labels[64][80];
+
+	if (i == api_n_routes)
+		return "unmatched";
+	snprintf(labels[i], sizeof(labels[i]), "%s %s", api_routes[i].method, api_routes[i].pattern);
+	return labels[i];
+}
+
+static void render_http(FILE *f)
+{
+	fputs("# HELP vfagent_http_requests_total HTTP requests by route and status.\n"
+	      "# TYPE vfagent_http_requests_total counter\n", f);
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i <= api_n_routes; i++)
+		for (size_t c = 0; c < MAX_CODES && stats[i].codes[c]; c++)
+			fprintf(f, "vfagent_http_requests_total{route=\"%s\",code=\"%u\"} %llu\n",
+				route_label(i), stats[i].codes[c], stats[i].by_code[c]);
+	fputs("# HELP vfagent_http_request_duration_seconds HTTP request latency by route.\n"
+	      "# TYPE vfagent_http_request_duration_seconds histogram\n", f);
+	for (size_t i = 0; i <= api_n_routes; i++) {
+		const char *r = route_label(i);
+
+		if (!stats[i].count)
+			continue;
+		for (size_t b = 0; b < N_BUCKETS; b++)
+			fprintf(f, "vfagent_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %llu\n",
+				r, buckets[b], stats[i].in_bucket[b]);
+		fprintf(f, "vfagent_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %llu\n"
+			   "vfagent_http_request_duration_seconds_sum{route=\"%s\"} %.6f\n"
+			   "vfagent_http_request_duration_seconds_count{route=\"%s\"} %llu\n",
+			r, stats[i].count, r, stats[i].sum, r, stats[i].count);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+static void render_ledger(FILE *f, struct agent *a)
+{
+	json_t *counts, *allocs, *pool, *n, *al;
+	const char *pname, *state;
+	unsigned reserved = 0, attached = 0, releasing = 0;
+	size_t i;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	counts = vfp_ledger_counts(a->ledger);
+	allocs = vfp_ledger_list_allocations(a->ledger, NULL, false);
+	pthread_mutex_unlock(&a->ledger_lock);
+	fputs("# HELP vfagent_vfs VFs by pool and state (pool \"\" is in no pool).\n"
+	      "# TYPE vfagent_vfs gauge\n", f);
+	json_object_foreach(counts, pname, pool)
+		json_object_foreach(pool, state, n)
+			fprintf(f, "vfagent_vfs{pool=\"%s\",state=\"%s\"} %" JSON_INTEGER_FORMAT "\n",
+				pname, state, json_integer_value(n));
+	json_array_foreach(allocs, i, al) {
+		const char *s = json_string_value(json_object_get(al, "state"));
+
+		reserved += strcmp(s, "reserved") == 0;
+		attached += strcmp(s, "attached") == 0;
+		releasing += strcmp(s, "releasing") == 0;
+	}
+	fprintf(f, "# HELP vfagent_allocations Live allocations by state.\n"
+		   "# TYPE vfagent_allocations gauge\n"
+		   "vfagent_allocations{state=\"reserved\"} %u\n"
+		   "vfagent_allocations{state=\"attached\"} %u\n"
+		   "vfagent_allocations{state=\"releasing\"} %u\n",
+		reserved, attached, releasing);
+	json_decref(counts);
+	json_decref(allocs);
+}
+
+int api_metrics_render(struct agent *a, char **ret_text)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	render_ledger(f, a);
+	fprintf(f, "# HELP vfagent_scan_duration_seconds Duration of the last inventory scan.\n"
+		   "# TYPE vfagent_scan_duration_seconds gauge\n"
+		   "vfagent_scan_duration_seconds %.6f\n",
+		a->scan_seconds);
+	render_http(f);
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	*ret_text = text;
+	return 0;
+}
+
+int api_get_metrics(struct api_request *req)
+{
+	int r = api_metrics_render(req->agent, &req->text);
+
+	if (r < 0)
+		return api_fail(req, r, "rendering metrics");
+	req->content_type = "text/plain; version=0.0.4; charset=utf-8";
+	return 0;
+}

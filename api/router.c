@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The routing table: every endpoint of the API, one line each. Path
+ * parameters are validated here, before any handler (or path) sees them:
+ * {pci} must be a PCI address in sysfs form, {id} an allocation id.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "api.h"
+
+const struct api_route api_routes[] = {
+	{ "GET", "/v1/host", api_get_host },
+	{ "GET", "/v1/health", api_get_health },
+	{ "GET", "/metrics", api_get_metrics },
+	{ "GET", "/v1/pfs", api_list_pfs },
+	{ "GET", "/v1/pfs/{pci}", api_get_pf },
+	{ "PUT", "/v1/pfs/{pci}/numvfs", api_put_numvfs },
+	{ "GET", "/v1/vfs", api_list_vfs },
+	{ "GET", "/v1/vfs/{pci}", api_get_vf },
+	{ "GET", "/v1/pools", api_list_pools },
+	{ "POST", "/v1/allocations", api_post_allocation },
+	{ "GET", "/v1/allocations", api_list_allocations },
+	{ "GET", "/v1/allocations/{id}", api_get_allocation },
+	{ "DELETE", "/v1/allocations/{id}", api_delete_allocation },
+	{ "POST", "/v1/allocations/{id}/attach", api_attach },
+	{ "POST", "/v1/allocations/{id}/detach", api_detach },
+	{ "POST", "/v1/domain-xml", api_domain_xml },
+	{ "GET", "/v1/events", api_get_events },
+};
+const size_t api_n_routes = sizeof(api_routes) / sizeof(api_routes[0]);
+
+/* Allocation ids are what the ledger makes: a UUID in lower-case hex. */
+static bool is_allocation_id(const char *s)
+{
+	if (strlen(s) != 36)
+		return false;
+	for (int i = 0; i < 36; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? s[i] != '-' : !((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Matches @path against @pattern segment by segment; parameters are copied
+ * into @buf and pointed to from @params. 1: match; 0: no match; -1: the
+ * shape matches but a parameter is invalid (the message is in @error).
+ */
+static int match(const char *pattern, const char *path, const char **params, char *buf,
+		 size_t size, char *error, size_t error_size)
+{
+	size_t used = 0, np = 0;
+
+	while (*pattern && *path) {
+		size_t pl = strcspn(pattern + 1, "/") + 1, sl = strcspn(path + 1, "/") + 1;
+
+		if (pattern[0] != '/' || path[0] != '/')
+			return 0;
+		if (pattern[1] == '{') {
+			char *value = buf + used;
+
+			if (sl == 1 || used + sl > size || np == API_MAX_PARAMS)
+				return 0;
+			memcpy(value, path + 1, sl - 1);
+			value[sl - 1] = '\0';
+			used += sl;
+			if (strncmp(pattern, "/{pci}", pl) == 0 && !vfp_pci_addr_is_valid(value)) {
+				snprintf(error, error_size, "pci: \"%.64s\" is not a PCI address "
+							    "(dddd:bb:ss.f, lower-case hex)", value);
+				return -1;
+			}
+			if (strncmp(pattern, "/{id}", pl) == 0 && !is_allocation_id(value)) {
+				snprintf(error, error_size, "id: \"%.64s\" is not an allocation id",
+					 value);
+				return -1;
+			}
+			params[np++] = value;
+		} else if (pl != sl || strncmp(pattern, path, pl) != 0) {
+			return 0;
+		}
+		pattern += pl;
+		path += sl;
+	}
+	return *pattern == '\0' && *path == '\0';
+}
+
+/**
+ * api_route_match() - the route for @method and @path
+ * @ret_path_known: set when some route has this path (so a miss is 405, not 404)
+ *
+ * NULL with @error set when a path parameter is invalid (400).
+ */
+const struct api_route *api_route_match(const char *method, const char *path,
+					const char **params, char *buf, size_t size,
+					bool *ret_path_known, char *error, size_t error_size)
+{
+	*ret_path_known = false;
+	error[0] = '\0';
+	for (size_t i = 0; i < api_n_routes; i++) {
+		int m = match(api_routes[i].pattern, path, params, buf, size, error, error_size);
+
+		if (m < 0)
+			return NULL;
+		if (m == 0)
+			continue;
+		*ret_path_known = true;
+		if (strcmp(api_routes[i].method, method) == 0)
+			return &api_routes[i];
+	}
+	return NULL;
+}

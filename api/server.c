@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The HTTP server (libmicrohttpd): one daemon per listener, a thread per
+ * connection (a slow client ties up its own thread, no one else's), bodies
+ * capped at 64 KiB, bearer tokens on TCP, one log line per request with
+ * no body in it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <microhttpd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api.h"
+
+struct listener {
+	struct api_server *server;
+	struct MHD_Daemon *daemon;
+	bool is_tcp;
+};
+
+struct api_server {
+	struct agent *agent;
+	struct listener listeners[AGENT_MAX_LISTEN];
+	int n;
+};
+
+struct conn_state {
+	char *body;
+	size_t len;
+	bool too_large;
+	bool answered; /* a response is queued already: ignore the rest of the body */
+	struct timespec start;
+};
+
+static double since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static enum MHD_Result send_json(struct MHD_Connection *conn, unsigned status, json_t *json,
+				 const char *extra_header, const char *extra_value)
+{
+	char *text = json ? json_dumps(json, JSON_COMPACT) : NULL;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	if (json && !text)
+		return MHD_NO;
+	resp = MHD_create_response_from_buffer(text ? strlen(text) : 0, text ? text : (char *)"",
+					       text ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	if (!resp) {
+		free(text);
+		return MHD_NO;
+	}
+	if (text) {
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	}
+	if (extra_header)
+		MHD_add_response_header(resp, extra_header, extra_value);
+	ret = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result send_error(struct MHD_Connection *conn, int r, const char *message)
+{
+	json_t *body = api_error_body(r, message);
+	enum MHD_Result ret = send_json(conn, api_status_for(r), body, NULL, NULL);
+
+	json_decref(body);
+	return ret;
+}
+
+/* Constant time in the length of the expected token, whatever the caller sent. */
+static bool token_ok(const char *expected, const char *auth)
+{
+	size_t n = strlen(expected), m;
+	unsigned char diff = 0;
+
+	if (!auth || strncmp(auth, "Bearer ", 7) != 0)
+		return false;
+	auth += 7;
+	m = strlen(auth);
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned char)expected[i] ^ (unsigned char)(i < m ? auth[i] : 0);
+	return diff == 0 && m == n;
+}
+
+/* The first call for a request: authorization and an early 413 by Content-Length. */
+static enum MHD_Result first_call(struct listener *l, struct MHD_Connection *conn,
+				  void **con_cls)
+{
+	struct conn_state *st = calloc(1, sizeof(*st));
+	const char *cl;
+
+	if (!st)
+		return MHD_NO;
+	clock_gettime(CLOCK_MONOTONIC, &st->start);
+	*con_cls = st;
+	if (l->is_tcp &&
+	    !token_ok(l->server->agent->token,
+		      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"))) {
+		json_t *body = api_error_body(-EACCES, "a valid bearer token is required");
+		enum MHD_Result ret = send_json(conn, MHD_HTTP_UNAUTHORIZED, body,
+						MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+
+		json_decref(body);
+		st->answered = true;
+		return ret;
+	}
+	cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (cl && strtoull(cl, NULL, 10) > API_BODY_MAX) {
+		st->answered = true;
+		return send_error(conn, -E2BIG, "body: larger than 64 KiB");
+	}
+	return MHD_YES;
+}
+
+static void collect(struct conn_state *st, const char *data, size_t *size)
+{
+	if (!st->too_large && st->len + *size <= API_BODY_MAX) {
+		char *n = realloc(st->body, st->len + *size + 1);
+
+		if (n) {
+			memcpy(n + st->len, data, *size);
+			st->len += *size;
+			n[st->len] = '\0';
+			st->body = n;
+		} else {
+			st->too_large = true;
+		}
+	} else {
+		st->too_large = true;
+	}
+	*size = 0;
+}
+
+static enum MHD_Result send_answer(struct MHD_Connection *conn, struct api_request *req, int r)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	if (r < 0)
+		return send_error(conn, r, req->error);
+	if (req->stream) {
+		ret = MHD_queue_response(conn, req->status, req->stream);
+		MHD_destroy_response(req->stream);
+		return ret;
+	}
+	if (req->text) {
+		resp = MHD_create_response_from_buffer(strlen(req->text), req->text,
+						       MHD_RESPMEM_MUST_FREE);
+		if (!resp)
+			return MHD_NO;
+		req->text = NULL;
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, req->content_type);
+		ret = MHD_queue_response(conn, req->status, resp);
+		MHD_destroy_response(resp);
+		return ret;
+	}
+	return send_json(conn, req->status, req->status == 204 ? NULL : req->json, NULL, NULL);
+}
+
+/* The path for a log line: at most 200 characters, control bytes as '?'. */
+static void printable(const char *s, char *out, size_t size)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < size && i < 200; i++)
+		out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	out[i] = '\0';
+}
+
+/* Routes the request, runs its handler, answers, and logs one line (never the body). */
+static enum MHD_Result dispatch(struct listener *l, struct MHD_Connection *conn, const char *url,
+				const char *method, struct conn_state *st)
+{
+	struct api_request req = { .agent = l->server->agent, .conn = conn, .method = method,
+				   .path = url, .body = st->body, .body_len = st->len,
+				   .status = 200 };
+	char params[256], path[208];
+	bool known = false;
+	const struct api_route *route;
+	enum MHD_Result ret;
+	int r;
+
+	route = api_route_match(method, url, req.params, params, sizeof(params), &known,
+				req.error, sizeof(req.error));
+	if (st->too_large)
+		r = api_fail(&req, -E2BIG, "body: larger than 64 KiB");
+	else if (req.error[0])
+		r = -EINVAL;
+	else if (!route && known)
+		r = api_fail(&req, -EBADRQC, "method %s is not allowed on %.200s", method, url);
+	else if (!route)
+		r = api_fail(&req, -ENOENT, "no such endpoint");
+	else
+		r = route->handler(&req);
+	ret = send_answer(conn, &req, r);
+	api_metrics_observe(route ? route->pattern : "unmatched",
+			    r < 0 ? api_status_for(r) : req.status, since(&st->start));
+	printable(url, path, sizeof(path));
+	log_info("%s %s %u%s%s", method, path, r < 0 ? api_status_for(r) : req.status,
+		 r < 0 ? " " : "", r < 0 ? req.error : "");
+	json_decref(req.json);
+	free(req.text);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version,
+				  const char *upload_data, size_t *upload_data_size,
+				  void **con_cls)
+{
+	struct listener *l = cls;
+	struct conn_state *st = *con_cls;
+
+	if (!st)
+		return first_call(l, conn, con_cls);
+	if (*upload_data_size) {
+		if (st->answered)
+			*upload_data_size = 0;
+		else
+			collect(st, upload_data, upload_data_size);
+		return MHD_YES;
+	}
+	if (st->answered)
+		return MHD_YES;
+	st->answered = true;
+	return dispatch(l, conn, url, method, st);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct conn_state *st = *con_cls;
+
+	if (st) {
+		free(st->body);
+		free(st);
+		*con_cls = NULL;
+	}
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	log_warning("http: %s", msg);
+}
+
+/**
+ * api_server_start() - serve the API on listening sockets @fds
+ * @is_tcp: per socket, whether it needs a bearer token
+ */
+int api_server_start(struct agent *a, int *fds, const bool *is_tcp, int n_fds,
+		     struct api_server **ret)
+{
+	struct api_server *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->agent = a;
+	for (int i = 0; i < n_fds && i < AGENT_MAX_LISTEN; i++) {
+		struct listener *l = &s->listeners[s->n];
+
+		l->server = s;
+		l->is_tcp = is_tcp[i];
+		l->daemon = MHD_start_daemon(
+			MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+				MHD_USE_ITC | MHD_USE_ERROR_LOG,
+			0, NULL, NULL, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+			MHD_OPTION_LISTEN_SOCKET, fds[i], MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+			NULL, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+			MHD_OPTION_CONNECTION_LIMIT, (unsigned)512, MHD_OPTION_END);
+		if (!l->daemon) {
+			api_server_stop(s, 0);
+			return -EIO;
+		}
+		s->n++;
+	}
+	*ret = s;
+	return 0;
+}
+
+/* Stops accepting, lets requests in flight finish (up to @grace_seconds), then stops. */
+void api_server_stop(struct api_server *s, int grace_seconds)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->n; i++) {
+		MHD_socket fd = MHD_quiesce_daemon(s->listeners[i].daemon);
+
+		if (fd != MHD_INVALID_SOCKET)
+			close(fd);
+	}
+	for (int waited = 0; waited < grace_seconds * 10; waited++) {
+		unsigned busy = 0;
+
+		for (int i = 0; i < s->n; i++) {
+			const union MHD_DaemonInfo *info = MHD_get_daemon_info(
+				s->listeners[i].daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+
+			busy += info ? info->num_connections : 0;
+		}
+		if (busy == 0)
+			break;
+		usleep(100000);
+	}
+	for (int i = 0; i < s->n; i++)
+		MHD_stop_daemon(s->listeners[i].daemon);
+	free(s);
+}

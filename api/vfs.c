@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* GET /v1/vfs, GET /v1/vfs/{pci}: inventory facts with the ledger's pool, state and allocation. */
+#include "config.h"
+
+#include <errno.h>
+#include <microhttpd.h>
+#include <string.h>
+
+#include "api.h"
+
+const char *api_query(struct api_request *req, const char *key)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+const char *api_header(struct api_request *req, const char *key)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, key);
+}
+
+/* The VF as DESIGN.md §3 has it: facts, then pool, state, allocation. Call with ledger_lock. */
+json_t *api_vf_json(struct api_request *req, const struct vfp_vf *vf)
+{
+	json_t *o = vfp_vf_to_json(vf);
+	json_t *l = vfp_ledger_get_vf(req->agent->ledger, vfp_vf_get_pci(vf));
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "pool", l ? json_incref(json_object_get(l, "pool")) : json_null());
+	json_object_set_new(o, "state", l ? json_incref(json_object_get(l, "state"))
+					  : json_string("unknown"));
+	json_object_set_new(o, "allocation",
+			    l ? json_incref(json_object_get(l, "allocation")) : json_null());
+	if (l && !json_is_null(json_object_get(l, "reason")))
+		json_object_set(o, "reason", json_object_get(l, "reason"));
+	json_decref(l);
+	return o;
+}
+
+static bool keep(json_t *vf, const char *key, const char *want)
+{
+	const char *v = json_string_value(json_object_get(vf, key));
+
+	return !want || (v && strcmp(v, want) == 0);
+}
+
+int api_list_vfs(struct api_request *req)
+{
+	const char *pool = api_query(req, "pool"), *state = api_query(req, "state");
+	const char *pf = api_query(req, "pf");
+	struct vfp_inventory *inv;
+	json_t *a = json_array();
+
+	if (pf && !vfp_pci_addr_is_valid(pf))
+		return api_fail(req, -EINVAL, "pf: \"%.64s\" is not a PCI address", pf);
+	inv = agent_get_inventory(req->agent);
+	pthread_mutex_lock(&req->agent->ledger_lock);
+	for (size_t i = 0; a && i < vfp_inventory_get_pf_count(inv); i++) {
+		const struct vfp_pf *p = vfp_inventory_get_pf(inv, i);
+
+		if (pf && strcmp(vfp_pf_get_pci(p), pf) != 0)
+			continue;
+		for (size_t j = 0; j < vfp_pf_get_vf_count(p); j++) {
+			json_t *vf = api_vf_json(req, vfp_pf_get_vf(p, j));
+
+			if (vf && keep(vf, "pool", pool) && keep(vf, "state", state))
+				json_array_append(a, vf);
+			json_decref(vf);
+		}
+	}
+	pthread_mutex_unlock(&req->agent->ledger_lock);
+	vfp_inventory_unref(inv);
+	return api_reply(req, 200, json_pack("{s:o}", "vfs", a));
+}
+
+int api_get_vf(struct api_request *req)
+{
+	struct vfp_inventory *inv = agent_get_inventory(req->agent);
+	const struct vfp_vf *vf = vfp_inventory_find_vf(inv, req->params[0]);
+	json_t *o = NULL;
+
+	if (vf) {
+		pthread_mutex_lock(&req->agent->ledger_lock);
+		o = api_vf_json(req, vf);
+		pthread_mutex_unlock(&req->agent->ledger_lock);
+	}
+	vfp_inventory_unref(inv);
+	if (!vf)
+		return api_fail(req, -ENOENT, "no VF at %s", req->params[0]);
+	return api_reply(req, 200, o);
+}
