@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,17 +123,19 @@ static int open_listeners(struct agent *a, int *fds, bool *is_tcp)
 	return n;
 }
 
-static int make_signalfd(void)
+/*
+ * Blocks the signals the main loop reads from a signalfd. It must run
+ * before the first thread starts: threads inherit the mask, and a thread
+ * that does not block SIGTERM would take it and die of it.
+ */
+static void block_signals(sigset_t *mask)
 {
-	sigset_t mask;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sigemptyset(mask);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	return signalfd(-1, &mask, SFD_CLOEXEC);
 }
 
 /* Waits for signals and udev events until SIGTERM or SIGINT. */
@@ -165,14 +168,14 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 	}
 }
 
-static int serve(struct agent *a)
+static int serve(struct agent *a, const sigset_t *mask)
 {
 	int fds[AGENT_MAX_LISTEN], n, sfd, udev_fd = -1;
 	bool is_tcp[AGENT_MAX_LISTEN] = { false };
 	struct udev_watch *udev = NULL;
 	struct api_server *server = NULL;
 
-	sfd = make_signalfd();
+	sfd = signalfd(-1, mask, SFD_CLOEXEC);
 	n = open_listeners(a, fds, is_tcp);
 	if (sfd < 0 || n <= 0)
 		return EXIT_FAILURE;
@@ -197,10 +200,12 @@ static int serve(struct agent *a)
 int main(int argc, char **argv)
 {
 	struct agent a = { 0 };
+	sigset_t mask;
 	int r, ret;
 
 	if (parse_options(&a.opt, argc, argv) < 0)
 		return 2;
+	block_signals(&mask);
 	if (a.opt.token_file) {
 		r = listen_read_token(a.opt.token_file, &a.token);
 		if (r < 0) {
@@ -214,7 +219,7 @@ int main(int argc, char **argv)
 		agent_fini(&a);
 		return EXIT_FAILURE;
 	}
-	ret = a.opt.once ? EXIT_SUCCESS : serve(&a);
+	ret = a.opt.once ? EXIT_SUCCESS : serve(&a, &mask);
 	agent_fini(&a);
 	log_info("stopped");
 	return ret;

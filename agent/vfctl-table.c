@@ -1,120 +1,161 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* vfctl's human-readable output: the inventory table and the `show` view. */
+/*
+ * vfctl's human-readable output, from the same JSON the API serves (and
+ * that `--local` builds from sysfs), so both paths print alike.
+ */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "vfctl.h"
 
-#define DASH(s) ((s) ? (s) : "-")
 #define ROW "%-17s %-10s %-10s %-14s %-11s %-8s %-5s %s\n"
 
-/* @r is what the getter returned: -ENODATA when sysfs did not say. */
-static void fmt_opt(char *buf, size_t size, int r, int v)
+/* A field as text: "-" for null or absent. */
+static const char *str(json_t *o, const char *key, char *buf, size_t size)
 {
-	if (r < 0)
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, "%d", v);
+	json_t *v = json_object_get(o, key);
+
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_integer(v)) {
+		snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return buf;
+	}
+	if (json_is_boolean(v))
+		return json_is_true(v) ? "yes" : "no";
+	return "-";
 }
 
-static void fmt_id(char *buf, size_t size, const char *vendor, const char *device)
+static void print_pf_row(FILE *out, json_t *pf)
 {
-	snprintf(buf, size, "%s:%s", vendor ? vendor : "?", device ? device : "?");
+	char id[16], numa[16], vfs[48], b1[24], b2[24];
+
+	snprintf(id, sizeof(id), "%s:%s", str(pf, "vendor", b1, 24), str(pf, "device", b2, 24));
+	snprintf(vfs, sizeof(vfs), "%s/%s%s", str(pf, "numvfs", b1, 24), str(pf, "totalvfs", b2, 24),
+		 json_is_false(json_object_get(pf, "numvfs_writable")) ? " (fixed)" : "");
+	fprintf(out, ROW, str(pf, "pci", b1, 24), id, str(pf, "driver", b2, 24),
+		str(pf, "netdev", b1, 24), str(pf, "link_type", b2, 24),
+		str(pf, "rdma_device", b1, 24), str(pf, "numa_node", numa, 16), vfs);
 }
 
-static void print_pf_row(FILE *out, const struct vfp_pf *pf)
+static void print_vf_row(FILE *out, json_t *vf)
 {
-	char id[16], numa[16], vfs[32];
-	int num = 0, total = 0, node = 0, r;
-	int rn = vfp_pf_get_numvfs(pf, &num), rt = vfp_pf_get_totalvfs(pf, &total);
+	char pci[24], id[16], numa[16], last[96], b1[24], b2[24], b3[24];
 
-	fmt_id(id, sizeof(id), vfp_pf_get_vendor(pf), vfp_pf_get_device(pf));
-	r = vfp_pf_get_numa_node(pf, &node);
-	fmt_opt(numa, sizeof(numa), r, node);
-	if (rn >= 0 && rt >= 0)
-		snprintf(vfs, sizeof(vfs), "%d/%d%s", num, total,
-			 vfp_pf_get_numvfs_writable(pf) ? "" : " (fixed)");
+	snprintf(pci, sizeof(pci), "  %s", str(vf, "pci", b1, 24));
+	snprintf(id, sizeof(id), "%s:%s", str(vf, "vendor", b1, 24), str(vf, "device", b2, 24));
+	if (json_object_get(vf, "state"))
+		snprintf(last, sizeof(last), "vf%s %s %s", str(vf, "index", b1, 24),
+			 str(vf, "pool", b2, 24), str(vf, "state", b3, 24));
 	else
-		snprintf(vfs, sizeof(vfs), "?");
-	fprintf(out, ROW, vfp_pf_get_pci(pf), id, DASH(vfp_pf_get_driver(pf)),
-		DASH(vfp_pf_get_netdev(pf)), vfp_link_type_to_string(vfp_pf_get_link_type(pf)),
-		DASH(vfp_pf_get_rdma_device(pf)), numa, vfs);
-}
-
-static void print_vf_row(FILE *out, const struct vfp_vf *vf)
-{
-	char pci[24], id[16], numa[16], group[24];
-	int g = 0, node = 0, r;
-
-	snprintf(pci, sizeof(pci), "  %s", vfp_vf_get_pci(vf));
-	fmt_id(id, sizeof(id), vfp_vf_get_vendor(vf), vfp_vf_get_device(vf));
-	r = vfp_vf_get_numa_node(vf, &node);
-	fmt_opt(numa, sizeof(numa), r, node);
-	if (vfp_vf_get_iommu_group(vf, &g) >= 0)
-		snprintf(group, sizeof(group), "vf%u group %d", vfp_vf_get_index(vf), g);
-	else
-		snprintf(group, sizeof(group), "vf%u", vfp_vf_get_index(vf));
-	fprintf(out, ROW, pci, id, DASH(vfp_vf_get_driver(vf)), DASH(vfp_vf_get_netdev(vf)),
-		vfp_link_type_to_string(vfp_vf_get_link_type(vf)), DASH(vfp_vf_get_rdma_device(vf)),
-		numa, group);
+		snprintf(last, sizeof(last), "vf%s group %s", str(vf, "index", b1, 24),
+			 str(vf, "iommu_group", b2, 24));
+	fprintf(out, ROW, pci, id, str(vf, "driver", b1, 24), str(vf, "netdev", b2, 24),
+		str(vf, "link_type", b3, 24), str(vf, "rdma_device", b1, 24),
+		str(vf, "numa_node", numa, 16), last);
 }
 
 /* PF rows, each followed by its VFs, indented. */
-void vfctl_print_table(FILE *out, const struct vfp_inventory *inv)
+void vfctl_print_table(FILE *out, json_t *pfs)
 {
-	size_t n = vfp_inventory_get_pf_count(inv);
+	size_t i, j;
+	json_t *pf, *vf;
 
 	fprintf(out, ROW, "PCI", "ID", "DRIVER", "NETDEV", "LINK", "RDMA", "NUMA", "VFS");
-	for (size_t i = 0; i < n; i++) {
-		const struct vfp_pf *pf = vfp_inventory_get_pf(inv, i);
-
+	json_array_foreach(pfs, i, pf) {
 		print_pf_row(out, pf);
-		for (size_t j = 0; j < vfp_pf_get_vf_count(pf); j++)
-			print_vf_row(out, vfp_pf_get_vf(pf, j));
+		json_array_foreach(json_object_get(pf, "vfs"), j, vf)
+			print_vf_row(out, vf);
 	}
-	if (n == 0)
+	if (json_array_size(pfs) == 0)
 		fprintf(out, "(no SR-IOV physical functions)\n");
 }
 
-/* The `show` view: one "key: value" line per field of the JSON view. */
-static void print_fields(FILE *out, json_t *o)
+/* One "key  value" line per scalar field; a "vfs" list as PCI addresses. */
+void vfctl_print_fields(FILE *out, const char *kind, json_t *o)
 {
 	const char *key;
 	json_t *v;
+	char buf[32];
 
+	if (kind)
+		fprintf(out, "%-16s %s\n", "kind", kind);
 	json_object_foreach(o, key, v) {
-		if (json_is_array(v))
-			continue;
-		if (json_is_null(v))
-			fprintf(out, "%-16s -\n", key);
-		else if (json_is_string(v))
-			fprintf(out, "%-16s %s\n", key, json_string_value(v));
-		else if (json_is_integer(v))
-			fprintf(out, "%-16s %" JSON_INTEGER_FORMAT "\n", key, json_integer_value(v));
-		else
-			fprintf(out, "%-16s %s\n", key, json_is_true(v) ? "yes" : "no");
+		if (json_is_array(v)) {
+			size_t i;
+			json_t *e;
+
+			json_array_foreach(v, i, e)
+				fprintf(out, "%-16s %s\n", i == 0 ? key : "",
+					json_is_object(e) ? str(e, "pci", buf, sizeof(buf))
+							  : json_string_value(e));
+		} else if (json_is_object(v)) {
+			char *text = json_dumps(v, JSON_COMPACT);
+
+			fprintf(out, "%-16s %s\n", key, text ? text : "?");
+			free(text);
+		} else {
+			fprintf(out, "%-16s %s\n", key, str(o, key, buf, sizeof(buf)));
+		}
 	}
 }
 
-void vfctl_print_pf(FILE *out, const struct vfp_pf *pf)
+void vfctl_print_pools(FILE *out, json_t *pools)
 {
-	json_t *o = vfp_pf_to_json(pf, false);
+	static const char *const states[] = { "free", "reserved", "attached", "releasing",
+					      "quarantined", "unavailable" };
+	size_t i;
+	json_t *p;
 
-	fprintf(out, "%-16s %s\n", "kind", "pf");
-	if (o)
-		print_fields(out, o);
-	json_decref(o);
-	for (size_t j = 0; j < vfp_pf_get_vf_count(pf); j++)
-		fprintf(out, "%-16s %s\n", j == 0 ? "vfs" : "", vfp_vf_get_pci(vfp_pf_get_vf(pf, j)));
+	fprintf(out, "%-16s %6s %9s %9s %10s %12s %12s\n", "POOL", "FREE", "RESERVED",
+		"ATTACHED", "RELEASING", "QUARANTINED", "UNAVAILABLE");
+	json_array_foreach(pools, i, p) {
+		json_t *vfs = json_object_get(p, "vfs");
+
+		fprintf(out, "%-16s", json_string_value(json_object_get(p, "name")));
+		for (size_t s = 0; s < sizeof(states) / sizeof(states[0]); s++)
+			fprintf(out, " %*" JSON_INTEGER_FORMAT, s == 0 ? 6 : s < 3 ? 9 : s == 3 ? 10 : 12,
+				json_integer_value(json_object_get(vfs, states[s])));
+		fputc('\n', out);
+	}
 }
 
-void vfctl_print_vf(FILE *out, const struct vfp_vf *vf)
+void vfctl_print_allocation(FILE *out, json_t *a)
 {
-	json_t *o = vfp_vf_to_json(vf);
+	size_t i;
+	json_t *vf;
+	char b1[32], b2[32];
 
-	fprintf(out, "%-16s %s\n", "kind", "vf");
-	if (o)
-		print_fields(out, o);
-	json_decref(o);
+	fprintf(out, "allocation %s: pool %s, %s\n", json_string_value(json_object_get(a, "id")),
+		json_string_value(json_object_get(a, "pool")),
+		json_string_value(json_object_get(a, "state")));
+	json_array_foreach(json_object_get(a, "vfs"), i, vf)
+		fprintf(out, "  %s (PF %s)%s%s\n", str(vf, "pci", b1, 32), str(vf, "pf", b2, 32),
+			json_is_string(json_object_get(vf, "guid")) ? " guid " : "",
+			json_is_string(json_object_get(vf, "guid"))
+				? json_string_value(json_object_get(vf, "guid"))
+				: "");
+}
+
+void vfctl_print_plan(FILE *out, json_t *plan)
+{
+	size_t i;
+	json_t *b;
+
+	fprintf(out, "PF %s: numvfs %" JSON_INTEGER_FORMAT " -> %" JSON_INTEGER_FORMAT " (of %"
+		JSON_INTEGER_FORMAT "): %s\n",
+		json_string_value(json_object_get(plan, "pf")),
+		json_integer_value(json_object_get(plan, "from")),
+		json_integer_value(json_object_get(plan, "to")),
+		json_integer_value(json_object_get(plan, "totalvfs")),
+		json_is_true(json_object_get(plan, "allowed"))
+			? (json_is_true(json_object_get(plan, "dry_run")) ? "allowed (dry run)" : "done")
+			: "refused");
+	json_array_foreach(json_object_get(plan, "blockers"), i, b)
+		fprintf(out, "  blocked by allocation %s (%s)\n",
+			json_string_value(json_object_get(b, "allocation")),
+			json_string_value(json_object_get(b, "state")));
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * vfctl — the operators' command line. Exit 0 on success, 1 on an error
- * (one line on stderr), 2 on bad usage.
+ * vfctl — the operators' command line. It talks to vfagentd over its unix
+ * socket; `list --local` and `show --local` read sysfs directly. Exit 0 on
+ * success, 1 on an error (one line on stderr), 2 on bad usage.
  */
 #include "config.h"
 
+#include <curl/curl.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -13,42 +15,58 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "libvfpool/libvfpool.h"
 #include "libvfpool/macro.h"
 #include "vfctl.h"
 
 #define EXIT_USAGE 2
 
-enum output { OUTPUT_TABLE, OUTPUT_JSON };
-
 struct vfctl {
-	const char *sysfs_root;
-	enum output output;
+	struct vfctl_http http;
+	const char *sysfs_root, *owner, *mac, *guid, *ip, *key;
+	bool json, local, dry_run, pack;
+	long count, vlan;
 	int argc;
 	char **argv;
 };
 
 struct command {
-	const char *name;
+	const char *name, *args;
 	int min_args, max_args;
 	int (*run)(struct vfctl *c);
 };
 
+static const struct command commands[];
+
 static void usage(FILE *out)
 {
+	fprintf(out, "Usage: vfctl [OPTIONS] COMMAND [ARGS]\n\nCommands:\n");
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(out, "  %-8s %s\n", c->name, c->args);
 	fprintf(out,
-		"Usage: vfctl [OPTIONS] COMMAND [ARGS]\n"
-		"\n"
-		"Show the SR-IOV physical and virtual functions of this host.\n"
-		"\n"
-		"Commands:\n"
-		"  list               every SR-IOV PF with its VFs\n"
-		"  show PCI           one PF or VF, by PCI address (0000:3b:00.1)\n"
-		"\n"
-		"Options:\n"
-		"  -r, --sysfs-root DIR   read sysfs under DIR (default $VFAGENT_SYSFS_ROOT or /sys)\n"
-		"  -o, --output FORMAT    table (default) or json\n"
-		"  -h, --help             show this help\n"
-		"  -V, --version          show the version\n");
+		"\nOptions:\n"
+		"  -o, --output FORMAT     table (default) or json\n"
+		"      --socket PATH       the agent's socket (default $VFAGENT_SOCKET or\n"
+		"                          /run/vfagent/vfagent.sock)\n"
+		"      --url URL           the agent's TCP listener instead (http://host:port)\n"
+		"      --token-file FILE   bearer token for --url\n"
+		"      --local             list/show: read sysfs here, without the agent\n"
+		"  -r, --sysfs-root DIR    with --local: sysfs under DIR\n"
+		"  -n, --count N          alloc: how many VFs (default 1)\n"
+		"      --owner OWNER       alloc: vm:NAME, netns:PATH or pid:N\n"
+		"      --mac, --vlan, --guid, --ip   alloc: requested VF settings\n"
+		"      --pack              alloc: as few PFs as possible (default: spread)\n"
+		"      --idempotency-key K alloc: a retry with K returns the same allocation\n"
+		"      --dry-run           numvfs: only say what would happen\n"
+		"  -h, --help, -V, --version\n");
+}
+
+static int print_json(json_t *o)
+{
+	if (json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
+		return EXIT_FAILURE;
+	fputc('\n', stdout);
+	return EXIT_SUCCESS;
 }
 
 static void log_stderr(void *userdata, int priority, const char *file, int line, const char *fn,
@@ -59,63 +77,78 @@ static void log_stderr(void *userdata, int priority, const char *file, int line,
 	fputc('\n', stderr);
 }
 
-static int scan(const struct vfctl *c, struct vfp_inventory **ret_inv)
+/* {"pfs":[…]} read from sysfs here, as the agent would serve it (without ledger fields). */
+static int local_pfs(const struct vfctl *c, json_t **ret)
 {
 	struct vfp_ctx *ctx = NULL;
-	int r;
+	struct vfp_inventory *inv = NULL;
+	int r = vfp_ctx_new(&ctx);
 
-	r = vfp_ctx_new(&ctx);
-	if (r < 0) {
-		fprintf(stderr, "vfctl: %s\n", strerror(-r));
-		return r;
+	if (r >= 0) {
+		vfp_ctx_set_log_fn(ctx, log_stderr, NULL);
+		if (c->sysfs_root && vfp_ctx_set_sysfs_root(ctx, c->sysfs_root) < 0) {
+			fprintf(stderr, "vfctl: --sysfs-root %s: must be an absolute path\n",
+				c->sysfs_root);
+			vfp_ctx_unref(ctx);
+			return -EINVAL;
+		}
+		r = vfp_inventory_scan(ctx, &inv);
+		if (r < 0)
+			fprintf(stderr, "vfctl: cannot read %s/bus/pci/devices: %s\n",
+				vfp_ctx_get_sysfs_root(ctx), strerror(-r));
 	}
-	vfp_ctx_set_log_fn(ctx, log_stderr, NULL);
-	if (c->sysfs_root)
-		r = vfp_ctx_set_sysfs_root(ctx, c->sysfs_root);
-	if (r < 0)
-		fprintf(stderr, "vfctl: --sysfs-root %s: must be an absolute path\n", c->sysfs_root);
-	else
-		r = vfp_inventory_scan(ctx, ret_inv);
-	if (r < 0 && r != -EINVAL)
-		fprintf(stderr, "vfctl: cannot read %s/bus/pci/devices: %s\n",
-			vfp_ctx_get_sysfs_root(ctx), strerror(-r));
+	if (r >= 0)
+		*ret = vfp_inventory_to_json(inv);
+	vfp_inventory_unref(inv);
 	vfp_ctx_unref(ctx);
 	return r;
 }
 
-static int print_json(json_t *o)
+static int get_pfs(struct vfctl *c, json_t **ret)
 {
-	if (!o || json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
-		json_decref(o);
-		fprintf(stderr, "vfctl: out of memory\n");
-		return EXIT_FAILURE;
-	}
-	fputc('\n', stdout);
-	json_decref(o);
-	return EXIT_SUCCESS;
+	return c->local ? local_pfs(c, ret) : vfctl_request(&c->http, "GET", "/v1/pfs", NULL, NULL, ret);
 }
 
 static int cmd_list(struct vfctl *c)
 {
-	struct vfp_inventory *inv = NULL;
-	int ret = EXIT_SUCCESS;
+	json_t *o = NULL;
+	int ret;
 
-	if (scan(c, &inv) < 0)
+	if (get_pfs(c, &o) < 0)
 		return EXIT_FAILURE;
-	if (c->output == OUTPUT_JSON)
-		ret = print_json(vfp_inventory_to_json(inv));
+	ret = EXIT_SUCCESS;
+	if (c->json)
+		ret = print_json(o);
 	else
-		vfctl_print_table(stdout, inv);
-	vfp_inventory_unref(inv);
+		vfctl_print_table(stdout, json_object_get(o, "pfs"));
+	json_decref(o);
 	return ret;
+}
+
+/* The PF or VF at @pci in the {"pfs":[…]} view, and which it is. */
+static json_t *find(json_t *pfs, const char *pci, const char **kind)
+{
+	size_t i, j;
+	json_t *pf, *vf;
+
+	json_array_foreach(json_object_get(pfs, "pfs"), i, pf) {
+		if (strcmp(json_string_value(json_object_get(pf, "pci")), pci) == 0) {
+			*kind = "pf";
+			return pf;
+		}
+		json_array_foreach(json_object_get(pf, "vfs"), j, vf)
+			if (strcmp(json_string_value(json_object_get(vf, "pci")), pci) == 0) {
+				*kind = "vf";
+				return vf;
+			}
+	}
+	return NULL;
 }
 
 static int cmd_show(struct vfctl *c)
 {
-	const char *pci = c->argv[0];
-	struct vfp_inventory *inv = NULL;
-	struct vfp_pf *pf;
-	struct vfp_vf *vf;
+	const char *pci = c->argv[0], *kind = NULL;
+	json_t *o = NULL, *found;
 	int ret = EXIT_SUCCESS;
 
 	if (!vfp_pci_addr_is_valid(pci)) {
@@ -123,94 +156,248 @@ static int cmd_show(struct vfctl *c)
 			pci);
 		return EXIT_USAGE;
 	}
-	if (scan(c, &inv) < 0)
+	if (get_pfs(c, &o) < 0)
 		return EXIT_FAILURE;
-	pf = vfp_inventory_find_pf(inv, pci);
-	vf = pf ? NULL : vfp_inventory_find_vf(inv, pci);
-	if (!pf && !vf) {
+	found = find(o, pci, &kind);
+	if (!found) {
 		fprintf(stderr, "vfctl: show: no SR-IOV PF or VF at %s\n", pci);
 		ret = EXIT_FAILURE;
-	} else if (c->output == OUTPUT_JSON) {
-		ret = print_json(pf ? vfp_pf_to_json(pf, true) : vfp_vf_to_json(vf));
-	} else if (pf) {
-		vfctl_print_pf(stdout, pf);
+	} else if (c->json) {
+		ret = print_json(found);
 	} else {
-		vfctl_print_vf(stdout, vf);
+		vfctl_print_fields(stdout, kind, found);
 	}
-	vfp_inventory_unref(inv);
+	json_decref(o);
 	return ret;
 }
 
+static int cmd_pools(struct vfctl *c)
+{
+	json_t *o = NULL;
+	int ret = EXIT_SUCCESS;
+
+	if (vfctl_request(&c->http, "GET", "/v1/pools", NULL, NULL, &o) < 0)
+		return EXIT_FAILURE;
+	if (c->json)
+		ret = print_json(o);
+	else
+		vfctl_print_pools(stdout, json_object_get(o, "pools"));
+	json_decref(o);
+	return ret;
+}
+
+/* "vm:one-42" → {"kind":"vm","name":"one-42"}; "netns:/run/netns/x"; "pid:1234". */
+static json_t *parse_owner(const char *s)
+{
+	if (!s)
+		return NULL;
+	if (strncmp(s, "vm:", 3) == 0 && s[3])
+		return json_pack("{s:s, s:s}", "kind", "vm", "name", s + 3);
+	if (strncmp(s, "netns:", 6) == 0 && s[6])
+		return json_pack("{s:s, s:s}", "kind", "container", "netns", s + 6);
+	if (strncmp(s, "pid:", 4) == 0 && atoi(s + 4) > 0)
+		return json_pack("{s:s, s:i}", "kind", "container", "pid", atoi(s + 4));
+	return NULL;
+}
+
+static int cmd_alloc(struct vfctl *c)
+{
+	json_t *owner = parse_owner(c->owner), *body, *o = NULL;
+	int ret = EXIT_SUCCESS;
+
+	if (!owner) {
+		fprintf(stderr, "vfctl: alloc: --owner vm:NAME, netns:PATH or pid:N is required\n");
+		return EXIT_USAGE;
+	}
+	body = json_pack("{s:s, s:i, s:o, s:s}", "pool", c->argv[0], "count", (int)c->count,
+			 "owner", owner, "placement", c->pack ? "pack" : "spread");
+	if (c->mac)
+		json_object_set_new(body, "mac", json_string(c->mac));
+	if (c->vlan >= 0)
+		json_object_set_new(body, "vlan", json_integer(c->vlan));
+	if (c->guid)
+		json_object_set_new(body, "guid", json_string(c->guid));
+	if (c->ip)
+		json_object_set_new(body, "ip", json_string(c->ip));
+	if (vfctl_request(&c->http, "POST", "/v1/allocations", body, c->key, &o) < 0)
+		ret = EXIT_FAILURE;
+	else if (c->json)
+		ret = print_json(o);
+	else
+		vfctl_print_allocation(stdout, o);
+	json_decref(body);
+	json_decref(o);
+	return ret;
+}
+
+static int cmd_release(struct vfctl *c)
+{
+	char path[128];
+
+	if (strlen(c->argv[0]) != 36 || strspn(c->argv[0], "0123456789abcdef-") != 36) {
+		fprintf(stderr, "vfctl: release: \"%s\" is not an allocation id\n", c->argv[0]);
+		return EXIT_USAGE;
+	}
+	snprintf(path, sizeof(path), "/v1/allocations/%s", c->argv[0]);
+	if (vfctl_request(&c->http, "DELETE", path, NULL, NULL, NULL) < 0)
+		return EXIT_FAILURE;
+	if (!c->json)
+		printf("allocation %s released\n", c->argv[0]);
+	return EXIT_SUCCESS;
+}
+
+static int cmd_numvfs(struct vfctl *c)
+{
+	char path[64], *end;
+	long n = strtol(c->argv[1], &end, 10);
+	json_t *body, *o = NULL;
+	int r, ret;
+
+	if (!vfp_pci_addr_is_valid(c->argv[0]) || *end || n < 0 || n > 65535) {
+		fprintf(stderr, "vfctl: numvfs: usage: numvfs PF-PCI N\n");
+		return EXIT_USAGE;
+	}
+	snprintf(path, sizeof(path), "/v1/pfs/%s/numvfs", c->argv[0]);
+	body = json_pack("{s:i, s:b}", "numvfs", (int)n, "dry_run", c->dry_run);
+	r = vfctl_request(&c->http, "PUT", path, body, NULL, &o);
+	json_decref(body);
+	if (o && c->json)
+		print_json(o);
+	else if (o && r == 0)
+		vfctl_print_plan(stdout, o);
+	else if (o) /* a refusal: the message is printed; name the blockers too */
+		vfctl_print_plan(stderr, o);
+	ret = r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	json_decref(o);
+	return ret;
+}
+
+static int cmd_events(struct vfctl *c)
+{
+	return vfctl_stream(&c->http, "/v1/events") < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 static const struct command commands[] = {
-	{ "list", 0, 0, cmd_list },
-	{ "show", 1, 1, cmd_show },
+	{ "list", "every SR-IOV PF with its VFs", 0, 0, cmd_list },
+	{ "show", "PCI   one PF or VF", 1, 1, cmd_show },
+	{ "pools", "the pools and their VFs per state", 0, 0, cmd_pools },
+	{ "alloc", "POOL --owner OWNER [-n N]   reserve VFs", 1, 1, cmd_alloc },
+	{ "release", "ID   restore and free an allocation's VFs", 1, 1, cmd_release },
+	{ "numvfs", "PF N [--dry-run]   resize a PF", 2, 2, cmd_numvfs },
+	{ "events", "follow inventory and allocation changes", 0, 0, cmd_events },
+	{}
 };
+
+static char token_buf[512];
+
+static int read_token(const char *path, const char **ret)
+{
+	FILE *f = fopen(path, "re");
+
+	if (!f || !fgets(token_buf, sizeof(token_buf), f)) {
+		fprintf(stderr, "vfctl: --token-file %s: %s\n", path, f ? "empty" : strerror(errno));
+		if (f)
+			fclose(f);
+		return -EINVAL;
+	}
+	fclose(f);
+	token_buf[strcspn(token_buf, "\r\n")] = '\0';
+	*ret = token_buf;
+	return 0;
+}
+
+static int parse_number(const char *opt, const char *s, long min, long max, long *ret)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < min || v > max) {
+		fprintf(stderr, "vfctl: %s: \"%s\" is not a number in [%ld, %ld]\n", opt, s, min, max);
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
 
 static int parse_options(struct vfctl *c, int argc, char **argv)
 {
+	enum { O_SOCKET = 256, O_URL, O_TOKEN, O_LOCAL, O_OWNER, O_MAC, O_VLAN, O_GUID, O_IP,
+	       O_PACK, O_KEY, O_DRY };
 	static const struct option opts[] = {
-		{ "sysfs-root", required_argument, NULL, 'r' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{}
+		{ "sysfs-root", required_argument, NULL, 'r' }, { "output", required_argument, NULL, 'o' },
+		{ "count", required_argument, NULL, 'n' },	{ "socket", required_argument, NULL, O_SOCKET },
+		{ "url", required_argument, NULL, O_URL },	{ "token-file", required_argument, NULL, O_TOKEN },
+		{ "local", no_argument, NULL, O_LOCAL },	{ "owner", required_argument, NULL, O_OWNER },
+		{ "mac", required_argument, NULL, O_MAC },	{ "vlan", required_argument, NULL, O_VLAN },
+		{ "guid", required_argument, NULL, O_GUID },	{ "ip", required_argument, NULL, O_IP },
+		{ "pack", no_argument, NULL, O_PACK },		{ "idempotency-key", required_argument, NULL, O_KEY },
+		{ "dry-run", no_argument, NULL, O_DRY },	{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },		{}
 	};
-	int o;
+	int o, r = 0;
 
-	while ((o = getopt_long(argc, argv, "r:o:hV", opts, NULL)) >= 0) {
+	while (r >= 0 && (o = getopt_long(argc, argv, "r:o:n:hV", opts, NULL)) >= 0) {
 		switch (o) {
-		case 'r':
-			c->sysfs_root = optarg;
-			break;
+		case 'r': c->sysfs_root = optarg; c->local = true; break;
 		case 'o':
-			if (strcmp(optarg, "json") == 0)
-				c->output = OUTPUT_JSON;
-			else if (strcmp(optarg, "table") == 0)
-				c->output = OUTPUT_TABLE;
-			else {
-				fprintf(stderr, "vfctl: --output: \"%s\" is not table or json\n",
-					optarg);
-				return -EINVAL;
+			if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0) {
+				fprintf(stderr, "vfctl: --output: \"%s\" is not table or json\n", optarg);
+				r = -EINVAL;
 			}
+			c->json = strcmp(optarg, "json") == 0;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(EXIT_SUCCESS);
-		case 'V':
-			printf("vfctl %s\n", PACKAGE_VERSION);
-			exit(EXIT_SUCCESS);
-		default:
-			fprintf(stderr, "Try 'vfctl --help'.\n");
-			return -EINVAL;
+		case 'n': r = parse_number("--count", optarg, 1, 64, &c->count); break;
+		case O_SOCKET: c->http.socket = optarg; break;
+		case O_URL: c->http.url = optarg; break;
+		case O_TOKEN: r = read_token(optarg, &c->http.token); break;
+		case O_LOCAL: c->local = true; break;
+		case O_OWNER: c->owner = optarg; break;
+		case O_MAC: c->mac = optarg; break;
+		case O_VLAN: r = parse_number("--vlan", optarg, 0, 4094, &c->vlan); break;
+		case O_GUID: c->guid = optarg; break;
+		case O_IP: c->ip = optarg; break;
+		case O_PACK: c->pack = true; break;
+		case O_KEY: c->key = optarg; break;
+		case O_DRY: c->dry_run = true; break;
+		case 'h': usage(stdout); exit(EXIT_SUCCESS);
+		case 'V': printf("vfctl %s\n", PACKAGE_VERSION); exit(EXIT_SUCCESS);
+		default: fprintf(stderr, "Try 'vfctl --help'.\n"); r = -EINVAL;
 		}
 	}
-	return 0;
+	return r;
 }
 
 int main(int argc, char **argv)
 {
-	struct vfctl c = { 0 };
-	const char *name;
+	struct vfctl c = { .count = 1, .vlan = -1 };
+	const struct command *cmd;
+	int ret;
 
+	c.http.socket = getenv("VFAGENT_SOCKET") ?: "/run/vfagent/vfagent.sock";
 	if (parse_options(&c, argc, argv) < 0)
 		return EXIT_USAGE;
 	if (optind >= argc) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	name = argv[optind];
+	for (cmd = commands; cmd->name && strcmp(cmd->name, argv[optind]) != 0; cmd++)
+		;
+	if (!cmd->name) {
+		fprintf(stderr, "vfctl: unknown command \"%s\"; see 'vfctl --help'\n", argv[optind]);
+		return EXIT_USAGE;
+	}
 	c.argc = argc - optind - 1;
 	c.argv = argv + optind + 1;
-	for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
-		if (strcmp(name, commands[i].name) != 0)
-			continue;
-		if (c.argc < commands[i].min_args || c.argc > commands[i].max_args) {
-			fprintf(stderr, "vfctl: %s: wrong number of arguments; see 'vfctl --help'\n",
-				name);
-			return EXIT_USAGE;
-		}
-		return commands[i].run(&c);
+	if (c.argc < cmd->min_args || c.argc > cmd->max_args) {
+		fprintf(stderr, "vfctl: %s: wrong number of arguments; see 'vfctl --help'\n", cmd->name);
+		return EXIT_USAGE;
 	}
-	fprintf(stderr, "vfctl: unknown command \"%s\"; see 'vfctl --help'\n", name);
-	return EXIT_USAGE;
+	if (c.local && strcmp(cmd->name, "list") != 0 && strcmp(cmd->name, "show") != 0) {
+		fprintf(stderr, "vfctl: --local works with list and show only\n");
+		return EXIT_USAGE;
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	ret = cmd->run(&c);
+	curl_global_cleanup();
+	return ret;
 }

@@ -51,11 +51,19 @@ int api_list_vfs(struct api_request *req)
 	struct vfp_inventory *inv;
 	json_t *a = json_array();
 
+	static const char *const states[] = { "free",	     "reserved",    "attached", "releasing",
+					      "quarantined", "unavailable", NULL };
+	size_t i;
+
 	if (pf && !vfp_pci_addr_is_valid(pf))
 		return api_fail(req, -EINVAL, "pf: \"%.64s\" is not a PCI address", pf);
+	for (i = 0; state && states[i] && strcmp(states[i], state) != 0; i++)
+		;
+	if (state && !states[i])
+		return api_fail(req, -EINVAL, "state: \"%.32s\" is not a VF state", state);
 	inv = agent_get_inventory(req->agent);
 	pthread_mutex_lock(&req->agent->ledger_lock);
-	for (size_t i = 0; a && i < vfp_inventory_get_pf_count(inv); i++) {
+	for (i = 0; a && i < vfp_inventory_get_pf_count(inv); i++) {
 		const struct vfp_pf *p = vfp_inventory_get_pf(inv, i);
 
 		if (pf && strcmp(vfp_pf_get_pci(p), pf) != 0)

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* vfctl's client of the agent's API: libcurl over the unix socket (or a TCP URL). */
+#include "config.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vfctl.h"
+
+#define RESPONSE_MAX (64u << 20)
+
+struct buffer {
+	char *data;
+	size_t len;
+};
+
+static size_t on_data(char *ptr, size_t size, size_t n, void *userdata)
+{
+	struct buffer *b = userdata;
+	size_t add = size * n;
+	char *d;
+
+	if (b->len + add > RESPONSE_MAX)
+		return 0;
+	d = realloc(b->data, b->len + add + 1);
+	if (!d)
+		return 0;
+	memcpy(d + b->len, ptr, add);
+	b->len += add;
+	d[b->len] = '\0';
+	b->data = d;
+	return add;
+}
+
+static CURL *open_handle(const struct vfctl_http *h, const char *path, char *url, size_t size,
+			 struct curl_slist **headers)
+{
+	CURL *c = curl_easy_init();
+
+	if (!c)
+		return NULL;
+	snprintf(url, size, "%s%s", h->url ? h->url : "http://localhost", path);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	if (!h->url)
+		curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, h->socket);
+	if (h->token) {
+		char auth[600];
+
+		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", h->token);
+		*headers = curl_slist_append(*headers, auth);
+	}
+	return c;
+}
+
+/* One line for the operator: the agent's message, or why it could not be reached. */
+static int report(const struct vfctl_http *h, CURLcode rc, long status, const char *body)
+{
+	json_t *o;
+
+	if (rc != CURLE_OK) {
+		if (rc == CURLE_COULDNT_CONNECT)
+			fprintf(stderr, "vfctl: agent not running (cannot connect to %s)\n",
+				h->url ? h->url : h->socket);
+		else
+			fprintf(stderr, "vfctl: talking to the agent: %s\n", curl_easy_strerror(rc));
+		return -EIO;
+	}
+	o = body ? json_loads(body, 0, NULL) : NULL;
+	if (json_is_string(json_object_get(o, "message")))
+		fprintf(stderr, "vfctl: %s (HTTP %ld %s)\n",
+			json_string_value(json_object_get(o, "message")), status,
+			json_string_value(json_object_get(o, "error")) ?: "");
+	else
+		fprintf(stderr, "vfctl: the agent answered HTTP %ld\n", status);
+	json_decref(o);
+	return status == 404 ? -ENOENT : status == 409 ? -EBUSY : -EIO;
+}
+
+/**
+ * vfctl_request() - one API call
+ * @ret_json: the parsed answer (also for a 409 that carries a plan); may be NULL
+ *
+ * 0 on 2xx; otherwise the error is printed (one line) and -errno returned.
+ */
+int vfctl_request(const struct vfctl_http *h, const char *method, const char *path,
+		  json_t *body, const char *idempotency_key, json_t **ret_json)
+{
+	struct curl_slist *headers = NULL;
+	struct buffer b = { 0 };
+	char url[1024], key[256], *text = NULL;
+	long status = 0;
+	CURLcode rc;
+	CURL *c = open_handle(h, path, url, sizeof(url), &headers);
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+	if (body) {
+		text = json_dumps(body, JSON_COMPACT);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, text ? text : "");
+		headers = curl_slist_append(headers, "Content-Type: application/json");
+	}
+	if (idempotency_key) {
+		snprintf(key, sizeof(key), "Idempotency-Key: %s", idempotency_key);
+		headers = curl_slist_append(headers, key);
+	}
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	rc = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (rc == CURLE_OK && status >= 200 && status < 300)
+		r = 0;
+	else
+		r = report(h, rc, status, b.data);
+	if (ret_json && b.data && (r == 0 || status == 409))
+		*ret_json = json_loads(b.data, 0, NULL);
+	curl_slist_free_all(headers);
+	curl_easy_cleanup(c);
+	free(text);
+	free(b.data);
+	return r;
+}
+
+static size_t on_stream(char *ptr, size_t size, size_t n, void *userdata)
+{
+	fwrite(ptr, size, n, stdout);
+	fflush(stdout);
+	return size * n;
+}
+
+/* Copies a server-sent event stream to stdout until the agent ends it. */
+int vfctl_stream(const struct vfctl_http *h, const char *path)
+{
+	struct curl_slist *headers = NULL;
+	char url[1024];
+	long status = 0;
+	CURLcode rc;
+	CURL *c = open_handle(h, path, url, sizeof(url), &headers);
+
+	if (!c)
+		return -ENOMEM;
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_stream);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	rc = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	curl_slist_free_all(headers);
+	curl_easy_cleanup(c);
+	return rc == CURLE_OK && status == 200 ? 0 : report(h, rc, status, NULL);
+}

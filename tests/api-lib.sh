@@ -1,0 +1,44 @@
+# Helpers for the API tests: start a vfagentd on a simulated host and a temp
+# socket, call it with curl, and stop it (always, even when a test fails).
+b=${top_builddir:-.}
+tmp=$(mktemp -d /tmp/vfagent-api-XXXXXX)
+sock=$tmp/vfagent.sock
+agent_pid=
+fail() { echo "FAIL: $*" >&2; [ -f "$tmp/agent.log" ] && tail -20 "$tmp/agent.log" >&2; exit 1; }
+cleanup() {
+	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+start_agent() {
+	"$b/agent/vfagentd" --simulate "$tmp/sys" --listen "unix:$sock" "$@" >>"$tmp/agent.log" 2>&1 &
+	agent_pid=$!
+	for _ in $(seq 100); do
+		curl -sf --unix-socket "$sock" http://x/v1/health >/dev/null 2>&1 && return 0
+		kill -0 "$agent_pid" 2>/dev/null || fail "vfagentd died: $(tail -3 "$tmp/agent.log")"
+		sleep 0.1
+	done
+	fail "vfagentd did not answer"
+}
+
+stop_agent() {
+	kill "$agent_pid"
+	wait "$agent_pid" || fail "vfagentd exited $? on SIGTERM"
+	agent_pid=
+}
+
+# api METHOD PATH [curl args...]: sets $code and $body
+api() {
+	m=$1 p=$2; shift 2
+	code=$(curl -s -o "$tmp/body" -w '%{http_code}' --unix-socket "$sock" -X "$m" "$@" "http://x$p")
+	body=$(cat "$tmp/body")
+}
+
+expect() {
+	[ "$code" = "$1" ] || fail "$m $p: HTTP $code, wanted $1: $body"
+}
+
+jget() { printf '%s' "$body" | jq -r "$1"; }
+
+vfctl() { VFAGENT_SOCKET=$sock "$b/agent/vfctl" "$@"; }

@@ -1,0 +1,28 @@
+#!/bin/sh
+# The TCP listener: refused without a token file, 401 without or with a wrong
+# token, served with it; the token never reaches the log.
+set -eu
+. "${top_srcdir:-.}/tests/api-lib.sh"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+token=tok-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+printf '%s\n' "$token" >"$tmp/token"
+chmod 600 "$tmp/token"
+
+if "$b/agent/vfagentd" --simulate "$tmp/sys" --listen "tcp:127.0.0.1:$port" >"$tmp/notoken.log" 2>&1; then
+	fail "TCP without a token file started"
+fi
+grep -q 'needs --token-file' "$tmp/notoken.log" || fail "no reason given: $(cat "$tmp/notoken.log")"
+
+start_agent --listen "tcp:127.0.0.1:$port" --token-file "$tmp/token"
+url=http://127.0.0.1:$port
+c=$(curl -s -o /dev/null -w '%{http_code}' "$url/v1/host")
+[ "$c" = 401 ] || fail "no token: $c"
+c=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer ${token}x" "$url/v1/host")
+[ "$c" = 401 ] || fail "wrong token: $c"
+c=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" "$url/v1/host")
+[ "$c" = 200 ] || fail "right token: $c"
+"$b/agent/vfctl" --url "$url" --token-file "$tmp/token" pools >/dev/null || fail "vfctl --url"
+api GET /v1/host; expect 200 # the unix socket needs no token
+grep -q "$token" "$tmp/agent.log" && fail "the token is in the log"
+stop_agent
+echo "api-tcp: all checks passed"

@@ -1,0 +1,122 @@
+#!/bin/sh
+# The REST API over a real unix socket, driven by curl and vfctl.
+set -eu
+. "${top_srcdir:-.}/tests/api-lib.sh"
+command -v jq >/dev/null || { echo "jq is needed"; exit 77; }
+start_agent
+
+# ---- reads
+api GET /v1/host; expect 200
+[ "$(jget .vfs)" = 14 ] && [ "$(jget .states.free)" = 14 ] || fail "host: $body"
+api GET /v1/pfs; expect 200
+[ "$(jget '.pfs | length')" = 4 ] || fail "pfs: $body"
+api GET '/v1/vfs?pool=eth'; expect 200
+[ "$(jget '.vfs | length')" = 6 ] || fail "vfs?pool=eth: $body"
+api GET '/v1/vfs?state=free&pf=0000:3b:00.0'; expect 200
+[ "$(jget '.vfs | length')" = 4 ] || fail "vfs?pf=: $body"
+api GET /v1/vfs/0000:3b:00.2; expect 200
+[ "$(jget .driver)" = vfio-pci ] && [ "$(jget .state)" = free ] && [ "$(jget .pool)" = ib ] || fail "vf: $body"
+api GET /v1/pfs/0000:af:00.0; expect 200
+[ "$(jget .totalvfs)" = 128 ] || fail "pf: $body"
+api GET /v1/pools; expect 200
+[ "$(jget '.pools[0].vfs.free')" = 8 ] || fail "pools: $body"
+
+# ---- bad input: 4xx that name the field, and the agent keeps serving
+api GET /v1/vfs/0000:3b:00.9; expect 400
+api GET '/v1/vfs/..%2f..%2fetc'; expect 400
+api GET /v1/vfs/0000:99:00.1; expect 404
+api GET /v1/nope; expect 404
+api DELETE /v1/pools; expect 405
+api GET '/v1/vfs?state=bogus'; expect 400
+api POST /v1/allocations -d '{"pool":"ib","count":1,'; expect 400
+printf '%s' "$body" | grep -q '"EINVAL"' || fail "truncated JSON: $body"
+api POST /v1/allocations -d '{"pool":"ib","count":"2","owner":{"kind":"vm","name":"a"}}'; expect 400
+[ "$(jget .message)" = "count: must be an integer" ] || fail "wrong type: $body"
+api POST /v1/allocations -d '{"pool":"ib","colour":"red","owner":{"kind":"vm","name":"a"}}'; expect 400
+[ "$(jget .message)" = "colour: unknown field" ] || fail "unknown field: $body"
+api POST /v1/allocations -d '{"pool":"ib","owner":{"kind":"vm"}}'; expect 400
+jget .message | grep -q '^owner.name' || fail "owner: $body"
+api POST /v1/allocations -d '{"pool":"ib","owner":{"kind":"vm","name":"a"},"mac":"01:00:5e:00:00:01"}'; expect 400
+api POST /v1/allocations -d '{"pool":"ib","owner":{"kind":"vm","name":"a"},"ip":"10.1.0.5/33"}'; expect 400
+printf '{"pool":"\377\376"}' >"$tmp/bad-utf8"
+api POST /v1/allocations --data-binary @"$tmp/bad-utf8"; expect 400
+head -c 10485760 /dev/zero | tr '\0' 'a' >"$tmp/big"
+api POST /v1/allocations --data-binary @"$tmp/big"; expect 413
+api POST /v1/allocations -H 'Transfer-Encoding: chunked' --data-binary @"$tmp/big"; expect 413
+api POST /v1/allocations/00000000-0000-4000-8000-000000000000/attach -d '{}'; expect 501
+api GET /v1/health; expect 200
+
+# ---- allocate, idempotency, release
+api POST /v1/allocations -H 'Idempotency-Key: k-1' \
+	-d '{"pool":"ib","count":2,"owner":{"kind":"vm","name":"one-42"},"ip":"10.1.0.5/16"}'
+expect 201
+id=$(jget .id)
+[ "$(jget '.vfs | length')" = 2 ] && [ "$(jget .settings.ip)" = 10.1.0.5/16 ] || fail "alloc: $body"
+api POST /v1/allocations -H 'Idempotency-Key: k-1' \
+	-d '{"pool":"ib","count":2,"owner":{"kind":"vm","name":"one-42"}}'
+expect 200
+[ "$(jget .id)" = "$id" ] || fail "replay gave another allocation"
+api POST /v1/allocations -H 'Idempotency-Key: k-1' \
+	-d '{"pool":"ib","count":3,"owner":{"kind":"vm","name":"one-42"}}'
+expect 409
+api GET "/v1/allocations?owner=vm:one-42"; expect 200
+[ "$(jget '.allocations | length')" = 1 ] || fail "by owner: $body"
+api GET "/v1/allocations/$id"; expect 200
+api DELETE "/v1/allocations/$id"; expect 204
+api DELETE "/v1/allocations/$id"; expect 404
+api GET /v1/pools; [ "$(jget '.pools[0].vfs.free')" = 8 ] || fail "not freed: $body"
+
+# ---- numvfs: dry run, blocked, applied
+api PUT /v1/pfs/0000:af:00.0/numvfs -d '{"numvfs":8,"dry_run":true}'; expect 200
+[ "$(jget .allowed)" = true ] || fail "dry run: $body"
+api POST /v1/allocations -d '{"pool":"eth","count":1,"owner":{"kind":"container","netns":"/run/netns/c1"},"placement":"pack"}'
+expect 201; eid=$(jget .id)
+pf=$(jget '.vfs[0].pf')
+api PUT "/v1/pfs/$pf/numvfs" -d '{"numvfs":0}'; expect 409
+[ "$(jget '.blockers[0].allocation')" = "$eid" ] || fail "blockers: $body"
+api PUT /v1/pfs/0000:5e:00.0/numvfs -d '{"numvfs":2}'; expect 409
+jget .message | grep -q 'module parameter' || fail "mlx4: $body"
+api PUT /v1/pfs/0000:af:00.0/numvfs -d '{"numvfs":999}'; expect 400
+[ "$pf" = 0000:d8:00.0 ] || fail "pack should pick the 82599: $pf"
+api PUT /v1/pfs/0000:af:00.0/numvfs -d '{"numvfs":8}'; expect 200
+api GET '/v1/vfs?pf=0000:af:00.0'; [ "$(jget '.vfs | length')" = 8 ] || fail "grown: $body"
+[ -L "$tmp/sys/bus/pci/devices/0000:af:00.0/virtfn7" ] || fail "no virtfn7 in the simulated sysfs"
+api DELETE "/v1/allocations/$eid"; expect 204
+
+# ---- vfctl over the socket
+vfctl list | grep -q '^  0000:af:01.7 .* eth free$' || fail "vfctl list"
+vfctl pools | grep -q '^eth  *10 ' || fail "vfctl pools: $(vfctl pools)"
+out=$(vfctl alloc ib --owner vm:one-7 -n 2)
+aid=$(printf '%s' "$out" | sed -n 's/^allocation \([^:]*\):.*/\1/p')
+[ -n "$aid" ] || fail "vfctl alloc: $out"
+vfctl -o json show 0000:3b:00.1 | jq -e '.state == "reserved"' >/dev/null || fail "vfctl show"
+vfctl numvfs 0000:3b:00.0 8 --dry-run 2>"$tmp/err" && fail "numvfs dry run while held should fail"
+grep -q "blocked by allocation $aid" "$tmp/err" || fail "vfctl numvfs blockers: $(cat "$tmp/err")"
+vfctl release "$aid" | grep -q released || fail "vfctl release"
+set +e
+vfctl release "$aid" 2>"$tmp/err"; rc=$?
+set -e
+[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] || fail "second release: rc $rc $(cat "$tmp/err")"
+VFAGENT_SOCKET=$tmp/none.sock "$b/agent/vfctl" pools 2>"$tmp/err" && fail "no agent"
+grep -q 'agent not running' "$tmp/err" || fail "no-agent message: $(cat "$tmp/err")"
+
+# ---- events
+vfctl events >"$tmp/events" 2>&1 &
+ev=$!
+sleep 0.5
+out=$(vfctl alloc eth --owner pid:1 -o json)
+sleep 0.5
+kill $ev 2>/dev/null; wait $ev 2>/dev/null || true
+grep -q '^event: allocation$' "$tmp/events" || fail "no allocation event: $(cat "$tmp/events")"
+
+# ---- SIGHUP with a broken config keeps the running one
+stop_agent
+printf '{"pools":[{"name":"ib","selector":{"vendors":["15b3"]}}]}' >"$tmp/ok.json"
+start_agent --config "$tmp/ok.json"
+printf '{"pools":[{"name":"ib","selector":{"vendor":["15b3"]}}]}' >"$tmp/ok.json"
+kill -HUP "$agent_pid"; sleep 0.5
+grep -q 'unknown key \\"vendor\\"\|unknown key "vendor"' "$tmp/agent.log" || fail "reload error not logged"
+api GET /v1/pools; [ "$(jget '.pools | length')" = 1 ] || fail "pools after bad reload: $body"
+stop_agent
+grep -q 'stopped' "$tmp/agent.log" || fail "no clean stop"
+echo "api: all checks passed"
