@@ -1,21 +1,40 @@
 #!/bin/sh
-# The main job: build vfagent, start it on a simulated host, and show the inventory.
+# The main job: build vfagent, start vfagentd on a simulated host, and drive it
+# with vfctl the way an operator would: list, pools, alloc, numvfs, release.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/contrib/deps.sh"
 "$top/contrib/build.sh"
 b=$top/build
 sim=${VFAGENT_SIM_DIR:-/tmp/vfagent-sim}
-rm -rf "$sim"
+sock=$sim.sock
+rm -rf "$sim" "$sock"
+export VFAGENT_SOCKET=$sock
 
-echo "== vfagentd --simulate $sim --once"
-"$b/agent/vfagentd" --simulate "$sim" --once
-echo
-echo "== vfctl list"
-"$b/agent/vfctl" --sysfs-root "$sim" list
-echo
-echo "== vfctl show 0000:3b:00.2   (a ConnectX-6 VF bound to vfio-pci)"
-"$b/agent/vfctl" --sysfs-root "$sim" show 0000:3b:00.2
-echo
-echo "== vfctl -o json show 0000:af:01.0   (an E810 VF)"
-"$b/agent/vfctl" --sysfs-root "$sim" -o json show 0000:af:01.0
+"$b/agent/vfagentd" --simulate "$sim" --listen "unix:$sock" 2>"$sim.log" &
+agent=$!
+trap 'kill $agent 2>/dev/null; wait $agent 2>/dev/null' EXIT
+for _ in $(seq 50); do
+	"$b/agent/vfctl" pools >/dev/null 2>&1 && break
+	sleep 0.1
+done
+run() {
+	printf '\n$ vfctl %s\n' "$*"
+	"$b/agent/vfctl" "$@"
+}
+
+echo "vfagentd is serving a simulated host (sysfs in $sim, socket $sock, log $sim.log)"
+run list
+run pools
+run alloc ib --owner vm:one-42 -n 2 --ip 10.1.0.5/16
+id=$("$b/agent/vfctl" -o json alloc eth --owner netns:/run/netns/demo --pack | sed -n 's/^  "id": "\(.*\)",$/\1/p')
+printf '\n$ vfctl alloc eth --owner netns:/run/netns/demo --pack\nallocation %s\n' "$id"
+run numvfs 0000:d8:00.0 6 --dry-run || true
+run numvfs 0000:af:00.0 8 --dry-run
+run numvfs 0000:af:00.0 8
+run pools
+run release "$id"
+run numvfs 0000:d8:00.0 6
+run show 0000:d8:11.0
+printf '\nThe agent logged:\n'
+tail -5 "$sim.log"

@@ -1,11 +1,12 @@
 #!/bin/sh
-# Installs what vfagent needs to build and test on Debian 12 (run as root).
-# Skips apt entirely when every package is already there.
+# Installs what vfagent needs to build (and with --tests, to run every test)
+# on Debian 12, as root. Skips apt entirely when every package is there.
 set -eu
 pkgs="build-essential autoconf automake libtool pkg-config
 libjansson-dev libsqlite3-dev check libmicrohttpd-dev libudev-dev libsystemd-dev
-libcurl4-openssl-dev
-jq curl cppcheck valgrind"
+libcurl4-openssl-dev curl"
+[ "${1:-}" = --tests ] && pkgs="$pkgs jq cppcheck valgrind python3 umockdev libumockdev-dev
+prometheus wrk nginx-light"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -3,7 +3,7 @@
 # ASan+UBSan and under valgrind, and cppcheck with a zero-findings baseline.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/contrib/deps.sh"
+"$top/contrib/deps.sh" --tests
 step() { printf '\n== %s\n' "$*"; }
 
 step "build (-Werror) and make check"

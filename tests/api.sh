@@ -109,6 +109,17 @@ sleep 0.5
 kill $ev 2>/dev/null; wait $ev 2>/dev/null || true
 grep -q '^event: allocation$' "$tmp/events" || fail "no allocation event: $(cat "$tmp/events")"
 
+# ---- metrics: Prometheus text that promtool accepts
+api GET /metrics; expect 200
+printf '%s\n' "$body" | grep -q '^vfagent_vfs{pool="eth",state="free"} ' || fail "metrics: no VF gauge"
+printf '%s\n' "$body" | grep -q '^vfagent_http_requests_total{route="POST /v1/allocations",code="201"} ' ||
+	fail "metrics: no request counter"
+printf '%s\n' "$body" | grep -q '^vfagent_http_request_duration_seconds_bucket{route="GET /v1/host",le="+Inf"} ' ||
+	fail "metrics: no latency histogram"
+if command -v promtool >/dev/null; then
+	printf '%s\n' "$body" | promtool check metrics || fail "promtool rejects /metrics"
+fi
+
 # ---- SIGHUP with a broken config keeps the running one
 stop_agent
 printf '{"pools":[{"name":"ib","selector":{"vendors":["15b3"]}}]}' >"$tmp/ok.json"

@@ -57,4 +57,9 @@ expect 2
 expect 1 -r relative/root list
 expect 0 --help
 expect 0 --version
+# the example config of contrib/ parses and reconciles
+src=${top_srcdir:-.}
+"$b/agent/vfagentd" --simulate "$tmp/sys" --config "$src/contrib/vfagent.json" \
+	--state-dir "$tmp/state2" --once 2>"$tmp/example.log" || fail "example config: $(cat "$tmp/example.log")"
+bash -n "$src/contrib/bash-completion/vfctl" || fail "bash completion does not parse"
 echo "vfctl: all checks passed"

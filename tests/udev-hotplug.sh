@@ -1,0 +1,10 @@
+#!/bin/sh
+# Runs the hotplug test under umockdev-wrapper (it needs the preload from the start).
+b=${top_builddir:-.}
+command -v umockdev-wrapper >/dev/null || { echo "umockdev-wrapper is missing"; exit 77; }
+command -v jq >/dev/null || exit 77
+VFAGENTD=$(cd "$b" && pwd)/agent/vfagentd
+# vfagentd is a libtool wrapper script in the build tree: run the real binary
+[ -x "$b/agent/.libs/vfagentd" ] && VFAGENTD=$(cd "$b" && pwd)/agent/.libs/vfagentd
+export VFAGENTD LD_LIBRARY_PATH="$(cd "$b" && pwd)/libvfpool/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+exec umockdev-wrapper "$b/tests/udev-hotplug"
