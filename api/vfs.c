@@ -46,13 +46,12 @@ static bool keep(json_t *vf, const char *key, const char *want)
 
 int api_list_vfs(struct api_request *req)
 {
+	static const char *const states[] = { "free",	     "reserved",    "attached", "releasing",
+					      "quarantined", "unavailable", NULL };
 	const char *pool = api_query(req, "pool"), *state = api_query(req, "state");
 	const char *pf = api_query(req, "pf");
 	struct vfp_inventory *inv;
-	json_t *a = json_array();
-
-	static const char *const states[] = { "free",	     "reserved",    "attached", "releasing",
-					      "quarantined", "unavailable", NULL };
+	json_t *a;
 	size_t i;
 
 	if (pf && !vfp_pci_addr_is_valid(pf))
@@ -61,6 +60,7 @@ int api_list_vfs(struct api_request *req)
 		;
 	if (state && !states[i])
 		return api_fail(req, -EINVAL, "state: \"%.32s\" is not a VF state", state);
+	a = json_array();
 	inv = agent_get_inventory(req->agent);
 	pthread_mutex_lock(&req->agent->ledger_lock);
 	for (i = 0; a && i < vfp_inventory_get_pf_count(inv); i++) {
