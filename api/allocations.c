@@ -175,15 +175,17 @@ int api_get_allocation(struct api_request *req)
 }
 
 /*
- * Restores and frees the VFs → 204. Nothing is attached before the VM and
- * container back-ends exist, so restoring is confirming.
+ * Restores and frees the VFs → 204. The release is an intent: written
+ * before the VFs are restored (netdevs back from their namespace), confirmed
+ * after; a restore that fails leaves the VFs quarantined.
  */
 int api_delete_allocation(struct api_request *req)
 {
 	struct agent *a = req->agent;
 	const char *id = req->params[0];
+	char err[256] = "";
 	json_t *alloc;
-	int r;
+	int r, restored = 0;
 
 	pthread_mutex_lock(&a->ledger_lock);
 	alloc = vfp_ledger_get_allocation(a->ledger, id);
@@ -193,11 +195,19 @@ int api_delete_allocation(struct api_request *req)
 		r = api_fail(req, -ENOENT, "allocation %s was released already", id);
 	else
 		r = vfp_ledger_begin(a->ledger, id, VFP_OP_RELEASE);
-	if (r >= 0)
-		r = vfp_ledger_confirm(a->ledger, id, VFP_OP_RELEASE, true, NULL);
 	if (r < 0 && !req->error[0])
 		api_fail(req, r, "%s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
+	if (r >= 0 && strcmp(json_string_value(json_object_get(alloc, "state")), "attached") == 0)
+		restored = api_detach_vfs(a, alloc, err, sizeof(err));
+	if (r >= 0) {
+		pthread_mutex_lock(&a->ledger_lock);
+		r = vfp_ledger_confirm(a->ledger, id, VFP_OP_RELEASE, restored >= 0,
+				       restored < 0 ? err : NULL);
+		pthread_mutex_unlock(&a->ledger_lock);
+		if (restored < 0)
+			log_error("allocation %s: restore failed, VFs quarantined: %s", id, err);
+	}
 	json_decref(alloc);
 	if (r < 0)
 		return r;

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libmnl/libmnl.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "libvfpool/macro.h"
+#include "netns.h"
+#include "nlmsg.h"
+
+struct nl_conn {
+	struct mnl_socket *nl;
+	uint32_t seq;
+};
+
+/* A netlink socket in the namespace @netns_fd (-1: ours); only this thread switches. */
+static int conn_open(int netns_fd, struct nl_conn *c)
+{
+	_cleanup_close_ int self = -1;
+	int r = 0;
+
+	c->seq = 1;
+	if (netns_fd >= 0) {
+		self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (self < 0 || setns(netns_fd, CLONE_NEWNET) < 0)
+			return negative_errno();
+	}
+	c->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (!c->nl || mnl_socket_bind(c->nl, 0, MNL_SOCKET_AUTOPID) < 0)
+		r = negative_errno();
+	if (self >= 0 && setns(self, CLONE_NEWNET) < 0)
+		r = r < 0 ? r : negative_errno();
+	if (r < 0 && c->nl) {
+		mnl_socket_close(c->nl);
+		c->nl = NULL;
+	}
+	return r;
+}
+
+static void conn_close(struct nl_conn *c)
+{
+	if (c->nl)
+		mnl_socket_close(c->nl);
+	c->nl = NULL;
+}
+
+/* Sends one request and reads its answer: the kernel's -errno as it came, and its text. */
+static int talk(struct nl_conn *c, void *buf, size_t len, struct nl_link *ret_link, char *err,
+		size_t err_size)
+{
+	char reply[NL_BUF_SIZE];
+	ssize_t n;
+
+	if (mnl_socket_sendto(c->nl, buf, len) < 0)
+		return negative_errno();
+	n = mnl_socket_recvfrom(c->nl, reply, sizeof(reply));
+	if (n < 0)
+		return negative_errno();
+	if (ret_link && ((struct nlmsghdr *)reply)->nlmsg_type == RTM_NEWLINK)
+		return nl_parse_link(reply, (size_t)n, ret_link);
+	return nl_parse_ack(reply, (size_t)n, err, err_size);
+}
+
+static int get_link(struct nl_conn *c, const char *name, struct nl_link *ret)
+{
+	char buf[NL_BUF_SIZE], err[256];
+	size_t len = nl_build_getlink(buf, c->seq++, 0, name);
+
+	return talk(c, buf, len, ret, err, sizeof(err));
+}
+
+static int set_link(struct nl_conn *c, int ifindex, const struct nl_link_change *ch, char *err,
+		    size_t err_size)
+{
+	char buf[NL_BUF_SIZE];
+	size_t len = nl_build_setlink(buf, c->seq++, ifindex, ch);
+
+	return talk(c, buf, len, NULL, err, err_size);
+}
+
+static int move_back(int netns_fd, const char *ifname, const char *name, const char *fallback,
+		     bool *ret_used_fallback, char *err, size_t err_size);
+
+/**
+ * netns_open() - a network namespace by /run/netns name, path, or "pid:N"
+ *
+ * Only /run/netns/NAME, /proc/N/ns/net and /var/run/netns paths are taken:
+ * a request does not get to open an arbitrary file. The fd must be a
+ * network namespace (NS_GET_NSTYPE).
+ */
+int netns_open(const char *spec, int *ret_fd, char *err, size_t err_size)
+{
+	char path[128];
+	struct stat st;
+	int fd;
+
+	if (strncmp(spec, "pid:", 4) == 0 && strspn(spec + 4, "0123456789") == strlen(spec + 4) &&
+	    spec[4] && strlen(spec) < 16)
+		snprintf(path, sizeof(path), "/proc/%s/ns/net", spec + 4);
+	else if (!strchr(spec, '/') && spec[0] && spec[0] != '.' && strlen(spec) < 64)
+		snprintf(path, sizeof(path), "/run/netns/%s", spec);
+	else if ((strncmp(spec, "/run/netns/", 11) == 0 || strncmp(spec, "/var/run/netns/", 15) == 0) &&
+		 !strstr(spec, "..") && strlen(spec) < sizeof(path) && !strchr(strrchr(spec, '/') + 1, '/'))
+		snprintf(path, sizeof(path), "%s", spec);
+	else {
+		snprintf(err, err_size, "netns: \"%.64s\" is not a /run/netns name or path, or pid:N",
+			 spec);
+		return -EINVAL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, err_size, "netns: %s: %s", path, strerror(errno));
+		return errno == ENOENT ? -ENOENT : negative_errno();
+	}
+	if (fstat(fd, &st) < 0 || (st.st_mode & S_IFMT) == S_IFDIR ||
+	    ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET) {
+		close(fd);
+		snprintf(err, err_size, "netns: %s is not a network namespace", path);
+		return -EINVAL;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+static int add_addresses(struct nl_conn *c, int ifindex, json_t *addresses, char *err,
+			 size_t err_size)
+{
+	size_t i;
+	json_t *a;
+
+	json_array_foreach(addresses, i, a) {
+		unsigned char addr[16];
+		char buf[NL_BUF_SIZE];
+		unsigned plen;
+		int family, r;
+
+		if (nl_parse_prefix(json_string_value(a), &family, addr, &plen) < 0) {
+			snprintf(err, err_size, "addresses[%zu]: not an address/prefix", i);
+			return -EINVAL;
+		}
+		r = talk(c, buf, nl_build_addr(buf, c->seq++, ifindex, family, addr, plen), NULL, err,
+			 err_size);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Inside the namespace: MTU, addresses, up. */
+static int configure_inside(int netns_fd, const char *ifname, json_t *addresses, unsigned mtu,
+			    char *err, size_t err_size)
+{
+	struct nl_conn c = { 0 };
+	struct nl_link l = { 0 };
+	struct nl_link_change mtu_change = { .netns_fd = -1, .mtu = mtu, .up = -1 };
+	struct nl_link_change up = { .netns_fd = -1, .up = 1 };
+	int r = conn_open(netns_fd, &c);
+
+	if (r >= 0)
+		r = get_link(&c, ifname, &l);
+	if (r >= 0 && mtu)
+		r = set_link(&c, l.ifindex, &mtu_change, err, err_size);
+	if (r >= 0)
+		r = add_addresses(&c, l.ifindex, addresses, err, err_size);
+	if (r >= 0)
+		r = set_link(&c, l.ifindex, &up, err, err_size);
+	conn_close(&c);
+	return r;
+}
+
+/*
+ * Moves @netdev into @netns_fd as @ifname, configured. On failure it is
+ * moved back under its own name, and the error says which step failed.
+ */
+int netns_attach(const char *netdev, int netns_fd, const char *ifname, json_t *addresses,
+		 unsigned mtu, json_t **ret_original, char *err, size_t err_size)
+{
+	struct nl_conn host = { 0 };
+	struct nl_link l = { 0 };
+	struct nl_link_change down = { .netns_fd = -1, .up = 0 };
+	struct nl_link_change move = { .name = ifname, .netns_fd = netns_fd, .up = -1 };
+	int r = conn_open(-1, &host);
+
+	if (r >= 0)
+		r = get_link(&host, netdev, &l);
+	if (r < 0) {
+		if (!err[0])
+			snprintf(err, err_size, "netdev %s: %s", netdev, strerror(-r));
+		conn_close(&host);
+		return r;
+	}
+	*ret_original = json_pack("{s:s, s:i, s:b}", "name", l.name, "mtu", (int)l.mtu, "up",
+				  (l.flags & IFF_UP) != 0);
+	r = set_link(&host, l.ifindex, &down, err, err_size);
+	if (r >= 0) {
+		r = set_link(&host, l.ifindex, &move, err, err_size);
+		if (r < 0) {
+			char ignored[256];
+
+			/*
+			 * The kernel moves first and renames inside the namespace after:
+			 * when the rename fails (the name is taken there), the netdev is
+			 * in the namespace under its host name. Bring it back.
+			 */
+			move_back(netns_fd, l.name, l.name, NULL, NULL, ignored, sizeof(ignored));
+			if (!err[0])
+				snprintf(err, err_size, "moving %s into the namespace as %s: %s",
+					 netdev, ifname, strerror(-r));
+		}
+	}
+	conn_close(&host);
+	if (r >= 0) {
+		r = configure_inside(netns_fd, ifname, addresses, mtu, err, err_size);
+		if (r < 0) {
+			char ignored[256];
+
+			json_object_set_new(*ret_original, "ifname", json_string(ifname));
+			netns_detach(*ret_original, netns_fd, ignored, sizeof(ignored)); /* roll back */
+		}
+	}
+	return r;
+}
+
+/* In the host: the original MTU and up/down state of @name. */
+static int restore_in_host(struct nl_conn *host, const char *name, json_t *original, char *err,
+			   size_t err_size)
+{
+	struct nl_link l = { 0 };
+	struct nl_link_change ch = {
+		.netns_fd = -1,
+		.mtu = (unsigned)json_integer_value(json_object_get(original, "mtu")),
+		.up = json_is_true(json_object_get(original, "up")),
+	};
+	int r = get_link(host, name, &l);
+
+	return r < 0 ? r : set_link(host, l.ifindex, &ch, err, err_size);
+}
+
+static int rename_link(struct nl_conn *c, int ifindex, const char *name, char *err,
+		       size_t err_size)
+{
+	struct nl_link_change ch = { .name = name, .netns_fd = -1, .up = -1 };
+
+	return set_link(c, ifindex, &ch, err, err_size);
+}
+
+/*
+ * Moves link @ifname of namespace @netns_fd back to the host as @name. It
+ * is renamed inside the namespace first and moved without a name, so it
+ * appears in the host under its final name (no rename there for udev to
+ * race with). When @name is taken in the host it comes back as @fallback
+ * (*ret_used_fallback set); without a fallback that is -EEXIST.
+ */
+static int move_back(int netns_fd, const char *ifname, const char *name, const char *fallback,
+		     bool *ret_used_fallback, char *err, size_t err_size)
+{
+	struct nl_conn c = { 0 };
+	struct nl_link l = { 0 };
+	_cleanup_close_ int host_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	struct nl_link_change home = { .netns_fd = host_fd, .up = -1 };
+	struct nl_link_change down = { .netns_fd = -1, .up = 0 };
+	int r = host_fd < 0 ? negative_errno() : conn_open(netns_fd, &c);
+
+	if (r >= 0)
+		r = get_link(&c, ifname, &l);
+	if (r >= 0)
+		r = set_link(&c, l.ifindex, &down, err, err_size);
+	if (r >= 0 && strcmp(ifname, name) != 0)
+		r = rename_link(&c, l.ifindex, name, err, err_size);
+	if (r >= 0)
+		r = set_link(&c, l.ifindex, &home, err, err_size);
+	if (r == -EEXIST && fallback) {
+		r = rename_link(&c, l.ifindex, fallback, err, err_size);
+		if (r >= 0)
+			r = set_link(&c, l.ifindex, &home, err, err_size);
+		if (r >= 0 && ret_used_fallback)
+			*ret_used_fallback = true;
+	}
+	conn_close(&c);
+	return r;
+}
+
+/**
+ * netns_detach() - the netdev back to the host, as it was
+ * @original: the snapshot netns_attach() made, with "netns" and "ifname"
+ * @netns_fd: the namespace, or -1 to open original["netns"]
+ *
+ * A namespace that is gone, or a netdev no longer in it, is not an error:
+ * the kernel has returned a real VF to the host (restored here when it
+ * came back under its name) or destroyed a virtual one. When the original
+ * name is taken in the host the netdev returns as "vfr<ifindex>" and @err
+ * says so.
+ */
+int netns_detach(json_t *original, int netns_fd, char *err, size_t err_size)
+{
+	const char *name = json_string_value(json_object_get(original, "name"));
+	const char *ifname = json_string_value(json_object_get(original, "ifname"));
+	const char *spec = json_string_value(json_object_get(original, "netns"));
+	struct nl_conn host = { 0 };
+	char fallback[NL_IFNAMSIZ];
+	int fd = netns_fd, r = 0;
+
+	err[0] = '\0';
+	if (!name || !ifname)
+		return 0; /* never attached */
+	if (fd < 0 && spec && netns_open(spec, &fd, err, err_size) < 0)
+		fd = -1;
+	if (fd >= 0) {
+		bool used = false;
+
+		snprintf(fallback, sizeof(fallback), "vfr%.12s", name);
+		r = move_back(fd, ifname, name, fallback, &used, err, err_size);
+		if (r >= 0 && used) {
+			snprintf(err, err_size, "%s is taken in the host: returned as %s", name,
+				 fallback);
+			name = fallback;
+		}
+		if (fd != netns_fd)
+			close(fd);
+	}
+	if (r == -ENODEV)
+		r = 0; /* not in the namespace (any more) */
+	if (r >= 0 && conn_open(-1, &host) >= 0) {
+		char msg[256];
+		int rr = restore_in_host(&host, name, original, msg, sizeof(msg));
+
+		conn_close(&host);
+		r = rr == -ENODEV ? 0 : rr;
+		if (r < 0)
+			snprintf(err, err_size, "restoring %s: %s", name, msg[0] ? msg : strerror(-r));
+	}
+	return r;
+}

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nlmsg.h"
+
+static struct nlmsghdr *start(void *buf, uint16_t type, uint16_t flags, uint32_t seq)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = seq;
+	return nlh;
+}
+
+/* RTM_GETLINK by index, or by name when @ifindex is 0. */
+size_t nl_build_getlink(void *buf, uint32_t seq, int ifindex, const char *name)
+{
+	struct nlmsghdr *nlh = start(buf, RTM_GETLINK, 0, seq);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	if (!ifindex && name)
+		mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	return nlh->nlmsg_len;
+}
+
+/*
+ * RTM_NEWLINK on an existing link. With a netns fd and a name in one
+ * message, the rename happens in the target namespace: the new name never
+ * shows up in the host, where udev could race for it.
+ */
+size_t nl_build_setlink(void *buf, uint32_t seq, int ifindex, const struct nl_link_change *c)
+{
+	struct nlmsghdr *nlh = start(buf, RTM_NEWLINK, NLM_F_ACK, seq);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	if (c->up >= 0) {
+		ifi->ifi_change = IFF_UP;
+		ifi->ifi_flags = c->up ? IFF_UP : 0;
+	}
+	if (c->name)
+		mnl_attr_put_strz(nlh, IFLA_IFNAME, c->name);
+	if (c->netns_fd >= 0)
+		mnl_attr_put_u32(nlh, IFLA_NET_NS_FD, (uint32_t)c->netns_fd);
+	if (c->mtu)
+		mnl_attr_put_u32(nlh, IFLA_MTU, c->mtu);
+	return nlh->nlmsg_len;
+}
+
+size_t nl_build_addr(void *buf, uint32_t seq, int ifindex, int family, const void *addr,
+		     unsigned prefixlen)
+{
+	struct nlmsghdr *nlh = start(buf, RTM_NEWADDR, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, seq);
+	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	size_t len = family == AF_INET ? 4 : 16;
+
+	ifa->ifa_family = (unsigned char)family;
+	ifa->ifa_prefixlen = (unsigned char)prefixlen;
+	ifa->ifa_index = (unsigned)ifindex;
+	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
+	mnl_attr_put(nlh, IFA_LOCAL, len, addr);
+	mnl_attr_put(nlh, IFA_ADDRESS, len, addr);
+	return nlh->nlmsg_len;
+}
+
+struct link_attrs {
+	const struct nlattr *tb[IFLA_MAX + 1];
+};
+
+static int link_attr(const struct nlattr *attr, void *data)
+{
+	struct link_attrs *a = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, IFLA_MAX) < 0)
+		return MNL_CB_OK; /* newer than this build: skip it */
+	switch (type) {
+	case IFLA_IFNAME:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case IFLA_MTU:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return MNL_CB_ERROR;
+		break;
+	default:
+		break;
+	}
+	a->tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+/**
+ * nl_parse_link() - an RTM_NEWLINK reply into @ret
+ *
+ * -EBADMSG for a truncated message or an attribute of the wrong size;
+ * -EPROTO when it is not a link message; unknown attributes are skipped.
+ */
+int nl_parse_link(const void *buf, size_t len, struct nl_link *ret)
+{
+	const struct nlmsghdr *nlh = buf;
+	const struct ifinfomsg *ifi;
+	struct link_attrs a = { { NULL } };
+	struct nl_link l = { 0 };
+
+	if (!mnl_nlmsg_ok(nlh, (int)len) || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
+		return -EBADMSG;
+	if (nlh->nlmsg_type != RTM_NEWLINK)
+		return -EPROTO;
+	ifi = mnl_nlmsg_get_payload(nlh);
+	if (mnl_attr_parse(nlh, sizeof(*ifi), link_attr, &a) < 0)
+		return -EBADMSG;
+	if (!a.tb[IFLA_IFNAME])
+		return -EBADMSG;
+	l.ifindex = ifi->ifi_index;
+	l.flags = ifi->ifi_flags;
+	snprintf(l.name, sizeof(l.name), "%s", mnl_attr_get_str(a.tb[IFLA_IFNAME]));
+	if (a.tb[IFLA_MTU])
+		l.mtu = mnl_attr_get_u32(a.tb[IFLA_MTU]);
+	if (a.tb[IFLA_ADDRESS] && mnl_attr_get_payload_len(a.tb[IFLA_ADDRESS]) <= sizeof(l.mac)) {
+		l.mac_len = mnl_attr_get_payload_len(a.tb[IFLA_ADDRESS]);
+		memcpy(l.mac, mnl_attr_get_payload(a.tb[IFLA_ADDRESS]), l.mac_len);
+	}
+	*ret = l;
+	return 0;
+}
+
+/*
+ * An NLMSG_ERROR ack: 0 for success, else the kernel's -errno as it came,
+ * with its extended-ack text (if any) in @msg.
+ */
+int nl_parse_ack(const void *buf, size_t len, char *msg, size_t msg_size)
+{
+	const struct nlmsghdr *nlh = buf;
+	const struct nlmsgerr *err;
+	const struct nlattr *attr;
+
+	msg[0] = '\0';
+	if (!mnl_nlmsg_ok(nlh, (int)len))
+		return -EBADMSG;
+	if (nlh->nlmsg_type != NLMSG_ERROR)
+		return -EPROTO;
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*err)))
+		return -EBADMSG;
+	err = mnl_nlmsg_get_payload(nlh);
+	if (err->error == 0)
+		return 0;
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
+		size_t off = sizeof(*err);
+
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+			off += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
+		mnl_attr_for_each(attr, nlh, off)
+			if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
+			    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+				snprintf(msg, msg_size, "%s", mnl_attr_get_str(attr));
+	}
+	return err->error < 0 ? err->error : -EPROTO;
+}
+
+/* "10.1.0.5/16" or "fd00::5/64". */
+int nl_parse_prefix(const char *s, int *ret_family, unsigned char addr[16], unsigned *ret_len)
+{
+	char host[64];
+	const char *slash = strchr(s, '/');
+	char *end;
+	long len;
+	int family;
+
+	if (!slash || (size_t)(slash - s) >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, s, (size_t)(slash - s));
+	host[slash - s] = '\0';
+	family = strchr(host, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(family, host, addr) != 1)
+		return -EINVAL;
+	len = strtol(slash + 1, &end, 10);
+	if (!slash[1] || *end || len < 0 || len > (family == AF_INET ? 32 : 128))
+		return -EINVAL;
+	*ret_family = family;
+	*ret_len = (unsigned)len;
+	return 0;
+}

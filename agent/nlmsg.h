@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rtnetlink messages, built and parsed as pure functions over buffers (no
+ * socket here), so they are tested on synthesized replies.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NL_BUF_SIZE 8192
+#define NL_IFNAMSIZ 16
+
+struct nl_link {
+	int ifindex;
+	char name[NL_IFNAMSIZ];
+	unsigned mtu;
+	unsigned flags; /* IFF_* */
+	unsigned char mac[32];
+	unsigned mac_len;
+};
+
+/* What to change on a link; unset fields are left alone. */
+struct nl_link_change {
+	const char *name;
+	int netns_fd; /* -1: stay */
+	unsigned mtu; /* 0: keep */
+	int up;	      /* -1 keep, 0 down, 1 up */
+};
+
+size_t nl_build_getlink(void *buf, uint32_t seq, int ifindex, const char *name);
+size_t nl_build_setlink(void *buf, uint32_t seq, int ifindex, const struct nl_link_change *c);
+size_t nl_build_addr(void *buf, uint32_t seq, int ifindex, int family, const void *addr,
+		     unsigned prefixlen);
+int nl_parse_link(const void *buf, size_t len, struct nl_link *ret);
+int nl_parse_ack(const void *buf, size_t len, char *msg, size_t msg_size);
+int nl_parse_prefix(const char *s, int *ret_family, unsigned char addr[16], unsigned *ret_len);

@@ -1,0 +1,88 @@
+#!/bin/sh
+# Containers on a real kernel (veth: this kernel has no dummy or macvlan
+# drivers): veth stand-ins carry the names of two of the
+# simulated host's VF netdevs; the agent moves them into namespaces this test
+# makes (and always removes), configures them, and restores them.
+set -eu
+. "${top_srcdir:-.}/tests/api-lib.sh"
+[ "$(id -u)" = 0 ] || { echo "needs root"; exit 77; }
+command -v ip >/dev/null && command -v jq >/dev/null || exit 77
+ns1=vfa-t1-$$ ns2=vfa-t2-$$
+links="ens5f0v0 ens5f0v1"
+teardown() {
+	for n in $ns1 $ns2; do ip netns del "$n" 2>/dev/null || true; done
+	for l in $links vfrens5f0v0 peer-ens5f0v0 peer-ens5f0v1 taken-peer; do ip link del "$l" 2>/dev/null || true; done
+	cleanup
+}
+trap teardown EXIT
+ip netns add "$ns1" && ip netns add "$ns2" || { echo "cannot make network namespaces"; exit 77; }
+for l in $links; do ip link add "$l" mtu 1500 type veth peer name "peer-$l"; done
+start_agent
+
+inhost() { ip link show "$1" >/dev/null 2>&1; }
+alloc() {
+	api POST /v1/allocations -d '{"pool":"eth","count":1,"owner":{"kind":"container","netns":"x"}}'
+	expect 201; id=$(jget .id); vf=$(jget '.vfs[0].pci')
+	[ "$vf" = 0000:af:01.0 ] || fail "expected the first E810 VF, got $vf"
+}
+
+# attach: moved, renamed, MTU, address, up
+alloc
+api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns1\",\"ifname\":\"net1\",\"addresses\":[\"10.9.0.2/24\",\"fd00:9::2/64\"],\"mtu\":1400}"
+expect 200
+[ "$(jget .state)" = attached ] || fail "state after attach: $body"
+inhost ens5f0v0 && fail "ens5f0v0 is still in the host"
+ip -n "$ns1" -j addr show net1 >"$tmp/a.json"
+jq -e '.[0].mtu == 1400 and (.[0].flags | index("UP")) != null' "$tmp/a.json" >/dev/null || fail "net1: $(cat "$tmp/a.json")"
+jq -e '[.[0].addr_info[] | "\(.local)/\(.prefixlen)"] | index("10.9.0.2/24") != null' "$tmp/a.json" >/dev/null ||
+	fail "no 10.9.0.2/24 on net1: $(cat "$tmp/a.json")"
+jq -e '[.[0].addr_info[] | .local] | index("fd00:9::2") != null' "$tmp/a.json" >/dev/null || fail "no IPv6 address"
+api GET "/v1/vfs/$vf"; [ "$(jget .state)" = attached ] || fail "VF state: $body"
+
+# detach: back under its name, MTU and state restored
+api POST "/v1/allocations/$id/detach"; expect 200
+inhost ens5f0v0 || fail "ens5f0v0 did not come back"
+ip -j link show ens5f0v0 | jq -e '.[0].mtu == 1500 and (.[0].flags | index("UP")) == null' >/dev/null ||
+	fail "not restored: $(ip -j link show ens5f0v0)"
+ip -n "$ns1" link show net1 >/dev/null 2>&1 && fail "net1 still in the namespace"
+
+# a failure after the claim rolls back: the name is taken inside the namespace
+ip -n "$ns1" link add net1 type veth peer name net1p
+api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns1\",\"ifname\":\"net1\"}"
+expect 409
+jget .message | grep -q 'File exists' || fail "kernel's reason missing: $body"
+inhost ens5f0v0 || fail "not rolled back"
+api GET "/v1/allocations/$id"; [ "$(jget .state)" = reserved ] || fail "state after rollback: $body"
+ip -n "$ns1" link del net1
+
+# bad targets
+api POST "/v1/allocations/$id/attach" -d '{"netns":"../../etc/passwd"}'; expect 400
+api POST "/v1/allocations/$id/attach" -d '{"netns":"no-such-netns-x"}'; expect 404
+api POST "/v1/allocations/$id/attach" -d '{"netns":"/etc/hostname"}'; expect 400
+api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns1\",\"ifname\":\"a/b\"}"; expect 400
+api POST "/v1/allocations/$id/attach" -d '{"domain":"one-42"}'; expect 501
+
+# release of an attached allocation restores first
+api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"/run/netns/$ns1\",\"ifname\":\"eth9\"}"; expect 200
+api DELETE "/v1/allocations/$id"; expect 204
+inhost ens5f0v0 || fail "release did not bring ens5f0v0 back"
+api GET "/v1/vfs/$vf"; [ "$(jget .state)" = free ] || fail "VF not free: $body"
+
+# the original name is taken in the host on return: it comes back under another
+alloc
+api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns1\",\"ifname\":\"net1\"}"; expect 200
+ip link add ens5f0v0 type veth peer name taken-peer
+api POST "/v1/allocations/$id/detach"; expect 200
+inhost vfrens5f0v0 || fail "no fallback name"
+grep -q 'ens5f0v0 is taken in the host: returned as vfrens5f0v0' "$tmp/agent.log" || fail "not logged"
+ip link del ens5f0v0; ip link set vfrens5f0v0 name ens5f0v0
+api DELETE "/v1/allocations/$id"; expect 204
+
+# the namespace is deleted while attached (a veth dies with it): release still frees
+alloc
+api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns2\",\"ifname\":\"net1\"}"; expect 200
+ip netns del "$ns2"
+api DELETE "/v1/allocations/$id"; expect 204
+api GET "/v1/vfs/$vf"; [ "$(jget .state)" = free ] || fail "VF not free after its netns died: $body"
+stop_agent
+echo "netns: all checks passed"
