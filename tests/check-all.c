@@ -20,7 +20,7 @@ static const struct {
 	{ "inventory", suite_inventory }, { "garbage", suite_garbage },
 	{ "config", suite_config },	  { "placement", suite_placement },
 	{ "ledger", suite_ledger },	  { "numvfs", suite_numvfs },
-	{ "crash", suite_crash },
+	{ "nlmsg", suite_nlmsg },	  { "crash", suite_crash },
 };
 
 static bool skipped(const char *name)

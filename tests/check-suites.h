@@ -13,3 +13,4 @@ Suite *suite_placement(void);
 Suite *suite_ledger(void);
 Suite *suite_numvfs(void);
 Suite *suite_crash(void);
+Suite *suite_nlmsg(void);
