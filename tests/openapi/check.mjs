@@ -109,7 +109,9 @@ await check("PUT", "/v1/pfs/0000:af:00.0/numvfs", { numvfs: 6, dry_run: true }, 
 await check("PUT", "/v1/pfs/0000:af:00.0/numvfs", { numvfs: 6 }, 200);
 await check("PUT", "/v1/pfs/0000:af:00.0/numvfs", { numvfs: "6" }, 400);
 await check("POST", `/v1/allocations/${id}/attach`, { domain: "one-42" }, 501);
-await check("POST", `/v1/allocations/${id}/detach`, undefined, 501);
+await check("POST", `/v1/allocations/${id}/detach`, undefined, 409);
+await check("POST", `/v1/allocations/${id}/attach`, { netns: "no-such-ns" }, 404);
+await check("POST", `/v1/allocations/${id}/attach`, { netns: "../x" }, 400);
 await check("POST", "/v1/domain-xml", "<domain/>", 501, { "Content-Type": "application/xml" });
 await check("GET", "/v1/events", undefined, 200);
 await check("DELETE", `/v1/allocations/${id}`, undefined, 204);
