@@ -113,6 +113,9 @@ int sim_add_vf(const char *root, const struct sim_pf_spec *spec, unsigned index,
 	r = sim_add_pci_device(root, &d);
 	if (r >= 0)
 		r = sim_device_dir(root, addr, vf_dev, sizeof(vf_dev));
+	sim_pathf(rel, sizeof(rel), "%s/driver_override", vf_dev);
+	if (r >= 0)
+		r = sim_write(root, rel, "(null)\n");
 	sim_pathf(rel, sizeof(rel), "%s/physfn", vf_dev);
 	if (r >= 0)
 		r = sim_symlink(root, rel, pf_dev);
@@ -122,6 +125,17 @@ int sim_add_vf(const char *root, const struct sim_pf_spec *spec, unsigned index,
 	if (r >= 0 && driver && strcmp(driver, c->vf_driver) == 0)
 		r = add_functions(root, spec, addr, (int)index);
 	return r;
+}
+
+/* The netdev and RDMA device of a VF that its driver has just bound. */
+int sim_add_vf_functions(const char *root, const struct sim_pf_spec *spec, const char *vf_addr)
+{
+	char addr[16];
+
+	for (unsigned i = 0; i < spec->totalvfs; i++)
+		if (sim_vf_addr(spec, i, addr, sizeof(addr)) >= 0 && strcmp(addr, vf_addr) == 0)
+			return add_functions(root, spec, vf_addr, (int)i);
+	return -ENODEV;
 }
 
 /* GUID files of IB VFs: mlx5's device/sriov/N, mlx4's iov/ports/1/admin_guids/N. */
@@ -281,6 +295,12 @@ int sim_pf_spec_read(const char *root, const char *addr, struct sim_pf_read *ret
 	f = fopen(path, "re");
 	if (f && fgets(buf, sizeof(buf), f))
 		ret->spec.numa_node = atoi(buf);
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "%s/%s/sriov_totalvfs", root, dev);
+	f = fopen(path, "re");
+	if (f && fgets(buf, sizeof(buf), f))
+		ret->spec.totalvfs = (unsigned)atoi(buf);
 	if (f)
 		fclose(f);
 	snprintf(path, sizeof(path), "%s/%s/iommu_group", root, dev);

@@ -12,6 +12,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -153,18 +154,78 @@ static int set_numvfs(const char *root, const char *pf, const char *value)
 	return r;
 }
 
+/* Unbinding removes what the driver made: netdevs and RDMA devices. */
+static void unbind(const char *root, const char *addr)
+{
+	char dev[PATH_MAX], rel[PATH_MAX];
+
+	if (sim_device_dir(root, addr, dev, sizeof(dev)) < 0)
+		return;
+	remove_class_links(root, dev, "net", "net");
+	remove_class_links(root, dev, "infiniband", "infiniband");
+	sim_pathf(rel, sizeof(rel), "%s/net", dev);
+	sim_remove(root, rel);
+	sim_pathf(rel, sizeof(rel), "%s/infiniband", dev);
+	sim_remove(root, rel);
+	sim_bind_driver(root, addr, NULL);
+}
+
+/* drivers_probe: the driver in driver_override, else the card's VF driver. */
+static int probe(const char *root, const char *addr)
+{
+	char dev[PATH_MAX], rel[PATH_MAX], drv[64] = "", pf[32];
+	struct sim_pf_read rd;
+	int r;
+
+	if (sim_device_dir(root, addr, dev, sizeof(dev)) < 0)
+		return -ENODEV;
+	sim_pathf(rel, sizeof(rel), "%s/driver", dev);
+	if (read_link_name(root, rel, drv, sizeof(drv)) >= 0)
+		return 0; /* bound already: the kernel does nothing */
+	sim_pathf(rel, sizeof(rel), "%s/physfn", dev);
+	if (read_link_name(root, rel, pf, sizeof(pf)) < 0 || sim_pf_spec_read(root, pf, &rd) < 0)
+		return -ENODEV;
+	sim_pathf(rel, sizeof(rel), "%s/driver_override", dev);
+	if (read_file(root, rel, drv, sizeof(drv)) < 0 || !drv[0] || !strcmp(drv, "(null)"))
+		snprintf(drv, sizeof(drv), "%s", sim_card_vf_driver(rd.spec.card));
+	r = sim_bind_driver(root, addr, drv);
+	if (r >= 0 && strcmp(drv, sim_card_vf_driver(rd.spec.card)) == 0)
+		r = sim_add_vf_functions(root, &rd.spec, addr);
+	return r;
+}
+
+/* "bus/pci/drivers/D/unbind" or "bus/pci/devices/X/driver/unbind": the device is in @value. */
+static bool is_unbind(const char *rel)
+{
+	size_t n = strlen(rel);
+
+	return n > 7 && strcmp(rel + n - 7, "/unbind") == 0 &&
+	       (strncmp(rel, "bus/pci/drivers/", 16) == 0 ||
+		(strncmp(rel, "bus/pci/devices/", 16) == 0 && strstr(rel, "/driver/unbind")));
+}
+
 /**
  * sim_kernel_write() - libvfpool's sysfs write handler for a simulated host
  *
- * Handles the writes whose effect the kernel makes (sriov_numvfs); the
- * others go to the file as written.
+ * Handles the writes whose effect the kernel makes (sriov_numvfs,
+ * drivers_probe, unbind); the others (driver_override) go to the file.
  */
 int sim_kernel_write(void *userdata, const char *root, const char *rel, const char *value,
 		     int *ret_result)
 {
-	char pf[32];
+	char pf[32], addr[32];
 	const char *attr;
 
+	snprintf(addr, sizeof(addr), "%.*s", (int)strcspn(value, "\n"), value);
+	if (strcmp(rel, "bus/pci/drivers_probe") == 0) {
+		*ret_result = probe(root, addr);
+		return 1;
+	}
+	if (is_unbind(rel)) {
+		unbind(root, addr);
+		*ret_result = 0;
+		return 1;
+	}
 	if (strncmp(rel, "bus/pci/devices/", 16) != 0)
 		return 0;
 	attr = strchr(rel + 16, '/');

@@ -8,6 +8,7 @@
 #include "agent/sim-host.h"
 #include "check-suites.h"
 #include "ledger-fixture.h"
+#include "libvfpool/sysfs.h"
 
 static struct lfx t;
 
@@ -170,6 +171,33 @@ START_TEST(test_pool_grow)
 }
 END_TEST
 
+/* driver_override + unbind + drivers_probe rebind a VF, as the kernel does. */
+START_TEST(test_kernel_rebind)
+{
+	const char *vf = "0000:af:01.0";
+	const struct vfp_vf *v;
+
+	ck_assert_int_eq(vfp_sysfs_write(t.fx.ctx, "bus/pci/devices/0000:af:01.0/driver_override",
+					 "vfio-pci"), 0);
+	ck_assert_int_eq(vfp_sysfs_write(t.fx.ctx, "bus/pci/devices/0000:af:01.0/driver/unbind", vf), 0);
+	ck_assert_int_eq(vfp_sysfs_write(t.fx.ctx, "bus/pci/drivers_probe", vf), 0);
+	lfx_rescan(&t);
+	v = vfp_inventory_find_vf(t.inv, vf);
+	ck_assert_str_eq(vfp_vf_get_driver(v), "vfio-pci");
+	ck_assert_ptr_null(vfp_vf_get_netdev(v));
+	ck_assert_uint_eq(t.fx.n_warnings, 0);
+	/* back: clear the override, unbind from vfio-pci, probe: iavf and its netdev return */
+	ck_assert_int_eq(vfp_sysfs_write(t.fx.ctx, "bus/pci/devices/0000:af:01.0/driver_override", "\n"), 0);
+	ck_assert_int_eq(vfp_sysfs_write(t.fx.ctx, "bus/pci/drivers/vfio-pci/unbind", vf), 0);
+	ck_assert_int_eq(vfp_sysfs_write(t.fx.ctx, "bus/pci/drivers_probe", vf), 0);
+	lfx_rescan(&t);
+	v = vfp_inventory_find_vf(t.inv, vf);
+	ck_assert_str_eq(vfp_vf_get_driver(v), "iavf");
+	ck_assert_str_eq(vfp_vf_get_netdev(v), "ens5f0v0");
+	ck_assert_int_eq(vfp_sysfs_write(t.fx.ctx, "bus/pci/drivers_probe", "0000:99:00.1"), -ENODEV);
+}
+END_TEST
+
 Suite *suite_numvfs(void)
 {
 	Suite *s = suite_create("numvfs");
@@ -181,6 +209,7 @@ Suite *suite_numvfs(void)
 	tcase_add_test(tc, test_plan_refusals);
 	tcase_add_test(tc, test_apply_grow_and_shrink);
 	tcase_add_test(tc, test_kernel_rules);
+	tcase_add_test(tc, test_kernel_rebind);
 	tcase_add_test(tc, test_write_error_leaves_ledger_truthful);
 	tcase_add_test(tc, test_pool_grow);
 	suite_add_tcase(s, tc);
