@@ -1,6 +1,7 @@
 #!/bin/sh
-# The TCP listener: refused without a token file, 401 without or with a wrong
-# token, served with it; the token never reaches the log.
+# Listeners: TCP is refused without a token file, 401 without or with a wrong
+# token, served with it, and the token never reaches the log; a socket from
+# systemd (socket activation) is taken as is.
 set -eu
 . "${top_srcdir:-.}/tests/api-lib.sh"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -25,4 +26,18 @@ c=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" "$u
 api GET /v1/host; expect 200 # the unix socket needs no token
 grep -q "$token" "$tmp/agent.log" && fail "the token is in the log"
 stop_agent
+
+# socket activation: systemd (here systemd-socket-activate) hands over the listening socket
+if command -v systemd-socket-activate >/dev/null; then
+	systemd-socket-activate -l "$tmp/act.sock" "$b/agent/vfagentd" --simulate "$tmp/sys" \
+		>"$tmp/act.log" 2>&1 &
+	act=$!
+	for _ in $(seq 50); do
+		curl -sf --unix-socket "$tmp/act.sock" http://x/v1/health >/dev/null && break
+		sleep 0.1
+	done
+	curl -sf --unix-socket "$tmp/act.sock" http://x/v1/pools | grep -q '"ib"' || fail "socket activation"
+	grep -q 'serving on 1 socket from systemd' "$tmp/act.log" || fail "did not take the socket: $(cat "$tmp/act.log")"
+	kill "$act"; wait "$act" || fail "socket-activated agent exited $?"
+fi
 echo "api-tcp: all checks passed"
