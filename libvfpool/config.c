@@ -388,13 +388,13 @@ VFP_EXPORT int vfp_config_load_file(const char *path, struct vfp_config **ret_co
 VFP_EXPORT struct vfp_config *vfp_config_ref(struct vfp_config *c)
 {
 	if (c)
-		c->refcount++;
+		vfp_ref_inc(&c->refcount);
 	return c;
 }
 
 VFP_EXPORT struct vfp_config *vfp_config_unref(struct vfp_config *c)
 {
-	if (!c || --c->refcount > 0)
+	if (!c || vfp_ref_dec(&c->refcount) > 0)
 		return NULL;
 	for (size_t i = 0; i < c->n_pools; i++) {
 		free(c->pools[i].name);

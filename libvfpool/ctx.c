@@ -40,13 +40,13 @@ VFP_EXPORT int vfp_ctx_new(struct vfp_ctx **ret_ctx)
 VFP_EXPORT struct vfp_ctx *vfp_ctx_ref(struct vfp_ctx *ctx)
 {
 	if (ctx)
-		ctx->refcount++;
+		vfp_ref_inc(&ctx->refcount);
 	return ctx;
 }
 
 VFP_EXPORT struct vfp_ctx *vfp_ctx_unref(struct vfp_ctx *ctx)
 {
-	if (!ctx || --ctx->refcount > 0)
+	if (!ctx || vfp_ref_dec(&ctx->refcount) > 0)
 		return NULL;
 	free(ctx->sysfs_root);
 	free(ctx);

@@ -96,13 +96,13 @@ VFP_EXPORT int vfp_inventory_scan(struct vfp_ctx *ctx, struct vfp_inventory **re
 VFP_EXPORT struct vfp_inventory *vfp_inventory_ref(struct vfp_inventory *inv)
 {
 	if (inv)
-		inv->refcount++;
+		vfp_ref_inc(&inv->refcount);
 	return inv;
 }
 
 VFP_EXPORT struct vfp_inventory *vfp_inventory_unref(struct vfp_inventory *inv)
 {
-	if (!inv || --inv->refcount > 0)
+	if (!inv || vfp_ref_dec(&inv->refcount) > 0)
 		return NULL;
 	for (size_t i = 0; i < inv->n_pfs; i++)
 		vfp_pf_clear(&inv->pfs[i]);

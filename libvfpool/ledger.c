@@ -210,14 +210,14 @@ VFP_EXPORT int vfp_ledger_open(struct vfp_ctx *ctx, const char *state_dir,
 VFP_EXPORT struct vfp_ledger *vfp_ledger_ref(struct vfp_ledger *l)
 {
 	if (l)
-		l->refcount++;
+		vfp_ref_inc(&l->refcount);
 	return l;
 }
 
 /* Closing checkpoints the WAL into the main file, so a clean stop leaves one file. */
 VFP_EXPORT struct vfp_ledger *vfp_ledger_unref(struct vfp_ledger *l)
 {
-	if (!l || --l->refcount > 0)
+	if (!l || vfp_ref_dec(&l->refcount) > 0)
 		return NULL;
 	for (size_t i = 0; i < LEDGER_STMT_CACHE && l->cache[i].sql; i++)
 		sqlite3_finalize(l->cache[i].stmt);

@@ -66,3 +66,17 @@ static inline int negative_errno(void)
 {
 	return errno > 0 ? -errno : -EIO;
 }
+
+/*
+ * Reference counts: objects are shared between the agent's threads (an
+ * inventory is ref'd by every request that reads it), so counts are atomic.
+ */
+static inline void vfp_ref_inc(int *ref)
+{
+	__atomic_add_fetch(ref, 1, __ATOMIC_RELAXED);
+}
+
+static inline int vfp_ref_dec(int *ref)
+{
+	return __atomic_sub_fetch(ref, 1, __ATOMIC_ACQ_REL);
+}

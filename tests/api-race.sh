@@ -27,6 +27,13 @@ api GET /v1/allocations
 [ "$(jget '[.allocations[].vfs[].pci] | length')" = 8 ] || fail "allocations: $body"
 [ "$(jget '[.allocations[].vfs[].pci] | unique | length')" = 8 ] || fail "a VF in two allocations"
 
+# many concurrent readers share one inventory: its reference count must hold
+# (a non-atomic count corrupted the heap under wrk before)
+seq 600 | xargs -P 48 -I{} curl -s -o /dev/null --unix-socket "$sock" http://x/v1/vfs/0000:3b:00.1
+seq 100 | xargs -P 24 -I{} curl -s -o /dev/null --unix-socket "$sock" http://x/v1/pfs
+api GET /v1/health; expect 200
+kill -0 "$agent_pid" || fail "the agent died under concurrent reads"
+
 # a slow client: headers then one byte a second; meanwhile others are served at once
 python3 - "$sock" <<'PY' &
 import socket, sys, time
