@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libmnl/libmnl.h>
@@ -19,58 +20,26 @@
 #include "libvfpool/macro.h"
 #include "netns.h"
 #include "nlmsg.h"
+#include "nlsock.h"
 
-struct nl_conn {
-	struct mnl_socket *nl;
-	uint32_t seq;
-};
-
-/* A netlink socket in the namespace @netns_fd (-1: ours); only this thread switches. */
-static int conn_open(int netns_fd, struct nl_conn *c)
-{
-	_cleanup_close_ int self = -1;
-	int r = 0;
-
-	c->seq = 1;
-	if (netns_fd >= 0) {
-		self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-		if (self < 0 || setns(netns_fd, CLONE_NEWNET) < 0)
-			return negative_errno();
-	}
-	c->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
-	if (!c->nl || mnl_socket_bind(c->nl, 0, MNL_SOCKET_AUTOPID) < 0)
-		r = negative_errno();
-	if (self >= 0 && setns(self, CLONE_NEWNET) < 0)
-		r = r < 0 ? r : negative_errno();
-	if (r < 0 && c->nl) {
-		mnl_socket_close(c->nl);
-		c->nl = NULL;
-	}
-	return r;
-}
-
-static void conn_close(struct nl_conn *c)
-{
-	if (c->nl)
-		mnl_socket_close(c->nl);
-	c->nl = NULL;
-}
-
-/* Sends one request and reads its answer: the kernel's -errno as it came, and its text. */
+/* Sends one request and reads its answer: a link, or the kernel's -errno and text. */
 static int talk(struct nl_conn *c, void *buf, size_t len, struct nl_link *ret_link, char *err,
 		size_t err_size)
 {
-	char reply[NL_BUF_SIZE];
-	ssize_t n;
+	_cleanup_free_ void *reply = NULL;
+	size_t n;
+	int r;
 
-	if (mnl_socket_sendto(c->nl, buf, len) < 0)
-		return negative_errno();
-	n = mnl_socket_recvfrom(c->nl, reply, sizeof(reply));
-	if (n < 0)
-		return negative_errno();
-	if (ret_link && ((struct nlmsghdr *)reply)->nlmsg_type == RTM_NEWLINK)
-		return nl_parse_link(reply, (size_t)n, ret_link);
-	return nl_parse_ack(reply, (size_t)n, err, err_size);
+	if (!ret_link)
+		return nl_conn_ack(c, buf, len, err, err_size);
+	r = nl_conn_send(c, buf, len);
+	if (r >= 0)
+		r = nl_conn_recv(c, &reply, &n);
+	if (r < 0)
+		return r;
+	if (((struct nlmsghdr *)reply)->nlmsg_type == RTM_NEWLINK)
+		return nl_parse_link(reply, n, ret_link);
+	return nl_parse_ack(reply, n, err, err_size);
 }
 
 static int get_link(struct nl_conn *c, const char *name, struct nl_link *ret)
@@ -134,6 +103,36 @@ int netns_open(const char *spec, int *ret_fd, char *err, size_t err_size)
 	return 0;
 }
 
+int netns_inode(int fd, ino_t *ret)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	*ret = st.st_ino;
+	return 0;
+}
+
+/**
+ * netns_alive() - @spec still names the namespace whose inode is @inode
+ *
+ * False when the name is gone (ip netns del, the process exited) or now
+ * names another namespace: the one the VF went into is gone for us.
+ */
+bool netns_alive(const char *spec, ino_t inode)
+{
+	char ignored[256];
+	ino_t now = 0;
+	int fd;
+
+	if (!spec || netns_open(spec, &fd, ignored, sizeof(ignored)) < 0)
+		return false;
+	if (netns_inode(fd, &now) < 0)
+		now = 0;
+	close(fd);
+	return now == inode;
+}
+
 static int add_addresses(struct nl_conn *c, int ifindex, json_t *addresses, char *err,
 			 size_t err_size)
 {
@@ -158,51 +157,77 @@ static int add_addresses(struct nl_conn *c, int ifindex, json_t *addresses, char
 	return 0;
 }
 
-/* Inside the namespace: MTU, addresses, up. */
-static int configure_inside(int netns_fd, const char *ifname, json_t *addresses, unsigned mtu,
-			    char *err, size_t err_size)
+static int add_default_route(struct nl_conn *c, int ifindex, const char *gateway, char *err,
+			     size_t err_size)
+{
+	unsigned char gw[16];
+	char buf[NL_BUF_SIZE];
+	int family = strchr(gateway, ':') ? AF_INET6 : AF_INET;
+
+	if (inet_pton(family, gateway, gw) != 1) {
+		snprintf(err, err_size, "gateway: \"%.64s\" is not an address", gateway);
+		return -EINVAL;
+	}
+	return talk(c, buf, nl_build_default_route(buf, c->seq++, ifindex, family, gw), NULL, err,
+		    err_size);
+}
+
+/* Inside the namespace: MAC, MTU, addresses, up, default route. */
+static int configure_inside(int netns_fd, const struct netns_config *cfg, char *err,
+			    size_t err_size)
 {
 	struct nl_conn c = { 0 };
 	struct nl_link l = { 0 };
-	struct nl_link_change mtu_change = { .netns_fd = -1, .mtu = mtu, .up = -1 };
+	struct nl_link_change link = { .netns_fd = -1, .mtu = cfg->mtu, .up = -1, .mac = cfg->mac };
 	struct nl_link_change up = { .netns_fd = -1, .up = 1 };
-	int r = conn_open(netns_fd, &c);
+	int r = nl_conn_open(NETLINK_ROUTE, netns_fd, &c);
 
 	if (r >= 0)
-		r = get_link(&c, ifname, &l);
-	if (r >= 0 && mtu)
-		r = set_link(&c, l.ifindex, &mtu_change, err, err_size);
+		r = get_link(&c, cfg->ifname, &l);
+	if (r >= 0 && (cfg->mtu || cfg->mac))
+		r = set_link(&c, l.ifindex, &link, err, err_size);
 	if (r >= 0)
-		r = add_addresses(&c, l.ifindex, addresses, err, err_size);
+		r = add_addresses(&c, l.ifindex, cfg->addresses, err, err_size);
 	if (r >= 0)
 		r = set_link(&c, l.ifindex, &up, err, err_size);
-	conn_close(&c);
+	if (r >= 0 && cfg->gateway)
+		r = add_default_route(&c, l.ifindex, cfg->gateway, err, err_size);
+	nl_conn_close(&c);
 	return r;
 }
 
+static json_t *snapshot(const struct nl_link *l)
+{
+	char mac[3 * sizeof(l->mac)] = "";
+
+	for (unsigned i = 0; i < l->mac_len; i++)
+		snprintf(mac + 3 * i, sizeof(mac) - 3 * i, i ? ":%02x" : "%02x", l->mac[i]);
+	return json_pack("{s:s, s:i, s:b, s:s}", "name", l->name, "mtu", (int)l->mtu, "up",
+			 (l->flags & IFF_UP) != 0, "mac", mac);
+}
+
 /*
- * Moves @netdev into @netns_fd as @ifname, configured. On failure it is
+ * Moves @netdev into @netns_fd as cfg->ifname, configured. On failure it is
  * moved back under its own name, and the error says which step failed.
  */
-int netns_attach(const char *netdev, int netns_fd, const char *ifname, json_t *addresses,
-		 unsigned mtu, json_t **ret_original, char *err, size_t err_size)
+int netns_attach(const char *netdev, int netns_fd, const struct netns_config *cfg,
+		 json_t **ret_original, char *err, size_t err_size)
 {
 	struct nl_conn host = { 0 };
 	struct nl_link l = { 0 };
 	struct nl_link_change down = { .netns_fd = -1, .up = 0 };
-	struct nl_link_change move = { .name = ifname, .netns_fd = netns_fd, .up = -1 };
-	int r = conn_open(-1, &host);
+	struct nl_link_change move = { .name = cfg->ifname, .netns_fd = netns_fd, .up = -1 };
+	int r = nl_conn_open(NETLINK_ROUTE, -1, &host);
 
 	if (r >= 0)
 		r = get_link(&host, netdev, &l);
 	if (r < 0) {
 		if (!err[0])
 			snprintf(err, err_size, "netdev %s: %s", netdev, strerror(-r));
-		conn_close(&host);
+		nl_conn_close(&host);
 		return r;
 	}
-	*ret_original = json_pack("{s:s, s:i, s:b}", "name", l.name, "mtu", (int)l.mtu, "up",
-				  (l.flags & IFF_UP) != 0);
+	*ret_original = snapshot(&l);
 	r = set_link(&host, l.ifindex, &down, err, err_size);
 	if (r >= 0) {
 		r = set_link(&host, l.ifindex, &move, err, err_size);
@@ -217,17 +242,17 @@ int netns_attach(const char *netdev, int netns_fd, const char *ifname, json_t *a
 			move_back(netns_fd, l.name, l.name, NULL, NULL, ignored, sizeof(ignored));
 			if (!err[0])
 				snprintf(err, err_size, "moving %s into the namespace as %s: %s",
-					 netdev, ifname, strerror(-r));
+					 netdev, cfg->ifname, strerror(-r));
 		}
 	}
-	conn_close(&host);
+	nl_conn_close(&host);
 	if (r >= 0) {
-		r = configure_inside(netns_fd, ifname, addresses, mtu, err, err_size);
+		r = configure_inside(netns_fd, cfg, err, err_size);
 		if (r < 0) {
 			char ignored[256];
 
-			json_object_set_new(*ret_original, "ifname", json_string(ifname));
-			netns_detach(*ret_original, netns_fd, ignored, sizeof(ignored)); /* roll back */
+			json_object_set_new(*ret_original, "ifname", json_string(cfg->ifname));
+			netns_detach(*ret_original, netns_fd, NULL, ignored, sizeof(ignored)); /* roll back */
 		}
 	}
 	return r;
@@ -238,12 +263,20 @@ static int restore_in_host(struct nl_conn *host, const char *name, json_t *origi
 			   size_t err_size)
 {
 	struct nl_link l = { 0 };
+	const char *mac = json_string_value(json_object_get(original, "mac"));
+	unsigned char addr[6];
 	struct nl_link_change ch = {
 		.netns_fd = -1,
 		.mtu = (unsigned)json_integer_value(json_object_get(original, "mtu")),
 		.up = json_is_true(json_object_get(original, "up")),
 	};
 	int r = get_link(host, name, &l);
+
+	/* only an Ethernet address that differs: IPoIB addresses are the kernel's */
+	if (r >= 0 && mac && strlen(mac) == 17 && l.mac_len == 6 &&
+	    sscanf(mac, "%2hhx:%2hhx:%2hhx:%2hhx:%2hhx:%2hhx", &addr[0], &addr[1], &addr[2],
+		   &addr[3], &addr[4], &addr[5]) == 6 && memcmp(addr, l.mac, 6) != 0)
+		ch.mac = addr;
 
 	return r < 0 ? r : set_link(host, l.ifindex, &ch, err, err_size);
 }
@@ -271,7 +304,7 @@ static int move_back(int netns_fd, const char *ifname, const char *name, const c
 	_cleanup_close_ int host_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	struct nl_link_change home = { .netns_fd = host_fd, .up = -1 };
 	struct nl_link_change down = { .netns_fd = -1, .up = 0 };
-	int r = host_fd < 0 ? negative_errno() : conn_open(netns_fd, &c);
+	int r = host_fd < 0 ? negative_errno() : nl_conn_open(NETLINK_ROUTE, netns_fd, &c);
 
 	if (r >= 0)
 		r = get_link(&c, ifname, &l);
@@ -288,7 +321,27 @@ static int move_back(int netns_fd, const char *ifname, const char *name, const c
 		if (r >= 0 && ret_used_fallback)
 			*ret_used_fallback = true;
 	}
-	conn_close(&c);
+	nl_conn_close(&c);
+	return r;
+}
+
+/* In the host: @current (the name the kernel gave it) renamed back to @name, or the fallback. */
+static int rename_in_host(const char *current, const char *name, const char *fallback,
+			  bool *ret_used_fallback, char *err, size_t err_size)
+{
+	struct nl_conn c = { 0 };
+	struct nl_link l = { 0 };
+	int r = nl_conn_open(NETLINK_ROUTE, -1, &c);
+
+	if (r >= 0)
+		r = get_link(&c, current, &l);
+	if (r >= 0)
+		r = rename_link(&c, l.ifindex, name, err, err_size);
+	if (r == -EEXIST) {
+		r = rename_link(&c, l.ifindex, fallback, err, err_size);
+		*ret_used_fallback = r >= 0;
+	}
+	nl_conn_close(&c);
 	return r;
 }
 
@@ -296,47 +349,50 @@ static int move_back(int netns_fd, const char *ifname, const char *name, const c
  * netns_detach() - the netdev back to the host, as it was
  * @original: the snapshot netns_attach() made, with "netns" and "ifname"
  * @netns_fd: the namespace, or -1 to open original["netns"]
+ * @found_as: the name the VF's netdev has in the host now (found by its PCI
+ *	      address), or NULL
  *
  * A namespace that is gone, or a netdev no longer in it, is not an error:
- * the kernel has returned a real VF to the host (restored here when it
- * came back under its name) or destroyed a virtual one. When the original
- * name is taken in the host the netdev returns as "vfr<ifindex>" and @err
- * says so.
+ * the kernel has returned a real VF to the host, maybe as "devN" (renamed
+ * back here), or destroyed a virtual one. When the original name is taken
+ * in the host the netdev returns as "vfr<name>" and @err says so.
  */
-int netns_detach(json_t *original, int netns_fd, char *err, size_t err_size)
+int netns_detach(json_t *original, int netns_fd, const char *found_as, char *err,
+		 size_t err_size)
 {
 	const char *name = json_string_value(json_object_get(original, "name"));
 	const char *ifname = json_string_value(json_object_get(original, "ifname"));
 	const char *spec = json_string_value(json_object_get(original, "netns"));
 	struct nl_conn host = { 0 };
 	char fallback[NL_IFNAMSIZ];
+	bool used = false;
 	int fd = netns_fd, r = 0;
 
 	err[0] = '\0';
 	if (!name || !ifname)
 		return 0; /* never attached */
+	snprintf(fallback, sizeof(fallback), "vfr%.12s", name);
 	if (fd < 0 && spec && netns_open(spec, &fd, err, err_size) < 0)
 		fd = -1;
 	if (fd >= 0) {
-		bool used = false;
-
-		snprintf(fallback, sizeof(fallback), "vfr%.12s", name);
 		r = move_back(fd, ifname, name, fallback, &used, err, err_size);
-		if (r >= 0 && used) {
-			snprintf(err, err_size, "%s is taken in the host: returned as %s", name,
-				 fallback);
-			name = fallback;
-		}
 		if (fd != netns_fd)
 			close(fd);
 	}
+	if ((fd < 0 || r == -ENODEV) && found_as && strcmp(found_as, name) != 0 &&
+	    strcmp(found_as, fallback) != 0)
+		r = rename_in_host(found_as, name, fallback, &used, err, err_size);
+	if (r >= 0 && used) {
+		snprintf(err, err_size, "%s is taken in the host: returned as %s", name, fallback);
+		name = fallback;
+	}
 	if (r == -ENODEV)
 		r = 0; /* not in the namespace (any more) */
-	if (r >= 0 && conn_open(-1, &host) >= 0) {
+	if (r >= 0 && nl_conn_open(NETLINK_ROUTE, -1, &host) >= 0) {
 		char msg[256];
 		int rr = restore_in_host(&host, name, original, msg, sizeof(msg));
 
-		conn_close(&host);
+		nl_conn_close(&host);
 		r = rr == -ENODEV ? 0 : rr;
 		if (r < 0)
 			snprintf(err, err_size, "restoring %s: %s", name, msg[0] ? msg : strerror(-r));

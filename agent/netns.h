@@ -9,7 +9,22 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* What the netdev becomes inside the namespace. */
+struct netns_config {
+	const char *ifname;
+	json_t *addresses;	  /* ["10.0.0.2/24", …], may be NULL */
+	unsigned mtu;		  /* 0: keep */
+	const unsigned char *mac; /* 6 bytes, or NULL: keep */
+	const char *gateway;	  /* default route via this address, or NULL */
+};
+
 int netns_open(const char *spec, int *ret_fd, char *err, size_t err_size);
-int netns_attach(const char *netdev, int netns_fd, const char *ifname, json_t *addresses,
-		 unsigned mtu, json_t **ret_original, char *err, size_t err_size);
-int netns_detach(json_t *original, int netns_fd, char *err, size_t err_size);
+int netns_inode(int fd, ino_t *ret);
+bool netns_alive(const char *spec, ino_t inode);
+int netns_attach(const char *netdev, int netns_fd, const struct netns_config *cfg,
+		 json_t **ret_original, char *err, size_t err_size);
+int netns_detach(json_t *original, int netns_fd, const char *found_as, char *err,
+		 size_t err_size);

@@ -61,6 +61,8 @@ size_t nl_build_setlink(void *buf, uint32_t seq, int ifindex, const struct nl_li
 		mnl_attr_put_u32(nlh, IFLA_NET_NS_FD, (uint32_t)c->netns_fd);
 	if (c->mtu)
 		mnl_attr_put_u32(nlh, IFLA_MTU, c->mtu);
+	if (c->mac)
+		mnl_attr_put(nlh, IFLA_ADDRESS, 6, c->mac);
 	return nlh->nlmsg_len;
 }
 
@@ -77,6 +79,23 @@ size_t nl_build_addr(void *buf, uint32_t seq, int ifindex, int family, const voi
 	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
 	mnl_attr_put(nlh, IFA_LOCAL, len, addr);
 	mnl_attr_put(nlh, IFA_ADDRESS, len, addr);
+	return nlh->nlmsg_len;
+}
+
+/* RTM_NEWROUTE: the default route of @family via @gateway, out of @ifindex. */
+size_t nl_build_default_route(void *buf, uint32_t seq, int ifindex, int family,
+			      const void *gateway)
+{
+	struct nlmsghdr *nlh = start(buf, RTM_NEWROUTE, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, seq);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+
+	rtm->rtm_family = (unsigned char)family;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
+	rtm->rtm_type = RTN_UNICAST;
+	mnl_attr_put(nlh, RTA_GATEWAY, family == AF_INET ? 4 : 16, gateway);
+	mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)ifindex);
 	return nlh->nlmsg_len;
 }
 

@@ -27,12 +27,15 @@ struct nl_link_change {
 	int netns_fd; /* -1: stay */
 	unsigned mtu; /* 0: keep */
 	int up;	      /* -1 keep, 0 down, 1 up */
+	const unsigned char *mac; /* 6 bytes, or NULL: keep */
 };
 
 size_t nl_build_getlink(void *buf, uint32_t seq, int ifindex, const char *name);
 size_t nl_build_setlink(void *buf, uint32_t seq, int ifindex, const struct nl_link_change *c);
 size_t nl_build_addr(void *buf, uint32_t seq, int ifindex, int family, const void *addr,
 		     unsigned prefixlen);
+size_t nl_build_default_route(void *buf, uint32_t seq, int ifindex, int family,
+			      const void *gateway);
 int nl_parse_link(const void *buf, size_t len, struct nl_link *ret);
 int nl_parse_ack(const void *buf, size_t len, char *msg, size_t msg_size);
 int nl_parse_prefix(const char *s, int *ret_family, unsigned char addr[16], unsigned *ret_len);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent/claim-queue.h"
+#include "agent/container.h"
 #include "agent/events.h"
 #include "api.h"
 #include "validate.h"
@@ -199,7 +200,7 @@ int api_delete_allocation(struct api_request *req)
 		api_fail(req, r, "%s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
 	if (r >= 0 && strcmp(json_string_value(json_object_get(alloc, "state")), "attached") == 0)
-		restored = api_detach_vfs(a, alloc, err, sizeof(err));
+		restored = container_detach_all(a, alloc, err, sizeof(err));
 	if (r >= 0) {
 		pthread_mutex_lock(&a->ledger_lock);
 		r = vfp_ledger_confirm(a->ledger, id, VFP_OP_RELEASE, restored >= 0,

@@ -92,5 +92,4 @@ int api_delete_allocation(struct api_request *req);
 int api_attach(struct api_request *req);
 int api_detach(struct api_request *req);
 int api_domain_xml(struct api_request *req);
-int api_detach_vfs(struct agent *a, json_t *alloc, char *err, size_t err_size);
 int api_get_events(struct api_request *req);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * POST /v1/allocations/{id}/attach and …/detach. Containers: the VFs'
- * netdevs move into a network namespace ({"netns":…,"ifname":…,
- * "addresses":[…],"mtu":…}). VMs ({"domain":…}) and the deployment-XML
- * rewrite answer 501 until the libvirt back-end lands.
+ * POST /v1/allocations/{id}/attach and …/detach. Containers: the VFs go
+ * into a network namespace ({"netns":…,"ifname":…,"addresses":[…],"mtu":…,
+ * "gateway":…}); agent/container.c does the work. VMs ({"domain":…}) and the
+ * deployment-XML rewrite answer 501 until the libvirt back-end lands.
  */
 #include "config.h"
 
@@ -12,29 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/container.h"
 #include "agent/events.h"
 #include "agent/netns.h"
 #include "api.h"
 #include "validate.h"
-
-/* Attaches on one PF are serialized; different PFs go in parallel (striped locks). */
-static pthread_mutex_t pf_locks[32] = { [0 ... 31] = PTHREAD_MUTEX_INITIALIZER };
-
-static pthread_mutex_t *pf_lock(const char *pf)
-{
-	unsigned h = 5381;
-
-	for (; *pf; pf++)
-		h = h * 33 + (unsigned char)*pf;
-	return &pf_locks[h % 32];
-}
-
-struct target {
-	const char *netns, *ifname;
-	json_t *addresses;
-	unsigned mtu;
-	int fd;
-};
 
 static bool valid_ifname(const char *s)
 {
@@ -48,10 +30,23 @@ static bool valid_ifname(const char *s)
 	return true;
 }
 
-static int parse_target(struct api_request *req, json_t *body, struct target *t)
+static bool valid_gateway(const char *s)
 {
-	static const char *const keys[] = { "netns", "ifname", "addresses", "mtu", "domain",
-					    "live", "config", NULL };
+	char with_prefix[80];
+
+	snprintf(with_prefix, sizeof(with_prefix), "%.64s/%s", s, strchr(s, ':') ? "128" : "32");
+	return valid_ip_prefix(with_prefix, NULL);
+}
+
+struct request {
+	struct container_target t;
+	const char *ifname;
+};
+
+static int parse_target(struct api_request *req, json_t *body, struct request *q)
+{
+	static const char *const keys[] = { "netns", "ifname", "addresses", "mtu", "gateway",
+					    "domain", "live", "config", NULL };
 	long long mtu = 0;
 	size_t i;
 	json_t *a;
@@ -61,95 +56,44 @@ static int parse_target(struct api_request *req, json_t *body, struct target *t)
 	if (r >= 0 && json_object_get(body, "domain"))
 		return api_fail(req, -ENOSYS, "attaching to VMs is not built yet");
 	if (r >= 0)
-		r = api_get_string(req, body, "netns", true, &t->netns);
+		r = api_get_string(req, body, "netns", true, &q->t.netns);
 	if (r >= 0)
-		r = api_get_string(req, body, "ifname", false, &t->ifname);
-	if (r >= 0 && t->ifname && !valid_ifname(t->ifname))
-		r = api_fail(req, -EINVAL, "ifname: \"%.32s\" is not a netdev name", t->ifname);
+		r = api_get_string(req, body, "ifname", false, &q->ifname);
+	if (r >= 0 && q->ifname && !valid_ifname(q->ifname))
+		r = api_fail(req, -EINVAL, "ifname: \"%.32s\" is not a netdev name", q->ifname);
 	if (r >= 0)
 		r = api_get_int(req, body, "mtu", 68, 65535, false, &mtu);
-	t->mtu = (unsigned)mtu;
-	t->addresses = json_object_get(body, "addresses");
-	if (r >= 0 && t->addresses && !json_is_array(t->addresses))
+	q->t.mtu = (unsigned)mtu;
+	if (r >= 0)
+		r = api_get_string(req, body, "gateway", false, &q->t.gateway);
+	if (r >= 0 && q->t.gateway && !valid_gateway(q->t.gateway))
+		r = api_fail(req, -EINVAL, "gateway: \"%.64s\" is not an IP address", q->t.gateway);
+	q->t.addresses = json_object_get(body, "addresses");
+	if (r >= 0 && q->t.addresses && !json_is_array(q->t.addresses))
 		r = api_fail(req, -EINVAL, "addresses: must be a list like [\"10.0.0.2/24\"]");
-	json_array_foreach(t->addresses, i, a)
+	json_array_foreach(q->t.addresses, i, a)
 		if (r >= 0 && (!json_is_string(a) || !valid_ip_prefix(json_string_value(a), NULL)))
 			r = api_fail(req, -EINVAL, "addresses[%zu]: not an address/prefix", i);
 	return r;
 }
 
-/* The netdev a VF has in the inventory now. */
-static int vf_netdev(struct agent *a, const char *pci, char *buf, size_t size)
+/* One VF keeps the name asked for; several get it with their position. */
+static int ifname_for(struct api_request *req, const struct request *q, json_t *vf, size_t i,
+		      size_t n, char *buf, size_t size)
 {
-	struct vfp_inventory *inv = agent_get_inventory(a);
-	const struct vfp_vf *vf = vfp_inventory_find_vf(inv, pci);
-	int r = vf && vfp_vf_get_netdev(vf) ? 0 : -ENODEV;
+	struct vfp_inventory *inv = agent_get_inventory(req->agent);
+	const struct vfp_vf *v = vfp_inventory_find_vf(inv, json_string_value(json_object_get(vf,
+											      "pci")));
+	const char *own = v && vfp_vf_get_netdev(v) ? vfp_vf_get_netdev(v) : "net";
 
-	if (r == 0)
-		snprintf(buf, size, "%s", vfp_vf_get_netdev(vf));
-	vfp_inventory_unref(inv);
-	return r;
-}
-
-/* The restore points of the first @n VFs of @alloc, in reverse: what rollback undoes. */
-static void undo(struct agent *a, json_t *vfs, size_t n, int fd)
-{
-	while (n-- > 0) {
-		const char *pci = json_string_value(json_object_get(json_array_get(vfs, n), "pci"));
-		json_t *orig;
-		char err[256];
-
-		pthread_mutex_lock(&a->ledger_lock);
-		orig = vfp_ledger_get_original(a->ledger, pci);
-		pthread_mutex_unlock(&a->ledger_lock);
-		if (orig && netns_detach(orig, fd, err, sizeof(err)) < 0)
-			log_error("VF %s: rollback: %s", pci, err);
-		json_decref(orig);
-	}
-}
-
-/* One VF into the namespace; its restore point is written before it is changed. */
-static int attach_one(struct api_request *req, json_t *vf, const struct target *t, size_t i,
-		      size_t n)
-{
-	struct agent *a = req->agent;
-	const char *pci = json_string_value(json_object_get(vf, "pci"));
-	char netdev[64], ifname[80], err[256] = "";
-	json_t *orig = NULL, *none = json_array();
-	int r = vf_netdev(a, pci, netdev, sizeof(netdev));
-
-	if (r < 0) {
-		json_decref(none);
-		return api_fail(req, -ENODEV, "VF %s has no netdev (bound to vfio-pci?): it cannot "
-					      "go into a namespace", pci);
-	}
-	/* one VF keeps the name asked for; several get it with their position */
 	if (n == 1)
-		snprintf(ifname, sizeof(ifname), "%s", t->ifname ? t->ifname : netdev);
+		snprintf(buf, size, "%s", q->ifname ? q->ifname : own);
 	else
-		snprintf(ifname, sizeof(ifname), "%.13s%zu", t->ifname ? t->ifname : "net", i);
-	if (strlen(ifname) > 15) {
-		json_decref(none);
-		return api_fail(req, -EINVAL, "ifname: \"%s\" is longer than 15 characters", ifname);
-	}
-	pthread_mutex_lock(pf_lock(json_string_value(json_object_get(vf, "pf"))));
-	r = netns_attach(netdev, t->fd, ifname, i == 0 ? t->addresses : none, t->mtu, &orig, err,
-			 sizeof(err));
-	pthread_mutex_unlock(pf_lock(json_string_value(json_object_get(vf, "pf"))));
-	json_decref(none);
-	if (r < 0) {
-		json_decref(orig);
-		return api_fail(req, r, "VF %s (%s): %s", pci, netdev, err[0] ? err : strerror(-r));
-	}
-	json_object_set_new(orig, "netns", json_string(t->netns));
-	json_object_set_new(orig, "ifname", json_string(ifname));
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_set_original(a->ledger, pci, orig);
-	pthread_mutex_unlock(&a->ledger_lock);
-	json_decref(orig);
-	if (r >= 0)
-		log_info("VF %s: %s is %s in %s", pci, netdev, ifname, t->netns);
-	return r;
+		snprintf(buf, size, "%.13s%zu", q->ifname ? q->ifname : "net", i);
+	vfp_inventory_unref(inv);
+	if (strlen(buf) > 15)
+		return api_fail(req, -EINVAL, "ifname: \"%s\" is longer than 15 characters", buf);
+	return 0;
 }
 
 static json_t *get_allocation(struct api_request *req)
@@ -177,39 +121,67 @@ static int ledger_step(struct agent *a, const char *id, enum vfp_op op, bool beg
 	return r;
 }
 
-static int attach_all(struct api_request *req, const char *id, json_t *vfs, struct target *t)
+/* The VFs before @n back, in reverse: what a failed attach undoes. */
+static void undo(struct agent *a, json_t *vfs, size_t n, int fd)
 {
+	while (n-- > 0) {
+		json_t *vf = json_array_get(vfs, n);
+		char err[256];
+
+		if (container_restore_vf(a, vf, fd, err, sizeof(err)) < 0)
+			log_error("VF %s: rollback: %s",
+				  json_string_value(json_object_get(vf, "pci")), err);
+	}
+}
+
+static int attach_all(struct api_request *req, const char *id, json_t *alloc, struct request *q)
+{
+	json_t *vfs = json_object_get(alloc, "vfs");
 	size_t i, n = json_array_size(vfs);
 	int r = ledger_step(req->agent, id, VFP_OP_ATTACH, true, false, NULL, req);
+	bool begun = r >= 0;
 
-	for (i = 0; r >= 0 && i < n; i++)
-		r = attach_one(req, json_array_get(vfs, i), t, i, n);
+	for (i = 0; r >= 0 && i < n; i++) {
+		json_t *vf = json_array_get(vfs, i);
+		const char *pci = json_string_value(json_object_get(vf, "pci"));
+		char ifname[80], err[256] = "";
+
+		r = ifname_for(req, q, vf, i, n, ifname, sizeof(ifname));
+		if (r >= 0)
+			r = container_attach_vf(req->agent, alloc, i, &q->t, ifname, err, sizeof(err));
+		if (r < 0 && !req->error[0])
+			api_fail(req, r, "VF %s: %s", pci, err[0] ? err : strerror(-r));
+		if (r >= 0)
+			log_info("VF %s: allocation %s: %s in %s", pci, id, ifname, q->t.netns);
+	}
 	if (r < 0 && i > 0)
-		undo(req->agent, vfs, i - 1 + (r >= 0), t->fd);
-	if (r == -EBUSY && !strstr(req->error, "VF "))
-		return r; /* begin refused: nothing to confirm */
-	ledger_step(req->agent, id, VFP_OP_ATTACH, false, r >= 0, r < 0 ? req->error : NULL, NULL);
+		undo(req->agent, vfs, i - 1, q->t.fd);
+	if (begun)
+		ledger_step(req->agent, id, VFP_OP_ATTACH, false, r >= 0, r < 0 ? req->error : NULL,
+			    NULL);
 	return r;
 }
 
 int api_attach(struct api_request *req)
 {
-	struct target t = { .fd = -1 };
+	struct request q = { .t = { .fd = -1 } };
 	json_t *body = NULL, *alloc = NULL;
 	int r = api_parse_body(req, &body);
 
 	if (r >= 0)
-		r = parse_target(req, body, &t);
+		r = parse_target(req, body, &q);
 	if (r >= 0)
 		alloc = get_allocation(req);
 	if (r >= 0 && !alloc)
 		r = -ENOENT;
 	if (r >= 0)
-		r = netns_open(t.netns, &t.fd, req->error, sizeof(req->error));
+		r = netns_open(q.t.netns, &q.t.fd, req->error, sizeof(req->error));
 	if (r >= 0)
-		r = attach_all(req, req->params[0], json_object_get(alloc, "vfs"), &t);
-	if (t.fd >= 0)
-		close(t.fd);
+		r = netns_inode(q.t.fd, &q.t.inode);
+	if (r >= 0)
+		r = attach_all(req, req->params[0], alloc, &q);
+	if (q.t.fd >= 0)
+		close(q.t.fd);
 	json_decref(alloc);
 	json_decref(body);
 	if (r < 0)
@@ -218,41 +190,6 @@ int api_attach(struct api_request *req)
 		    json_pack("{s:s, s:s}", "id", req->params[0], "state", "attached"));
 	alloc = get_allocation(req);
 	return api_reply(req, 200, alloc);
-}
-
-/**
- * api_detach_vfs() - every VF of @alloc back to the host, as it was
- *
- * Used by detach and by DELETE of an attached allocation. Returns the first
- * error; every VF is tried.
- */
-int api_detach_vfs(struct agent *a, json_t *alloc, char *err, size_t err_size)
-{
-	size_t i;
-	json_t *vf;
-	int r = 0;
-
-	json_array_foreach(json_object_get(alloc, "vfs"), i, vf) {
-		const char *pci = json_string_value(json_object_get(vf, "pci"));
-		char msg[256];
-		json_t *orig;
-		int rr;
-
-		pthread_mutex_lock(&a->ledger_lock);
-		orig = vfp_ledger_get_original(a->ledger, pci);
-		pthread_mutex_unlock(&a->ledger_lock);
-		pthread_mutex_lock(pf_lock(json_string_value(json_object_get(vf, "pf"))));
-		rr = orig ? netns_detach(orig, -1, msg, sizeof(msg)) : 0;
-		pthread_mutex_unlock(pf_lock(json_string_value(json_object_get(vf, "pf"))));
-		if (orig && msg[0])
-			log_warning("VF %s: %s", pci, msg);
-		if (rr < 0 && r == 0) {
-			r = rr;
-			snprintf(err, err_size, "VF %s: %s", pci, msg[0] ? msg : strerror(-rr));
-		}
-		json_decref(orig);
-	}
-	return r;
 }
 
 int api_detach(struct api_request *req)
@@ -266,7 +203,7 @@ int api_detach(struct api_request *req)
 		return -ENOENT;
 	r = ledger_step(req->agent, id, VFP_OP_DETACH, true, false, NULL, req);
 	if (r >= 0) {
-		r = api_detach_vfs(req->agent, alloc, err, sizeof(err));
+		r = container_detach_all(req->agent, alloc, err, sizeof(err));
 		ledger_step(req->agent, id, VFP_OP_DETACH, false, r >= 0, r < 0 ? err : NULL, NULL);
 		if (r < 0)
 			api_fail(req, r, "%s", err);

@@ -4,7 +4,7 @@
 set -eu
 pkgs="build-essential autoconf automake libtool pkg-config
 libjansson-dev libsqlite3-dev check libmicrohttpd-dev libudev-dev libsystemd-dev
-libcurl4-openssl-dev libmnl-dev curl"
+libcurl4-openssl-dev libmnl-dev libibverbs-dev curl"
 [ "${1:-}" = --tests ] && pkgs="$pkgs jq cppcheck valgrind python3 umockdev libumockdev-dev
 prometheus wrk nginx-light"
 # the OpenAPI check runs validators from the npm registry; keep a node that is already there

@@ -188,6 +188,15 @@ json_t *vfp_ledger_audit(struct vfp_ledger *l, const char *pci, unsigned limit);
 int vfp_ledger_set_original(struct vfp_ledger *l, const char *pci, json_t *original);
 json_t *vfp_ledger_get_original(struct vfp_ledger *l, const char *pci);
 
+/* ---- the kernel's view now: drivers, netdevs, IB GUIDs (sysfs) ----------- */
+
+int vfp_device_read_driver(struct vfp_ctx *ctx, const char *pci, char *buf, size_t size);
+int vfp_device_read_netdev(struct vfp_ctx *ctx, const char *pci, char *buf, size_t size);
+int vfp_device_bind_driver(struct vfp_ctx *ctx, const char *pci, const char *driver);
+int vfp_device_rebind(struct vfp_ctx *ctx, const char *pci);
+int vfp_vf_write_ib_guids(struct vfp_ctx *ctx, const char *pf_pci, const char *driver,
+			  unsigned index, const char *node, const char *port);
+
 /* ---- resizing PFs (sriov_numvfs) ------------------------------------------ */
 
 int vfp_numvfs_plan(struct vfp_ledger *l, const struct vfp_inventory *inv, const char *pf_pci,

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A VF into a container's network namespace and back: its settings on the
+ * PF, its netdev (name, MAC, MTU, addresses, route, up) and, in exclusive
+ * RDMA netns mode, its RDMA device. The restore point goes into the ledger
+ * before anything changes; a failure undoes the steps already taken.
+ */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "agent.h"
+
+struct container_target {
+	const char *netns; /* as the request named it */
+	int fd;
+	ino_t inode;
+	json_t *addresses; /* for the first VF */
+	const char *gateway;
+	unsigned mtu;
+};
+
+int container_attach_vf(struct agent *a, json_t *alloc, size_t i, const struct container_target *t,
+			const char *ifname, char *err, size_t err_size);
+int container_restore_vf(struct agent *a, json_t *vf, int netns_fd, char *err, size_t err_size);
+int container_detach_all(struct agent *a, json_t *alloc, char *err, size_t err_size);
+int container_netns_alive(struct agent *a, json_t *alloc);

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libmnl/libmnl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "libvfpool/macro.h"
+#include "nlmsg.h"
+#include "nlsock.h"
+
+/*
+ * A netlink socket of @protocol in the namespace @netns_fd (-1: ours). The
+ * calling thread enters the namespace only to create the socket, which
+ * stays bound to it, and comes back before returning.
+ */
+int nl_conn_open(int protocol, int netns_fd, struct nl_conn *c)
+{
+	_cleanup_close_ int self = -1;
+	int r = 0;
+
+	c->seq = 1;
+	c->nl = NULL;
+	if (netns_fd >= 0) {
+		self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (self < 0 || setns(netns_fd, CLONE_NEWNET) < 0)
+			return negative_errno();
+	}
+	c->nl = mnl_socket_open2(protocol, SOCK_CLOEXEC);
+	if (!c->nl || mnl_socket_bind(c->nl, 0, MNL_SOCKET_AUTOPID) < 0)
+		r = negative_errno();
+	if (self >= 0 && setns(self, CLONE_NEWNET) < 0)
+		r = r < 0 ? r : negative_errno();
+	if (r < 0 && c->nl) {
+		mnl_socket_close(c->nl);
+		c->nl = NULL;
+	}
+	return r;
+}
+
+void nl_conn_close(struct nl_conn *c)
+{
+	if (c->nl)
+		mnl_socket_close(c->nl);
+	c->nl = NULL;
+}
+
+int nl_conn_send(struct nl_conn *c, const void *buf, size_t len)
+{
+	return mnl_socket_sendto(c->nl, buf, len) < 0 ? negative_errno() : 0;
+}
+
+/**
+ * nl_conn_recv() - the next datagram, whole, in a buffer the caller frees
+ *
+ * The datagram's size is peeked first: a PF with 128 VFs answers a link
+ * request with tens of KiB, more than any fixed buffer is sure to hold.
+ */
+int nl_conn_recv(struct nl_conn *c, void **ret_reply, size_t *ret_len)
+{
+	int fd = mnl_socket_get_fd(c->nl);
+	ssize_t size, n;
+	void *buf;
+
+	do
+		size = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC);
+	while (size < 0 && errno == EINTR);
+	if (size < 0)
+		return negative_errno();
+	buf = malloc(size > 0 ? (size_t)size : 1);
+	if (!buf)
+		return -ENOMEM;
+	do
+		n = recv(fd, buf, (size_t)size, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		int r = negative_errno();
+
+		free(buf);
+		return r;
+	}
+	*ret_reply = buf;
+	*ret_len = (size_t)n;
+	return 0;
+}
+
+/* Sends a request and reads its ack: the kernel's -errno as it came, and its text in @err. */
+int nl_conn_ack(struct nl_conn *c, const void *buf, size_t len, char *err, size_t err_size)
+{
+	_cleanup_free_ void *reply = NULL;
+	size_t n;
+	int r = nl_conn_send(c, buf, len);
+
+	if (r >= 0)
+		r = nl_conn_recv(c, &reply, &n);
+	return r < 0 ? r : nl_parse_ack(reply, n, err, err_size);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Netlink socket I/O, apart from the builders and parsers: a socket opened
+ * in a chosen network namespace, one request and its whole reply.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mnl_socket;
+
+struct nl_conn {
+	struct mnl_socket *nl;
+	uint32_t seq;
+};
+
+int nl_conn_open(int protocol, int netns_fd, struct nl_conn *c);
+void nl_conn_close(struct nl_conn *c);
+int nl_conn_send(struct nl_conn *c, const void *buf, size_t len);
+int nl_conn_recv(struct nl_conn *c, void **ret_reply, size_t *ret_len);
+int nl_conn_ack(struct nl_conn *c, const void *buf, size_t len, char *err, size_t err_size);

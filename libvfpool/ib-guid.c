@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * An InfiniBand VF's node and port GUID through the PF driver's sysfs
+ * files, for kernels or drivers that refuse IFLA_VF_IB_*_GUID over netlink:
+ * mlx5 keeps them per VF at <pf>/sriov/N/{node,port,policy}, mlx4 keeps one
+ * alias GUID per slave at <pf>/iov/ports/1/admin_guids/S, where slave 0 is
+ * the PF itself and VF N is slave N+1.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "libvfpool.h"
+#include "private.h"
+#include "sysfs.h"
+
+static int write_mlx5(struct vfp_ctx *ctx, const char *pf, unsigned index, const char *node,
+		      const char *port)
+{
+	char rel[96];
+	int r;
+
+	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/sriov/%u/node", pf, index);
+	r = vfp_sysfs_write(ctx, rel, node);
+	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/sriov/%u/port", pf, index);
+	if (r >= 0)
+		r = vfp_sysfs_write(ctx, rel, port);
+	/* "Follow": the VF's port state follows the PF's, as a physical port would */
+	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/sriov/%u/policy", pf, index);
+	if (r >= 0)
+		r = vfp_sysfs_write(ctx, rel, "Follow");
+	return r;
+}
+
+static int write_mlx4(struct vfp_ctx *ctx, const char *pf, unsigned index, const char *port)
+{
+	unsigned long long g;
+	char rel[96], value[24];
+
+	/* mlx4 has one GUID per slave (the port GUID); it reads it as hex with a 0x prefix */
+	if (vfp_guid_parse(port, &g) < 0)
+		return -EINVAL;
+	snprintf(value, sizeof(value), "0x%016llx", g);
+	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/iov/ports/1/admin_guids/%u", pf, index + 1);
+	return vfp_sysfs_write(ctx, rel, value);
+}
+
+/**
+ * vfp_vf_write_ib_guids() - VF @index of @pf_pci gets @node and @port GUIDs
+ * @driver: the PF's driver, which says where the files are
+ *
+ * GUIDs are "xx:xx:xx:xx:xx:xx:xx:xx". -EOPNOTSUPP for a driver with no such
+ * files; the kernel's -errno for a refused write. The VF takes the GUIDs
+ * when it is next bound (vfp_device_rebind()).
+ */
+VFP_EXPORT int vfp_vf_write_ib_guids(struct vfp_ctx *ctx, const char *pf_pci, const char *driver,
+			  unsigned index, const char *node, const char *port)
+{
+	unsigned long long g;
+
+	if (!vfp_pci_addr_is_valid(pf_pci) || vfp_guid_parse(node, &g) < 0 ||
+	    vfp_guid_parse(port, &g) < 0)
+		return -EINVAL;
+	if (driver && strcmp(driver, "mlx5_core") == 0)
+		return write_mlx5(ctx, pf_pci, index, node, port);
+	if (driver && strcmp(driver, "mlx4_core") == 0)
+		return write_mlx4(ctx, pf_pci, index, port);
+	return -EOPNOTSUPP;
+}
