@@ -23,6 +23,8 @@
 #include "agent.h"
 #include "api/api.h"
 #include "listen.h"
+#include "link-watch.h"
+#include "release.h"
 #include "udev-monitor.h"
 
 #define DEFAULT_LISTEN "unix:/run/vfagent/vfagent.sock"
@@ -139,15 +141,17 @@ static void block_signals(sigset_t *mask)
 }
 
 /* Waits for signals and udev events until SIGTERM or SIGINT. */
-static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int udev_fd)
+static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int udev_fd,
+		      struct link_watch *links, int links_fd)
 {
-	struct pollfd p[2] = { { .fd = sfd, .events = POLLIN }, { .fd = udev_fd, .events = POLLIN } };
+	struct pollfd p[3] = { { .fd = sfd, .events = POLLIN }, { .fd = udev_fd, .events = POLLIN },
+			       { .fd = links_fd, .events = POLLIN } };
 
 	for (;;) {
 		struct signalfd_siginfo si;
 		char why[256];
 
-		if (poll(p, udev ? 2 : 1, -1) < 0) {
+		if (poll(p, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			log_error("poll: %s", strerror(errno));
@@ -155,6 +159,8 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 		}
 		if (p[1].revents & POLLIN && udev_watch_drain(udev, why, sizeof(why)) > 0)
 			agent_rescan(a, why);
+		if (p[2].revents & POLLIN && link_watch_drain(links) > 0)
+			agent_sweep_dead_netns(a);
 		if (!(p[0].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGHUP) {
@@ -170,7 +176,8 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 
 static int serve(struct agent *a, const sigset_t *mask)
 {
-	int fds[AGENT_MAX_LISTEN], n, sfd, udev_fd = -1;
+	int fds[AGENT_MAX_LISTEN], n, sfd, udev_fd = -1, links_fd = -1;
+	struct link_watch *links = NULL;
 	bool is_tcp[AGENT_MAX_LISTEN] = { false };
 	struct udev_watch *udev = NULL;
 	struct api_server *server = NULL;
@@ -185,14 +192,18 @@ static int serve(struct agent *a, const sigset_t *mask)
 	}
 	if (udev_watch_new(&udev, &udev_fd) < 0)
 		log_warning("no udev monitor: hotplug is seen only at the next start or SIGHUP");
+	if (link_watch_new(&links, &links_fd) < 0)
+		log_warning("no link events: dead namespaces are seen only at the next start");
+	agent_sweep_dead_netns(a); /* namespaces that died while the agent was down */
 	sd_notify(0, "READY=1\nSTATUS=serving");
 	log_info("ready");
-	main_loop(a, sfd, udev, udev_fd);
+	main_loop(a, sfd, udev, udev_fd, links, links_fd);
 	sd_notify(0, "STOPPING=1");
 	/* streams of events end first, so their connections do not hold the stop */
 	api_server_stop_streams(a);
 	api_server_stop(server, 10);
 	udev_watch_free(udev);
+	link_watch_free(links);
 	close(sfd);
 	return EXIT_SUCCESS;
 }

@@ -118,9 +118,10 @@ static int fields_from_json(json_t *o, struct vf_settings *s, const char **ret_b
 
 /**
  * vfconfig_from_request() - what an allocation's settings ask of one of its VFs
- * @vf: the allocation's VF ({"pci","index","guid",…}); its GUID becomes the
- *	node and port GUID
- * @first: the MAC applies to the allocation's first VF only (one MAC, one VF)
+ * @vf: the allocation's VF ({"pci","index","guid",…}); its GUID (from the
+ *	GUID pool) becomes the node and port GUID
+ * @first: the requested MAC and GUID apply to the allocation's first VF only
+ *	   (one address, one VF)
  *
  * Settings were checked when the allocation was made; a value that is
  * still wrong here (a ledger from an older version) names its key in @err.
@@ -129,7 +130,7 @@ int vfconfig_from_request(json_t *settings, json_t *vf, bool first, struct vf_se
 			  char *err, size_t err_size)
 {
 	struct vf_settings s;
-	const char *bad = NULL, *guid = json_string_value(json_object_get(vf, "guid"));
+	const char *bad = NULL, *guid = json_string_value(json_object_get(settings, "guid"));
 
 	vf_settings_init(&s, (unsigned)json_integer_value(json_object_get(vf, "index")));
 	if (fields_from_json(settings, &s, &bad) < 0) {
@@ -143,6 +144,8 @@ int vfconfig_from_request(json_t *settings, json_t *vf, bool first, struct vf_se
 		return -EINVAL;
 	}
 	s.has_mac = s.has_mac && first;
+	if (!guid || !first)
+		guid = json_string_value(json_object_get(vf, "guid")); /* from the GUID pool */
 	if (guid && parse_guid(guid, &s.node_guid) == 0) {
 		s.port_guid = s.node_guid;
 		s.has_node_guid = s.has_port_guid = true;

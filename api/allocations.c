@@ -6,12 +6,56 @@
 #include <string.h>
 
 #include "agent/claim-queue.h"
-#include "agent/container.h"
+#include "agent/release.h"
 #include "agent/events.h"
 #include "api.h"
 #include "validate.h"
 
-/* The requested settings, each checked: {"mac","vlan","guid","ip"} as given. */
+/* The VF settings beyond MAC and VLAN: each key, its checker, and what it must be. */
+static int parse_vf_knobs(struct api_request *req, json_t *body, json_t *s)
+{
+	static const struct {
+		const char *key, *what;
+		long long max; /* integers: [0, max]; 0 for a boolean or a string */
+		const char *const choices[4];
+	} knobs[] = {
+		{ "qos", "an integer in [0, 7]", 7, { NULL } },
+		{ "vlan_proto", "\"802.1Q\" or \"802.1ad\"", 0, { "802.1Q", "802.1ad" } },
+		{ "spoofchk", "true or false", 0, { NULL } },
+		{ "trust", "true or false", 0, { NULL } },
+		{ "link_state", "\"auto\", \"enable\" or \"disable\"", 0,
+		  { "auto", "enable", "disable" } },
+		{ "min_tx_rate", "Mbit/s, an integer in [0, 4294967295]", 4294967295LL, { NULL } },
+		{ "max_tx_rate", "Mbit/s, an integer in [0, 4294967295]", 4294967295LL, { NULL } },
+	};
+
+	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		json_t *v = json_object_get(body, knobs[i].key);
+		bool ok;
+
+		if (!v)
+			continue;
+		if (knobs[i].max)
+			ok = json_is_integer(v) && json_integer_value(v) >= 0 &&
+			     json_integer_value(v) <= knobs[i].max;
+		else if (knobs[i].choices[0]) {
+			ok = false;
+			for (size_t c = 0; knobs[i].choices[c]; c++)
+				ok = ok || (json_is_string(v) &&
+					    strcmp(json_string_value(v), knobs[i].choices[c]) == 0);
+		} else
+			ok = json_is_boolean(v);
+		if (!ok)
+			return api_fail(req, -EINVAL, "%s: must be %s", knobs[i].key, knobs[i].what);
+		json_object_set(s, knobs[i].key, v);
+	}
+	if ((json_object_get(s, "qos") || json_object_get(s, "vlan_proto")) &&
+	    !json_object_get(s, "vlan"))
+		return api_fail(req, -EINVAL, "qos, vlan_proto: need a vlan");
+	return 0;
+}
+
+/* The requested settings, each checked: {"mac","vlan","guid","ip",…} as given. */
 static int parse_settings(struct api_request *req, json_t *body, json_t **ret)
 {
 	const char *mac = NULL, *guid = NULL, *ip = NULL;
@@ -45,6 +89,11 @@ static int parse_settings(struct api_request *req, json_t *body, json_t **ret)
 		json_object_set_new(s, "guid", json_string(guid));
 	if (ip)
 		json_object_set_new(s, "ip", json_string(ip));
+	r = parse_vf_knobs(req, body, s);
+	if (r < 0) {
+		json_decref(s);
+		return r;
+	}
 	*ret = s;
 	return 0;
 }
@@ -52,7 +101,9 @@ static int parse_settings(struct api_request *req, json_t *body, json_t **ret)
 static int parse_claim(struct api_request *req, json_t *body, struct vfp_claim *c)
 {
 	static const char *const keys[] = { "pool", "count", "owner", "mac", "vlan", "guid", "ip",
-					    "numa_node", "placement", "lease_seconds", NULL };
+					    "qos", "vlan_proto", "spoofchk", "trust", "link_state",
+					    "min_tx_rate", "max_tx_rate", "numa_node", "placement",
+					    "lease_seconds", NULL };
 	const char *placement = NULL, *key = api_header(req, "Idempotency-Key");
 	long long count = 1, numa = -1, lease = 0;
 	int r;
@@ -175,45 +226,14 @@ int api_get_allocation(struct api_request *req)
 	return api_reply(req, 200, a);
 }
 
-/*
- * Restores and frees the VFs → 204. The release is an intent: written
- * before the VFs are restored (netdevs back from their namespace), confirmed
- * after; a restore that fails leaves the VFs quarantined.
- */
+/* Restores and frees the VFs → 204 (agent_release_allocation()). */
 int api_delete_allocation(struct api_request *req)
 {
-	struct agent *a = req->agent;
-	const char *id = req->params[0];
 	char err[256] = "";
-	json_t *alloc;
-	int r, restored = 0;
+	int r = agent_release_allocation(req->agent, req->params[0], err, sizeof(err));
 
-	pthread_mutex_lock(&a->ledger_lock);
-	alloc = vfp_ledger_get_allocation(a->ledger, id);
-	if (!alloc)
-		r = api_fail(req, -ENOENT, "no allocation %s", id);
-	else if (strcmp(json_string_value(json_object_get(alloc, "state")), "released") == 0)
-		r = api_fail(req, -ENOENT, "allocation %s was released already", id);
-	else
-		r = vfp_ledger_begin(a->ledger, id, VFP_OP_RELEASE);
-	if (r < 0 && !req->error[0])
-		api_fail(req, r, "%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
-	if (r >= 0 && strcmp(json_string_value(json_object_get(alloc, "state")), "attached") == 0)
-		restored = container_detach_all(a, alloc, err, sizeof(err));
-	if (r >= 0) {
-		pthread_mutex_lock(&a->ledger_lock);
-		r = vfp_ledger_confirm(a->ledger, id, VFP_OP_RELEASE, restored >= 0,
-				       restored < 0 ? err : NULL);
-		pthread_mutex_unlock(&a->ledger_lock);
-		if (restored < 0)
-			log_error("allocation %s: restore failed, VFs quarantined: %s", id, err);
-	}
-	json_decref(alloc);
 	if (r < 0)
-		return r;
-	log_info("allocation %s: released", id);
-	events_emit(a->events, "allocation", json_pack("{s:s, s:s}", "id", id, "state", "released"));
+		return api_fail(req, r, "%s", err);
 	req->status = 204;
 	return 0;
 }

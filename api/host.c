@@ -4,6 +4,7 @@
 
 #include <errno.h>
 
+#include "agent/rdma.h"
 #include "api.h"
 
 /* {state: n} over every pool. */
@@ -26,16 +27,21 @@ static json_t *state_totals(struct agent *a)
 	return states;
 }
 
-/* {"version","sysfs_root","pfs","vfs","states":{state:n},"scan_seconds","rdma_netns_mode"} */
+/*
+ * {"version","sysfs_root","pfs","vfs","states":{state:n},"scan_seconds",
+ *  "rdma_netns_mode","rdma":{"devices":N,…} or {"status":"no RDMA: …"}}
+ */
 int api_get_host(struct api_request *req)
 {
 	struct vfp_inventory *inv = agent_get_inventory(req->agent);
-	json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:o, s:f, s:n}", "version", PACKAGE_VERSION,
-			      "sysfs_root", vfp_ctx_get_sysfs_root(req->agent->ctx), "pfs",
-			      (json_int_t)vfp_inventory_get_pf_count(inv), "vfs",
+	json_t *rdma = rdma_host_facts();
+	json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:o, s:f, s:O, s:o}", "version",
+			      PACKAGE_VERSION, "sysfs_root", vfp_ctx_get_sysfs_root(req->agent->ctx),
+			      "pfs", (json_int_t)vfp_inventory_get_pf_count(inv), "vfs",
 			      (json_int_t)vfp_inventory_get_vf_count(inv), "states",
 			      state_totals(req->agent), "scan_seconds", req->agent->scan_seconds,
-			      "rdma_netns_mode");
+			      "rdma_netns_mode", json_object_get(rdma, "netns_mode")
+			      ? json_object_get(rdma, "netns_mode") : json_null(), "rdma", rdma);
 
 	vfp_inventory_unref(inv);
 	return api_reply(req, 200, o);

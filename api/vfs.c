@@ -6,6 +6,7 @@
 #include <microhttpd.h>
 #include <string.h>
 
+#include "agent/rdma.h"
 #include "api.h"
 
 const char *api_query(struct api_request *req, const char *key)
@@ -35,6 +36,11 @@ json_t *api_vf_json(struct api_request *req, const struct vfp_vf *vf)
 		json_object_set(o, "reason", json_object_get(l, "reason"));
 	json_decref(l);
 	return o;
+}
+
+static json_t *json_or_null(json_t *o)
+{
+	return o ? o : json_null();
 }
 
 static bool keep(json_t *vf, const char *key, const char *want)
@@ -91,6 +97,9 @@ int api_get_vf(struct api_request *req)
 		pthread_mutex_lock(&req->agent->ledger_lock);
 		o = api_vf_json(req, vf);
 		pthread_mutex_unlock(&req->agent->ledger_lock);
+		/* only here, not in lists: it opens the device */
+		json_object_set_new(o, "rdma_port", json_or_null(rdma_port_facts(
+							     vfp_vf_get_rdma_device(vf))));
 	}
 	vfp_inventory_unref(inv);
 	if (!vf)
