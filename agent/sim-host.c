@@ -138,7 +138,10 @@ int sim_add_vf_functions(const char *root, const struct sim_pf_spec *spec, const
 	return -ENODEV;
 }
 
-/* GUID files of IB VFs: mlx5's device/sriov/N, mlx4's iov/ports/1/admin_guids/N. */
+/*
+ * GUID files of IB VFs: mlx5's device/sriov/N for VF N, mlx4's
+ * iov/ports/1/admin_guids/S for slave S (0 is the PF, VF N is slave N+1).
+ */
 static int add_guid_files(const char *root, const struct sim_pf_spec *spec, const char *pf_dev)
 {
 	char rel[PATH_MAX];
@@ -155,9 +158,12 @@ static int add_guid_files(const char *root, const struct sim_pf_spec *spec, cons
 			if (r >= 0)
 				r = sim_write(root, rel, "Follow\n");
 		} else if (spec->card == SIM_CX3_IB) {
-			sim_pathf(rel, sizeof(rel), "%s/infiniband/mlx4_%d/iov/ports/1/admin_guids/%u",
-				 pf_dev, spec->rdma_index, i);
-			r = sim_write(root, rel, "0x0000000000000000\n");
+			for (unsigned s = i == 0 ? 0 : i + 1; r >= 0 && s <= i + 1; s++) {
+				sim_pathf(rel, sizeof(rel),
+					  "%s/infiniband/mlx4_%d/iov/ports/1/admin_guids/%u", pf_dev,
+					  spec->rdma_index, s);
+				r = sim_write(root, rel, "0x0000000000000000\n");
+			}
 		}
 	}
 	return r;

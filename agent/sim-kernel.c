@@ -188,6 +188,8 @@ static int probe(const char *root, const char *addr)
 	sim_pathf(rel, sizeof(rel), "%s/driver_override", dev);
 	if (read_file(root, rel, drv, sizeof(drv)) < 0 || !drv[0] || !strcmp(drv, "(null)"))
 		snprintf(drv, sizeof(drv), "%s", sim_card_vf_driver(rd.spec.card));
+	if (strcmp(drv, "vfio-pci") != 0 && strcmp(drv, sim_card_vf_driver(rd.spec.card)) != 0)
+		return 0; /* no such driver here: the device stays unbound, and the write succeeds */
 	r = sim_bind_driver(root, addr, drv);
 	if (r >= 0 && strcmp(drv, sim_card_vf_driver(rd.spec.card)) == 0)
 		r = sim_add_vf_functions(root, &rd.spec, addr);

@@ -45,7 +45,7 @@ VFP_EXPORT int vfp_device_read_driver(struct vfp_ctx *ctx, const char *pci, char
 		buf[0] = '\0';
 		return 0;
 	}
-	return r;
+	return r < 0 ? r : 0;
 }
 
 /**
@@ -70,6 +70,8 @@ VFP_EXPORT int vfp_device_read_netdev(struct vfp_ctx *ctx, const char *pci, char
 		r = -ENOTUNIQ;
 	else if (r >= 0 && (size_t)snprintf(buf, size, "%s", names[0]) >= size)
 		r = -ENAMETOOLONG;
+	else if (r > 0)
+		r = 0;
 	vfp_strv_free(names, n);
 	return r;
 }

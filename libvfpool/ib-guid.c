@@ -2,9 +2,9 @@
 /*
  * An InfiniBand VF's node and port GUID through the PF driver's sysfs
  * files, for kernels or drivers that refuse IFLA_VF_IB_*_GUID over netlink:
- * mlx5 keeps them per VF at <pf>/sriov/N/{node,port,policy}, mlx4 keeps one
- * alias GUID per slave at <pf>/iov/ports/1/admin_guids/S, where slave 0 is
- * the PF itself and VF N is slave N+1.
+ * mlx5 keeps them per VF at <pf>/sriov/N/{node,port,policy}; mlx4 keeps one
+ * alias GUID per slave at <pf>/infiniband/mlx4_N/iov/ports/1/admin_guids/S,
+ * where slave 0 is the PF itself and VF N is slave N+1.
  */
 #include "config.h"
 
@@ -37,14 +37,26 @@ static int write_mlx5(struct vfp_ctx *ctx, const char *pf, unsigned index, const
 static int write_mlx4(struct vfp_ctx *ctx, const char *pf, unsigned index, const char *port)
 {
 	unsigned long long g;
-	char rel[96], value[24];
+	char rel[160], value[24], **ib = NULL;
+	size_t n = 0;
+	int r;
 
 	/* mlx4 has one GUID per slave (the port GUID); it reads it as hex with a 0x prefix */
 	if (vfp_guid_parse(port, &g) < 0)
 		return -EINVAL;
 	snprintf(value, sizeof(value), "0x%016llx", g);
-	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/iov/ports/1/admin_guids/%u", pf, index + 1);
-	return vfp_sysfs_write(ctx, rel, value);
+	/* the files belong to the PF's IB device: <pf>/infiniband/mlx4_N/iov/… */
+	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/infiniband", pf);
+	r = vfp_sysfs_list_dir(ctx, rel, &ib, &n);
+	if (r >= 0 && n != 1)
+		r = -EOPNOTSUPP;
+	if (r >= 0) {
+		snprintf(rel, sizeof(rel), "bus/pci/devices/%s/infiniband/%.64s/iov/ports/1/admin_guids/%u",
+			 pf, ib[0], index + 1);
+		r = vfp_sysfs_write(ctx, rel, value);
+	}
+	vfp_strv_free(ib, n);
+	return r;
 }
 
 /**
@@ -52,7 +64,8 @@ static int write_mlx4(struct vfp_ctx *ctx, const char *pf, unsigned index, const
  * @driver: the PF's driver, which says where the files are
  *
  * GUIDs are "xx:xx:xx:xx:xx:xx:xx:xx". -EOPNOTSUPP for a driver with no such
- * files; the kernel's -errno for a refused write. The VF takes the GUIDs
+ * files (or an mlx4 PF without its IB device); the kernel's -errno for a
+ * refused write. The VF takes the GUIDs
  * when it is next bound (vfp_device_rebind()).
  */
 VFP_EXPORT int vfp_vf_write_ib_guids(struct vfp_ctx *ctx, const char *pf_pci, const char *driver,

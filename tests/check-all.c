@@ -21,6 +21,7 @@ static const struct {
 	{ "config", suite_config },	  { "placement", suite_placement },
 	{ "ledger", suite_ledger },	  { "numvfs", suite_numvfs },
 	{ "nlmsg", suite_nlmsg },	  { "crash", suite_crash },
+	{ "vfinfo", suite_vfinfo },	  { "bind", suite_bind },
 };
 
 static bool skipped(const char *name)

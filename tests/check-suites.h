@@ -14,3 +14,5 @@ Suite *suite_ledger(void);
 Suite *suite_numvfs(void);
 Suite *suite_crash(void);
 Suite *suite_nlmsg(void);
+Suite *suite_vfinfo(void);
+Suite *suite_bind(void);
