@@ -202,6 +202,11 @@ static int read_vf(const struct vf_target *t, struct vf_settings *ret, char *err
 			    ? nl_parse_ack(reply, n, err, err_size)
 			    : vfinfo_parse(reply, n, t->index, ret);
 	nl_conn_close(&c);
+	if (r == -ENOENT) {
+		snprintf(err, err_size, "PF %s reports no VF %u: its driver has no SR-IOV VF "
+			 "settings", t->pf_netdev, t->index);
+		r = -EOPNOTSUPP;
+	}
 	return r;
 }
 

@@ -11,7 +11,7 @@ ns1=vfa-t1-$$ ns2=vfa-t2-$$
 links="ens5f0v0 ens5f0v1"
 teardown() {
 	for n in $ns1 $ns2; do ip netns del "$n" 2>/dev/null || true; done
-	for l in $links vfrens5f0v0 peer-ens5f0v0 peer-ens5f0v1 taken-peer; do ip link del "$l" 2>/dev/null || true; done
+	for l in $links vfrens5f0v0 peer-ens5f0v0 peer-ens5f0v1 taken-peer ens5f0 ens5f0-peer; do ip link del "$l" 2>/dev/null || true; done
 	cleanup
 }
 trap teardown EXIT
@@ -78,11 +78,58 @@ grep -q 'ens5f0v0 is taken in the host: returned as vfrens5f0v0' "$tmp/agent.log
 ip link del ens5f0v0; ip link set vfrens5f0v0 name ens5f0v0
 api DELETE "/v1/allocations/$id"; expect 204
 
-# the namespace is deleted while attached (a veth dies with it): release still frees
+# a default route inside, via the gateway asked for
+alloc
+api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns1\",\"ifname\":\"net1\",\"addresses\":[\"10.9.0.2/24\"],\"gateway\":\"10.9.0.1\"}"
+expect 200
+ip -n "$ns1" route show default | grep -q 'default via 10.9.0.1 dev net1' || fail "no default route: $(ip -n "$ns1" route)"
+api POST "/v1/allocations/$id/detach"; expect 200
+api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns1\",\"gateway\":\"10.9.0.256\"}"; expect 400
+jget .message | grep -q '^gateway:' || fail "bad gateway not named: $body"
+api DELETE "/v1/allocations/$id"; expect 204
+# a stale release (the allocation is gone, the VF may be someone else's now) changes nothing
+api DELETE "/v1/allocations/$id"; expect 404
+inhost ens5f0v0 || fail "a stale release moved ens5f0v0"
+
+# VF settings are checked when claimed, each error naming its field
+for bad in '"trust":"yes"' '"qos":9,"vlan":5' '"qos":1' '"link_state":"up"' '"vlan_proto":"802.1x","vlan":5' '"max_tx_rate":-1'; do
+	api POST /v1/allocations -d "{\"pool\":\"eth\",\"owner\":{\"kind\":\"container\",\"netns\":\"x\"},$bad}"
+	expect 400
+	key=$(printf '%s' "$bad" | sed 's/^"\([a-z_]*\)".*/\1/')
+	jget .message | grep -q "$key" || fail "$bad: the message does not name $key: $body"
+done
+
+# PF-side settings need the PF: without its netdev, and with a stand-in that has no VFs
+# (veth refuses IFLA_VFINFO_LIST as a driver without SR-IOV does), the attach fails
+# with the kernel's reason and nothing is left half done
+api POST /v1/allocations -d '{"pool":"eth","count":1,"owner":{"kind":"container","netns":"x"},"mac":"02:aa:bb:cc:dd:01","vlan":12,"spoofchk":false}'
+expect 201; id=$(jget .id)
+api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns1\",\"ifname\":\"net1\"}"; expect 409
+jget .message | grep -q 'ens5f0.*No such device' || fail "missing PF not named: $body"
+ip link add ens5f0 type veth peer name ens5f0-peer
+api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns1\",\"ifname\":\"net1\"}"; expect 409
+[ "$(jget .error)" = EOPNOTSUPP ] || fail "expected the kernel's EOPNOTSUPP: $body"
+jget .message | grep -q 'PF ens5f0 reports no VF 0' || fail "the reason is not given: $body"
+inhost ens5f0v0 || fail "not rolled back"
+api GET "/v1/allocations/$id"; [ "$(jget .state)" = reserved ] || fail "state after a refused PF: $body"
+api DELETE "/v1/allocations/$id"; expect 204
+
+# this kernel has no RDMA: the host says so, and a VF's port facts are null
+api GET /v1/host; jget .rdma.status | grep -q 'no RDMA' || fail "no RDMA not reported: $body"
+api GET /v1/vfs/0000:3b:00.1; [ "$(jget .rdma_port)" = null ] || fail "rdma_port: $body"
+
+# the namespace is deleted while attached (a veth dies with it): the agent sees the
+# link go, finds the namespace gone and releases on its own; a late DELETE is stale
 alloc
 api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns2\",\"ifname\":\"net1\"}"; expect 200
 ip netns del "$ns2"
-api DELETE "/v1/allocations/$id"; expect 204
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	api GET "/v1/allocations/$id"; [ "$(jget .state)" = released ] && break
+	sleep 0.1
+done
+[ "$(jget .state)" = released ] || fail "not released after its netns died: $body"
+grep -q "allocation $id: its network namespace is gone: releasing" "$tmp/agent.log" || fail "not logged"
 api GET "/v1/vfs/$vf"; [ "$(jget .state)" = free ] || fail "VF not free after its netns died: $body"
+api DELETE "/v1/allocations/$id"; expect 404
 stop_agent
 echo "netns: all checks passed"
