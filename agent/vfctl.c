@@ -24,8 +24,10 @@
 struct vfctl {
 	struct vfctl_http http;
 	const char *sysfs_root, *owner, *mac, *guid, *ip, *key;
+	const char *netns, *ifname, *gateway, *addresses[8];
+	size_t n_addresses;
 	bool json, local, dry_run, pack;
-	long count, vlan;
+	long count, vlan, mtu;
 	int argc;
 	char **argv;
 };
@@ -58,6 +60,10 @@ static void usage(FILE *out)
 		"      --pack              alloc: as few PFs as possible (default: spread)\n"
 		"      --idempotency-key K alloc: a retry with K returns the same allocation\n"
 		"      --dry-run           numvfs: only say what would happen\n"
+		"      --netns NS          attach: a /run/netns name or path, or pid:N\n"
+		"      --ifname NAME       attach: the name inside (several VFs: NAME0, NAME1…)\n"
+		"      --address A/P       attach: an address for the first VF; repeatable\n"
+		"      --mtu N, --gateway GW   attach: MTU, and a default route via GW\n"
 		"  -h, --help, -V, --version\n");
 }
 
@@ -230,14 +236,74 @@ static int cmd_alloc(struct vfctl *c)
 	return ret;
 }
 
+static bool is_allocation_id(const char *cmd, const char *s)
+{
+	if (strlen(s) == 36 && strspn(s, "0123456789abcdef-") == 36)
+		return true;
+	fprintf(stderr, "vfctl: %s: \"%s\" is not an allocation id\n", cmd, s);
+	return false;
+}
+
+/* Prints the allocation a POST answered with, as JSON or a table. */
+static int post_allocation(struct vfctl *c, const char *path, json_t *body)
+{
+	json_t *o = NULL;
+	int ret = EXIT_SUCCESS;
+
+	if (vfctl_request(&c->http, "POST", path, body, NULL, &o) < 0)
+		ret = EXIT_FAILURE;
+	else if (c->json)
+		ret = print_json(o);
+	else
+		vfctl_print_allocation(stdout, o);
+	json_decref(o);
+	return ret;
+}
+
+static int cmd_attach(struct vfctl *c)
+{
+	char path[128];
+	json_t *body, *addrs;
+	int ret;
+
+	if (!is_allocation_id("attach", c->argv[0]))
+		return EXIT_USAGE;
+	if (!c->netns) {
+		fprintf(stderr, "vfctl: attach: --netns NAME, PATH or pid:N is required\n");
+		return EXIT_USAGE;
+	}
+	addrs = json_array();
+	for (size_t i = 0; i < c->n_addresses; i++)
+		json_array_append_new(addrs, json_string(c->addresses[i]));
+	body = json_pack("{s:s, s:o}", "netns", c->netns, "addresses", addrs);
+	if (c->ifname)
+		json_object_set_new(body, "ifname", json_string(c->ifname));
+	if (c->gateway)
+		json_object_set_new(body, "gateway", json_string(c->gateway));
+	if (c->mtu)
+		json_object_set_new(body, "mtu", json_integer(c->mtu));
+	snprintf(path, sizeof(path), "/v1/allocations/%s/attach", c->argv[0]);
+	ret = post_allocation(c, path, body);
+	json_decref(body);
+	return ret;
+}
+
+static int cmd_detach(struct vfctl *c)
+{
+	char path[128];
+
+	if (!is_allocation_id("detach", c->argv[0]))
+		return EXIT_USAGE;
+	snprintf(path, sizeof(path), "/v1/allocations/%s/detach", c->argv[0]);
+	return post_allocation(c, path, NULL);
+}
+
 static int cmd_release(struct vfctl *c)
 {
 	char path[128];
 
-	if (strlen(c->argv[0]) != 36 || strspn(c->argv[0], "0123456789abcdef-") != 36) {
-		fprintf(stderr, "vfctl: release: \"%s\" is not an allocation id\n", c->argv[0]);
+	if (!is_allocation_id("release", c->argv[0]))
 		return EXIT_USAGE;
-	}
 	snprintf(path, sizeof(path), "/v1/allocations/%s", c->argv[0]);
 	if (vfctl_request(&c->http, "DELETE", path, NULL, NULL, NULL) < 0)
 		return EXIT_FAILURE;
@@ -282,6 +348,9 @@ static const struct command commands[] = {
 	{ "show", "PCI   one PF or VF", 1, 1, cmd_show },
 	{ "pools", "the pools and their VFs per state", 0, 0, cmd_pools },
 	{ "alloc", "POOL --owner OWNER [-n N]   reserve VFs", 1, 1, cmd_alloc },
+	{ "attach", "ID --netns NS [--ifname N] [--address A/P]... [--mtu N] [--gateway GW]\n"
+		    "           VFs into a container's network namespace", 1, 1, cmd_attach },
+	{ "detach", "ID   VFs back to the host, as they were", 1, 1, cmd_detach },
 	{ "release", "ID   restore and free an allocation's VFs", 1, 1, cmd_release },
 	{ "numvfs", "PF N [--dry-run]   resize a PF", 2, 2, cmd_numvfs },
 	{ "events", "follow inventory and allocation changes", 0, 0, cmd_events },
@@ -322,7 +391,7 @@ static int parse_number(const char *opt, const char *s, long min, long max, long
 static int parse_options(struct vfctl *c, int argc, char **argv)
 {
 	enum { O_SOCKET = 256, O_URL, O_TOKEN, O_LOCAL, O_OWNER, O_MAC, O_VLAN, O_GUID, O_IP,
-	       O_PACK, O_KEY, O_DRY };
+	       O_PACK, O_KEY, O_DRY, O_NETNS, O_IFNAME, O_ADDRESS, O_MTU, O_GATEWAY };
 	static const struct option opts[] = {
 		{ "sysfs-root", required_argument, NULL, 'r' }, { "output", required_argument, NULL, 'o' },
 		{ "count", required_argument, NULL, 'n' },	{ "socket", required_argument, NULL, O_SOCKET },
@@ -332,7 +401,10 @@ static int parse_options(struct vfctl *c, int argc, char **argv)
 		{ "guid", required_argument, NULL, O_GUID },	{ "ip", required_argument, NULL, O_IP },
 		{ "pack", no_argument, NULL, O_PACK },		{ "idempotency-key", required_argument, NULL, O_KEY },
 		{ "dry-run", no_argument, NULL, O_DRY },	{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },		{}
+		{ "version", no_argument, NULL, 'V' },		{ "netns", required_argument, NULL, O_NETNS },
+		{ "ifname", required_argument, NULL, O_IFNAME }, { "address", required_argument, NULL, O_ADDRESS },
+		{ "mtu", required_argument, NULL, O_MTU },	{ "gateway", required_argument, NULL, O_GATEWAY },
+		{}
 	};
 	int o, r = 0;
 
@@ -359,6 +431,17 @@ static int parse_options(struct vfctl *c, int argc, char **argv)
 		case O_PACK: c->pack = true; break;
 		case O_KEY: c->key = optarg; break;
 		case O_DRY: c->dry_run = true; break;
+		case O_NETNS: c->netns = optarg; break;
+		case O_IFNAME: c->ifname = optarg; break;
+		case O_GATEWAY: c->gateway = optarg; break;
+		case O_MTU: r = parse_number("--mtu", optarg, 68, 65535, &c->mtu); break;
+		case O_ADDRESS:
+			if (c->n_addresses == ELEMENTSOF(c->addresses)) {
+				fprintf(stderr, "vfctl: --address: at most %zu\n", ELEMENTSOF(c->addresses));
+				r = -EINVAL;
+			} else
+				c->addresses[c->n_addresses++] = optarg;
+			break;
 		case 'h': usage(stdout); exit(EXIT_SUCCESS);
 		case 'V': printf("vfctl %s\n", PACKAGE_VERSION); exit(EXIT_SUCCESS);
 		default: fprintf(stderr, "Try 'vfctl --help'.\n"); r = -EINVAL;

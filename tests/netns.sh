@@ -78,6 +78,19 @@ grep -q 'ens5f0v0 is taken in the host: returned as vfrens5f0v0' "$tmp/agent.log
 ip link del ens5f0v0; ip link set vfrens5f0v0 name ens5f0v0
 api DELETE "/v1/allocations/$id"; expect 204
 
+# the same through vfctl
+alloc
+vfctl attach "$id" --netns "$ns1" --ifname cli0 --address 10.9.1.2/24 --mtu 1450 >"$tmp/cli.out" ||
+	fail "vfctl attach: $(cat "$tmp/cli.out")"
+ip -n "$ns1" -j addr show cli0 | jq -e '.[0].mtu == 1450' >/dev/null || fail "vfctl attach: cli0 not there"
+vfctl attach "$id" >/dev/null 2>"$tmp/cli.err" && fail "attach without --netns worked"
+grep -q -- '--netns' "$tmp/cli.err" || fail "vfctl: --netns not asked for: $(cat "$tmp/cli.err")"
+vfctl -o json detach "$id" | jq -e '.state == "reserved"' >/dev/null || fail "vfctl detach"
+inhost ens5f0v0 || fail "vfctl detach: not back"
+rc=0; vfctl detach not-an-id 2>/dev/null || rc=$?
+[ "$rc" = 2 ] || fail "vfctl detach: a bad id is bad usage (exit $rc)"
+vfctl release "$id" >/dev/null
+
 # a default route inside, via the gateway asked for
 alloc
 api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns1\",\"ifname\":\"net1\",\"addresses\":[\"10.9.0.2/24\"],\"gateway\":\"10.9.0.1\"}"
