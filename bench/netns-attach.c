@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The agent's container attach, as bench/netns.sh times it: each named
+ * netdev goes into NETNS as c<N>, with a MAC, an address, and up, through
+ * agent/netns.c (the code the API runs). Prints the elapsed milliseconds.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/netns.h"
+
+int main(int argc, char **argv)
+{
+	struct timespec t0, t1;
+	char err[256] = "";
+	int fd;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: netns-attach NETNS NETDEV...\n");
+		return 2;
+	}
+	if (netns_open(argv[1], &fd, err, sizeof(err)) < 0) {
+		fprintf(stderr, "netns-attach: %s\n", err);
+		return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 2; i < argc; i++) {
+		char ifname[16], addr[32];
+		unsigned char mac[6] = { 0x02, 0xbe, 0, 0, (unsigned char)(i >> 8), (unsigned char)i };
+		json_t *addrs, *orig = NULL;
+		struct netns_config cfg = { .ifname = ifname, .mac = mac };
+		int r;
+
+		snprintf(ifname, sizeof(ifname), "c%d", i - 2);
+		snprintf(addr, sizeof(addr), "10.77.%d.%d/16", i >> 8, i & 0xff);
+		addrs = json_pack("[s]", addr);
+		cfg.addresses = addrs;
+		r = netns_attach(argv[i], fd, &cfg, &orig, err, sizeof(err));
+		json_decref(addrs);
+		json_decref(orig);
+		if (r < 0) {
+			fprintf(stderr, "netns-attach: %s: %s\n", argv[i], err);
+			return 1;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("%.3f\n", (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	close(fd);
+	return 0;
+}
