@@ -161,22 +161,24 @@ bool vfconfig_is_empty(const struct vf_settings *s)
 	       !s->has_node_guid && !s->has_port_guid;
 }
 
+/* The PF netdev's ifindex; a refusal comes back as the kernel's -errno and words. */
 static int pf_ifindex(struct nl_conn *c, const char *name, int *ret, char *err, size_t err_size)
 {
 	char buf[NL_BUF_SIZE];
 	_cleanup_free_ void *reply = NULL;
-	struct nl_link l;
+	struct nl_link l = { 0 };
 	size_t n;
 	int r = nl_conn_send(c, buf, nl_build_getlink(buf, c->seq++, 0, name));
 
 	if (r >= 0)
 		r = nl_conn_recv(c, &reply, &n);
-	if (r >= 0)
-		r = ((struct nlmsghdr *)reply)->nlmsg_type == RTM_NEWLINK
-			    ? nl_parse_link(reply, n, &l)
-			    : nl_parse_ack(reply, n, err, err_size);
-	if (r == 0 && ((struct nlmsghdr *)reply)->nlmsg_type != RTM_NEWLINK)
-		r = -EPROTO;
+	if (r < 0)
+		return r;
+	if (((struct nlmsghdr *)reply)->nlmsg_type != RTM_NEWLINK) {
+		r = nl_parse_ack(reply, n, err, err_size);
+		return r < 0 ? r : -EPROTO;
+	}
+	r = nl_parse_link(reply, n, &l);
 	if (r >= 0)
 		*ret = l.ifindex;
 	return r;
