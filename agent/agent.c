@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "agent.h"
+#include "container.h"
 #include "claim-queue.h"
 #include "events.h"
 #include "sim-host.h"
@@ -147,6 +148,28 @@ static void log_report(const struct vfp_reconcile_report *rep)
 		 rep->intents_rolled_forward, rep->expired, rep->quarantined);
 }
 
+/* How reconcile asks the host about an intent a crash left half done. */
+static int op_is_attached(void *userdata, json_t *alloc)
+{
+	return container_is_attached(userdata, alloc);
+}
+
+static int op_undo(void *userdata, json_t *alloc)
+{
+	char err[256];
+	int r = container_detach_all(userdata, alloc, err, sizeof(err));
+
+	if (r < 0)
+		log_error("allocation %s: %s", json_string_value(json_object_get(alloc, "id")), err);
+	return r;
+}
+
+static const struct vfp_reconcile_ops reconcile_ops = {
+	.is_attached = op_is_attached,
+	.detach = op_undo,
+	.restore = op_undo,
+};
+
 /**
  * agent_init() - everything the agent needs before it serves
  *
@@ -171,7 +194,7 @@ int agent_init(struct agent *a)
 			log_error("opening the ledger in %s: %s", state_dir(a), strerror(-r));
 	}
 	if (r >= 0) {
-		r = vfp_ledger_reconcile(a->ledger, a->inv, a->config, NULL, NULL, &rep);
+		r = vfp_ledger_reconcile(a->ledger, a->inv, a->config, &reconcile_ops, a, &rep);
 		if (r < 0)
 			log_error("reconcile: %s", vfp_ledger_get_error(a->ledger));
 		else

@@ -344,3 +344,29 @@ int container_netns_alive(struct agent *a, json_t *alloc)
 	json_decref(orig);
 	return r;
 }
+
+/**
+ * container_is_attached() - 1 when every VF of @alloc is in its namespace
+ *
+ * For the reconcile after a crash during an attach: every VF must have its
+ * restore point with a namespace that is still there; else 0, and the
+ * attach is rolled back.
+ */
+int container_is_attached(struct agent *a, json_t *alloc)
+{
+	size_t i;
+	json_t *vf;
+
+	json_array_foreach(json_object_get(alloc, "vfs"), i, vf) {
+		json_t *orig = load_original(a, json_string_value(json_object_get(vf, "pci")));
+		json_t *inode = json_object_get(orig, "netns_inode");
+		bool in = json_is_integer(inode) && json_object_get(orig, "ifname") &&
+			  netns_alive(json_string_value(json_object_get(orig, "netns")),
+				      (ino_t)json_integer_value(inode));
+
+		json_decref(orig);
+		if (!in)
+			return 0;
+	}
+	return 1;
+}

@@ -7,10 +7,10 @@ set -eu
 . "${top_srcdir:-.}/tests/api-lib.sh"
 [ "$(id -u)" = 0 ] || { echo "needs root"; exit 77; }
 command -v ip >/dev/null && command -v jq >/dev/null || exit 77
-ns1=vfa-t1-$$ ns2=vfa-t2-$$
+ns1=vfa-t1-$$ ns2=vfa-t2-$$ ns3=vfa-t3-$$
 links="ens5f0v0 ens5f0v1"
 teardown() {
-	for n in $ns1 $ns2; do ip netns del "$n" 2>/dev/null || true; done
+	for n in $ns1 $ns2 $ns3; do ip netns del "$n" 2>/dev/null || true; done
 	for l in $links vfrens5f0v0 peer-ens5f0v0 peer-ens5f0v1 taken-peer ens5f0 ens5f0-peer; do ip link del "$l" 2>/dev/null || true; done
 	cleanup
 }
@@ -144,5 +144,17 @@ done
 grep -q "allocation $id: its network namespace is gone: releasing" "$tmp/agent.log" || fail "not logged"
 api GET "/v1/vfs/$vf"; [ "$(jget .state)" = free ] || fail "VF not free after its netns died: $body"
 api DELETE "/v1/allocations/$id"; expect 404
+
+# the agent is killed while a VF is attached and the namespace dies while it is down:
+# the next start finds the namespace gone and releases
+ip link add ens5f0v0 mtu 1500 type veth peer name peer-ens5f0v0
+ip netns add "$ns3"
+alloc
+api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns3\",\"ifname\":\"net1\"}"; expect 200
+kill -9 "$agent_pid"; wait "$agent_pid" 2>/dev/null || true; agent_pid=
+ip netns del "$ns3"
+start_agent
+api GET "/v1/allocations/$id"; [ "$(jget .state)" = released ] || fail "not released at start: $body"
+api GET "/v1/vfs/$vf"; [ "$(jget .state)" = free ] || fail "VF not free after restart: $body"
 stop_agent
 echo "netns: all checks passed"
