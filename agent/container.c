@@ -10,6 +10,7 @@
 #include "container.h"
 #include "libvfpool/macro.h"
 #include "netns.h"
+#include "nlmsg.h"
 #include "rdma.h"
 #include "vfconfig.h"
 
@@ -168,9 +169,7 @@ static void netns_config_for(const struct container_target *t, json_t *settings,
 		cfg->addresses = t->addresses;
 		cfg->gateway = t->gateway;
 	}
-	if (first && ethernet && m &&
-	    sscanf(m, "%2hhx:%2hhx:%2hhx:%2hhx:%2hhx:%2hhx", &mac[0], &mac[1], &mac[2], &mac[3],
-		   &mac[4], &mac[5]) == 6)
+	if (first && ethernet && m && nl_parse_mac(m, mac) == 0)
 		cfg->mac = mac;
 }
 
@@ -327,6 +326,20 @@ int container_detach_all(struct agent *a, json_t *alloc, char *err, size_t err_s
 	return r;
 }
 
+/* 1 while @vf's recorded namespace (name and inode) is there, 0 once gone, -1 if it has none. */
+static int vf_netns_alive(struct agent *a, json_t *vf)
+{
+	json_t *orig = load_original(a, json_string_value(json_object_get(vf, "pci")));
+	const char *spec = json_string_value(json_object_get(orig, "netns"));
+	json_t *inode = json_object_get(orig, "netns_inode");
+	int r = -1;
+
+	if (spec && json_is_integer(inode) && json_object_get(orig, "ifname"))
+		r = netns_alive(spec, (ino_t)json_integer_value(inode));
+	json_decref(orig);
+	return r;
+}
+
 /**
  * container_netns_alive() - 1 while the namespace @alloc's VFs went into
  * exists, 0 once it is gone, -1 when none of them went into one
@@ -334,15 +347,8 @@ int container_detach_all(struct agent *a, json_t *alloc, char *err, size_t err_s
 int container_netns_alive(struct agent *a, json_t *alloc)
 {
 	json_t *vf = json_array_get(json_object_get(alloc, "vfs"), 0);
-	json_t *orig = vf ? load_original(a, json_string_value(json_object_get(vf, "pci"))) : NULL;
-	const char *spec = json_string_value(json_object_get(orig, "netns"));
-	json_t *inode = json_object_get(orig, "netns_inode");
-	int r = -1;
 
-	if (spec && json_is_integer(inode))
-		r = netns_alive(spec, (ino_t)json_integer_value(inode));
-	json_decref(orig);
-	return r;
+	return vf ? vf_netns_alive(a, vf) : -1;
 }
 
 /**
@@ -357,16 +363,8 @@ int container_is_attached(struct agent *a, json_t *alloc)
 	size_t i;
 	json_t *vf;
 
-	json_array_foreach(json_object_get(alloc, "vfs"), i, vf) {
-		json_t *orig = load_original(a, json_string_value(json_object_get(vf, "pci")));
-		json_t *inode = json_object_get(orig, "netns_inode");
-		bool in = json_is_integer(inode) && json_object_get(orig, "ifname") &&
-			  netns_alive(json_string_value(json_object_get(orig, "netns")),
-				      (ino_t)json_integer_value(inode));
-
-		json_decref(orig);
-		if (!in)
+	json_array_foreach(json_object_get(alloc, "vfs"), i, vf)
+		if (vf_netns_alive(a, vf) != 1)
 			return 0;
-	}
 	return 1;
 }

@@ -22,32 +22,11 @@
 #include "nlmsg.h"
 #include "nlsock.h"
 
-/* Sends one request and reads its answer: a link, or the kernel's -errno and text. */
-static int talk(struct nl_conn *c, void *buf, size_t len, struct nl_link *ret_link, char *err,
-		size_t err_size)
-{
-	_cleanup_free_ void *reply = NULL;
-	size_t n;
-	int r;
-
-	if (!ret_link)
-		return nl_conn_ack(c, buf, len, err, err_size);
-	r = nl_conn_send(c, buf, len);
-	if (r >= 0)
-		r = nl_conn_recv(c, &reply, &n);
-	if (r < 0)
-		return r;
-	if (((struct nlmsghdr *)reply)->nlmsg_type == RTM_NEWLINK)
-		return nl_parse_link(reply, n, ret_link);
-	return nl_parse_ack(reply, n, err, err_size);
-}
-
 static int get_link(struct nl_conn *c, const char *name, struct nl_link *ret)
 {
-	char buf[NL_BUF_SIZE], err[256];
-	size_t len = nl_build_getlink(buf, c->seq++, 0, name);
+	char err[256];
 
-	return talk(c, buf, len, ret, err, sizeof(err));
+	return nl_conn_get_link(c, name, ret, err, sizeof(err));
 }
 
 static int set_link(struct nl_conn *c, int ifindex, const struct nl_link_change *ch, char *err,
@@ -56,7 +35,7 @@ static int set_link(struct nl_conn *c, int ifindex, const struct nl_link_change 
 	char buf[NL_BUF_SIZE];
 	size_t len = nl_build_setlink(buf, c->seq++, ifindex, ch);
 
-	return talk(c, buf, len, NULL, err, err_size);
+	return nl_conn_ack(c, buf, len, err, err_size);
 }
 
 static int move_back(int netns_fd, const char *ifname, const char *name, const char *fallback,
@@ -149,8 +128,8 @@ static int add_addresses(struct nl_conn *c, int ifindex, json_t *addresses, char
 			snprintf(err, err_size, "addresses[%zu]: not an address/prefix", i);
 			return -EINVAL;
 		}
-		r = talk(c, buf, nl_build_addr(buf, c->seq++, ifindex, family, addr, plen), NULL, err,
-			 err_size);
+		r = nl_conn_ack(c, buf, nl_build_addr(buf, c->seq++, ifindex, family, addr, plen), err,
+				err_size);
 		if (r < 0)
 			return r;
 	}
@@ -168,8 +147,8 @@ static int add_default_route(struct nl_conn *c, int ifindex, const char *gateway
 		snprintf(err, err_size, "gateway: \"%.64s\" is not an address", gateway);
 		return -EINVAL;
 	}
-	return talk(c, buf, nl_build_default_route(buf, c->seq++, ifindex, family, gw), NULL, err,
-		    err_size);
+	return nl_conn_ack(c, buf, nl_build_default_route(buf, c->seq++, ifindex, family, gw), err,
+			   err_size);
 }
 
 /* Inside the namespace: MAC, MTU, addresses, up, default route. */
@@ -273,9 +252,8 @@ static int restore_in_host(struct nl_conn *host, const char *name, json_t *origi
 	int r = get_link(host, name, &l);
 
 	/* only an Ethernet address that differs: IPoIB addresses are the kernel's */
-	if (r >= 0 && mac && strlen(mac) == 17 && l.mac_len == 6 &&
-	    sscanf(mac, "%2hhx:%2hhx:%2hhx:%2hhx:%2hhx:%2hhx", &addr[0], &addr[1], &addr[2],
-		   &addr[3], &addr[4], &addr[5]) == 6 && memcmp(addr, l.mac, 6) != 0)
+	if (r >= 0 && mac && l.mac_len == 6 && nl_parse_mac(mac, addr) == 0 &&
+	    memcmp(addr, l.mac, 6) != 0)
 		ch.mac = addr;
 
 	return r < 0 ? r : set_link(host, l.ifindex, &ch, err, err_size);

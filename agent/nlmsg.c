@@ -194,6 +194,29 @@ int nl_parse_ack(const void *buf, size_t len, char *msg, size_t msg_size)
 	return err->error < 0 ? err->error : -EPROTO;
 }
 
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* "02:aa:bb:cc:dd:01", exactly: six two-digit hex bytes; @mac is untouched on failure. */
+int nl_parse_mac(const char *s, unsigned char mac[6])
+{
+	unsigned char m[6];
+
+	for (int i = 0; i < 6; i++) {
+		const char *b = s + 3 * i;
+		int hi = hex_digit(b[0]), lo = hi < 0 ? -1 : hex_digit(b[1]);
+
+		if (lo < 0 || b[2] != (i < 5 ? ':' : '\0'))
+			return -EINVAL;
+		m[i] = (unsigned char)(hi << 4 | lo);
+	}
+	memcpy(mac, m, sizeof(m));
+	return 0;
+}
+
 /* "10.1.0.5/16" or "fd00::5/64". */
 int nl_parse_prefix(const char *s, int *ret_family, unsigned char addr[16], unsigned *ret_len)
 {

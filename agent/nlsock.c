@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libmnl/libmnl.h>
+#include <linux/rtnetlink.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -98,4 +99,23 @@ int nl_conn_ack(struct nl_conn *c, const void *buf, size_t len, char *err, size_
 	if (r >= 0)
 		r = nl_conn_recv(c, &reply, &n);
 	return r < 0 ? r : nl_parse_ack(reply, n, err, err_size);
+}
+
+/* Link @name of the socket's namespace: -ENODEV when there is none, the kernel's words in @err. */
+int nl_conn_get_link(struct nl_conn *c, const char *name, struct nl_link *ret, char *err,
+		     size_t err_size)
+{
+	char buf[NL_BUF_SIZE];
+	_cleanup_free_ void *reply = NULL;
+	size_t n;
+	int r = nl_conn_send(c, buf, nl_build_getlink(buf, c->seq++, 0, name));
+
+	if (r >= 0)
+		r = nl_conn_recv(c, &reply, &n);
+	if (r < 0)
+		return r;
+	if (((struct nlmsghdr *)reply)->nlmsg_type == RTM_NEWLINK)
+		return nl_parse_link(reply, n, ret);
+	r = nl_parse_ack(reply, n, err, err_size);
+	return r < 0 ? r : -EPROTO; /* an ack without the link */
 }

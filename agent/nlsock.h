@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 struct mnl_socket;
+struct nl_link;
 
 struct nl_conn {
 	struct mnl_socket *nl;
@@ -19,4 +20,6 @@ int nl_conn_open(int protocol, int netns_fd, struct nl_conn *c);
 void nl_conn_close(struct nl_conn *c);
 int nl_conn_send(struct nl_conn *c, const void *buf, size_t len);
 int nl_conn_recv(struct nl_conn *c, void **ret_reply, size_t *ret_len);
+int nl_conn_get_link(struct nl_conn *c, const char *name, struct nl_link *ret, char *err,
+		     size_t err_size);
 int nl_conn_ack(struct nl_conn *c, const void *buf, size_t len, char *err, size_t err_size);

@@ -20,19 +20,6 @@ static const char *const link_states[] = {
 	[IFLA_VF_LINK_STATE_DISABLE] = "disable",
 };
 
-static int parse_mac(const char *s, unsigned char mac[6])
-{
-	unsigned b[6];
-	char end;
-
-	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-		   &end) != 6)
-		return -EINVAL;
-	for (int i = 0; i < 6; i++)
-		mac[i] = (unsigned char)b[i];
-	return 0;
-}
-
 static int parse_guid(const char *s, uint64_t *ret)
 {
 	unsigned b[8];
@@ -83,7 +70,7 @@ static int fields_from_json(json_t *o, struct vf_settings *s, const char **ret_b
 	const char *str;
 	long long v;
 
-	if ((str = json_string_value(json_object_get(o, "mac"))) && parse_mac(str, s->mac) < 0)
+	if ((str = json_string_value(json_object_get(o, "mac"))) && nl_parse_mac(str, s->mac) < 0)
 		return *ret_bad = "mac", -EINVAL;
 	s->has_mac = str != NULL;
 	v = s->vlan;
@@ -161,24 +148,11 @@ bool vfconfig_is_empty(const struct vf_settings *s)
 	       !s->has_node_guid && !s->has_port_guid;
 }
 
-/* The PF netdev's ifindex; a refusal comes back as the kernel's -errno and words. */
 static int pf_ifindex(struct nl_conn *c, const char *name, int *ret, char *err, size_t err_size)
 {
-	char buf[NL_BUF_SIZE];
-	_cleanup_free_ void *reply = NULL;
 	struct nl_link l = { 0 };
-	size_t n;
-	int r = nl_conn_send(c, buf, nl_build_getlink(buf, c->seq++, 0, name));
+	int r = nl_conn_get_link(c, name, &l, err, err_size);
 
-	if (r >= 0)
-		r = nl_conn_recv(c, &reply, &n);
-	if (r < 0)
-		return r;
-	if (((struct nlmsghdr *)reply)->nlmsg_type != RTM_NEWLINK) {
-		r = nl_parse_ack(reply, n, err, err_size);
-		return r < 0 ? r : -EPROTO;
-	}
-	r = nl_parse_link(reply, n, &l);
 	if (r >= 0)
 		*ret = l.ifindex;
 	return r;

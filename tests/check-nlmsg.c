@@ -134,6 +134,23 @@ START_TEST(test_build_setlink_move)
 }
 END_TEST
 
+START_TEST(test_parse_mac)
+{
+	unsigned char mac[6] = { 9, 9, 9, 9, 9, 9 };
+	static const char *const bad[] = { "", "02:aa:bb:cc:dd", "02:aa:bb:cc:dd:0", "02:aa:bb:cc:dd:011",
+					   "02-aa-bb-cc-dd-01", "0g:aa:bb:cc:dd:01", "2:aa:bb:cc:dd:01" };
+
+	ck_assert_int_eq(nl_parse_mac("02:aA:bb:cc:dd:F1", mac), 0);
+	ck_assert_int_eq(mac[0], 0x02);
+	ck_assert_int_eq(mac[1], 0xaa);
+	ck_assert_int_eq(mac[5], 0xf1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(nl_parse_mac(bad[i], mac), -EINVAL);
+		ck_assert_int_eq(mac[5], 0xf1); /* untouched */
+	}
+}
+END_TEST
+
 START_TEST(test_build_addr_and_prefix)
 {
 	char buf[NL_BUF_SIZE];
@@ -168,6 +185,7 @@ Suite *suite_nlmsg(void)
 	tcase_add_test(tc, test_parse_link_bad_attribute);
 	tcase_add_test(tc, test_parse_ack_with_extack);
 	tcase_add_test(tc, test_build_setlink_move);
+	tcase_add_test(tc, test_parse_mac);
 	tcase_add_test(tc, test_build_addr_and_prefix);
 	suite_add_tcase(s, tc);
 	return s;
