@@ -17,6 +17,9 @@
 
 #include "agent.h"
 #include "container.h"
+#include "libvirt.h"
+#include "release.h"
+#include "vm.h"
 #include "claim-queue.h"
 #include "events.h"
 #include "sim-host.h"
@@ -151,13 +154,15 @@ static void log_report(const struct vfp_reconcile_report *rep)
 /* How reconcile asks the host about an intent a crash left half done. */
 static int op_is_attached(void *userdata, json_t *alloc)
 {
-	return container_is_attached(userdata, alloc);
+	int vm = vm_domain_alive(userdata, alloc);
+
+	return vm >= 0 ? vm : container_is_attached(userdata, alloc);
 }
 
 static int op_undo(void *userdata, json_t *alloc)
 {
 	char err[256];
-	int r = container_detach_all(userdata, alloc, err, sizeof(err));
+	int r = agent_detach_all(userdata, alloc, err, sizeof(err));
 
 	if (r < 0)
 		log_error("allocation %s: %s", json_string_value(json_object_get(alloc, "id")), err);
@@ -169,6 +174,23 @@ static const struct vfp_reconcile_ops reconcile_ops = {
 	.detach = op_undo,
 	.restore = op_undo,
 };
+
+/*
+ * libvirt: the config's URI, else test:///default on a simulated host (its
+ * VFs exist nowhere else) and qemu:///system on a real one.
+ */
+static int open_libvirt(struct agent *a)
+{
+	const char *uri = vfp_config_get_libvirt_uri(a->config);
+	int r;
+
+	if (!uri)
+		uri = a->opt.simulate_dir ? "test:///default" : "qemu:///system";
+	r = libvirt_conn_new(uri, &a->libvirt);
+	if (r < 0)
+		log_error("libvirt %s: %s", uri, strerror(-r));
+	return r;
+}
 
 /**
  * agent_init() - everything the agent needs before it serves
@@ -193,6 +215,8 @@ int agent_init(struct agent *a)
 		if (r < 0)
 			log_error("opening the ledger in %s: %s", state_dir(a), strerror(-r));
 	}
+	if (r >= 0)
+		r = open_libvirt(a);
 	if (r >= 0) {
 		r = vfp_ledger_reconcile(a->ledger, a->inv, a->config, &reconcile_ops, a, &rep);
 		if (r < 0)
@@ -215,6 +239,8 @@ int agent_init(struct agent *a)
 void agent_fini(struct agent *a)
 {
 	claim_queue_free(a->claims);
+	libvirt_conn_free(a->libvirt);
+	json_decref(a->foreign_vfs);
 	if (a->events)
 		events_shutdown(a->events);
 	vfp_ledger_unref(a->ledger);

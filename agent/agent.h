@@ -7,12 +7,14 @@
  */
 #pragma once
 
+#include <jansson.h>
 #include <pthread.h>
 #include <stdbool.h>
 
 #include "libvfpool/libvfpool.h"
 
 struct claim_queue;
+struct libvirt_conn;
 struct events;
 struct metrics;
 
@@ -41,6 +43,8 @@ struct agent {
 	struct claim_queue *claims;
 	struct events *events;
 	struct metrics *metrics;
+	struct libvirt_conn *libvirt;
+	json_t *foreign_vfs; /* VFs domains hold that the ledger does not give them; ledger_lock */
 	char *token; /* bearer token for TCP listeners; never logged */
 	double scan_seconds;
 };

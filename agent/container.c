@@ -12,118 +12,8 @@
 #include "netns.h"
 #include "nlmsg.h"
 #include "rdma.h"
+#include "pf-side.h"
 #include "vfconfig.h"
-
-/* Changes on one PF are serialized; different PFs go in parallel (striped locks). */
-static pthread_mutex_t pf_locks[32] = { [0 ... 31] = PTHREAD_MUTEX_INITIALIZER };
-
-static pthread_mutex_t *pf_lock(json_t *vf)
-{
-	const char *pf = json_string_value(json_object_get(vf, "pf"));
-	unsigned h = 5381;
-
-	for (; pf && *pf; pf++)
-		h = h * 33 + (unsigned char)*pf;
-	return &pf_locks[h % ELEMENTSOF(pf_locks)];
-}
-
-/* What the inventory knows of a VF and its PF, copied out of it. */
-struct vf_facts {
-	char pci[16], pf_pci[16], pf_netdev[32], pf_driver[64], rdma[64];
-	unsigned index;
-	bool ethernet;
-};
-
-static int vf_facts(struct agent *a, const char *pci, struct vf_facts *f)
-{
-	struct vfp_inventory *inv = agent_get_inventory(a);
-	const struct vfp_vf *vf = vfp_inventory_find_vf(inv, pci);
-	const struct vfp_pf *pf = vf ? vfp_vf_get_pf(vf) : NULL;
-
-	if (pf) {
-		snprintf(f->pci, sizeof(f->pci), "%s", pci);
-		snprintf(f->pf_pci, sizeof(f->pf_pci), "%s", vfp_pf_get_pci(pf));
-		snprintf(f->pf_netdev, sizeof(f->pf_netdev), "%s",
-			 vfp_pf_get_netdev(pf) ? vfp_pf_get_netdev(pf) : "");
-		snprintf(f->pf_driver, sizeof(f->pf_driver), "%s",
-			 vfp_pf_get_driver(pf) ? vfp_pf_get_driver(pf) : "");
-		snprintf(f->rdma, sizeof(f->rdma), "%s",
-			 vfp_vf_get_rdma_device(vf) ? vfp_vf_get_rdma_device(vf) : "");
-		f->index = vfp_vf_get_index(vf);
-		f->ethernet = vfp_vf_get_link_type(vf) == VFP_LINK_ETHERNET;
-	}
-	vfp_inventory_unref(inv);
-	return pf ? 0 : -ENODEV;
-}
-
-static struct vf_target target_of(struct agent *a, const struct vf_facts *f)
-{
-	return (struct vf_target){ .ctx = a->ctx, .pci = f->pci, .pf_pci = f->pf_pci,
-				   .pf_netdev = f->pf_netdev[0] ? f->pf_netdev : NULL,
-				   .pf_driver = f->pf_driver[0] ? f->pf_driver : NULL,
-				   .index = f->index };
-}
-
-static int save_original(struct agent *a, const char *pci, json_t *orig)
-{
-	int r;
-
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_set_original(a->ledger, pci, orig);
-	pthread_mutex_unlock(&a->ledger_lock);
-	return r;
-}
-
-static json_t *load_original(struct agent *a, const char *pci)
-{
-	json_t *orig;
-
-	pthread_mutex_lock(&a->ledger_lock);
-	orig = vfp_ledger_get_original(a->ledger, pci);
-	pthread_mutex_unlock(&a->ledger_lock);
-	return orig;
-}
-
-/* PF side: the restore point is in the ledger before the PF is asked to change. */
-static int apply_pf_side(struct agent *a, const struct vf_facts *f, const struct vf_settings *want,
-			 json_t *orig, char *err, size_t err_size)
-{
-	struct vf_target t = target_of(a, f);
-	struct vf_settings snap;
-	int r;
-
-	if (vfconfig_is_empty(want))
-		return 0;
-	r = vfconfig_snapshot(&t, want, &snap, err, err_size);
-	if (r < 0) {
-		if (!err[0] || !strstr(err, "PF"))
-			snprintf(err, err_size, "reading VF %u's settings on PF %s: %s", f->index,
-				 t.pf_netdev ? t.pf_netdev : f->pf_pci, strerror(-r));
-		return r;
-	}
-	json_object_set_new(orig, "vf_settings", vfconfig_to_json(&snap));
-	r = save_original(a, f->pci, orig);
-	if (r >= 0)
-		r = vfconfig_apply(&t, want, err, err_size);
-	if (r < 0) {
-		char ignored[256];
-
-		vfconfig_apply(&t, &snap, ignored, sizeof(ignored));
-	}
-	return r;
-}
-
-static void restore_pf_side(struct agent *a, const struct vf_facts *f, json_t *orig,
-			    char *err, size_t err_size)
-{
-	struct vf_target t = target_of(a, f);
-	struct vf_settings snap;
-
-	err[0] = '\0';
-	if (vfconfig_from_json(json_object_get(orig, "vf_settings"), f->index, &snap) >= 0 &&
-	    !vfconfig_is_empty(&snap))
-		vfconfig_apply(&t, &snap, err, err_size);
-}
 
 /*
  * In exclusive RDMA netns mode the RDMA device follows the netdev, and must
@@ -192,23 +82,23 @@ static int attach_vf(struct agent *a, json_t *alloc, size_t i, const struct cont
 	unsigned char mac[6];
 	char netdev[64], msg[256];
 	json_t *orig = json_object(), *moved = NULL;
-	int r = vf_facts(a, pci, &f);
+	int r = vf_facts_read(a, pci, &f);
 
 	if (r < 0)
 		snprintf(err, err_size, "VF %s is not on this host any more", pci);
 	if (r >= 0)
 		r = vfconfig_from_request(settings, vf, i == 0, &want, err, err_size);
 	if (r >= 0)
-		r = apply_pf_side(a, &f, &want, orig, err, err_size);
+		r = pf_side_apply(a, &f, &want, orig, err, err_size);
 	if (r >= 0 && (r = vfp_device_read_netdev(a->ctx, pci, netdev, sizeof(netdev))) < 0) {
 		snprintf(err, err_size, "VF %s has no netdev (bound to vfio-pci?): it cannot go "
 			 "into a namespace", pci);
-		restore_pf_side(a, &f, orig, msg, sizeof(msg));
+		pf_side_restore(a, &f, orig, msg, sizeof(msg));
 		r = -ENODEV;
 	}
 	netns_config_for(t, settings, i == 0, f.ethernet, ifname, mac, &cfg);
 	if (r >= 0 && (r = netns_attach(netdev, t->fd, &cfg, &moved, err, err_size)) < 0)
-		restore_pf_side(a, &f, orig, msg, sizeof(msg));
+		pf_side_restore(a, &f, orig, msg, sizeof(msg));
 	if (r >= 0) {
 		json_object_update(orig, moved);
 		json_object_set_new(orig, "netns", json_string(t->netns));
@@ -217,11 +107,11 @@ static int attach_vf(struct agent *a, json_t *alloc, size_t i, const struct cont
 		r = move_rdma(&f, t->fd, orig, err, err_size);
 		if (r < 0) {
 			netns_detach(orig, t->fd, NULL, msg, sizeof(msg));
-			restore_pf_side(a, &f, orig, msg, sizeof(msg));
+			pf_side_restore(a, &f, orig, msg, sizeof(msg));
 		}
 	}
 	if (r >= 0)
-		r = save_original(a, pci, orig);
+		r = restore_point_save(a, pci, orig);
 	json_decref(moved);
 	json_decref(orig);
 	return r;
@@ -238,7 +128,7 @@ static int attach_vf(struct agent *a, json_t *alloc, size_t i, const struct cont
 static int restore_vf(struct agent *a, json_t *vf, int netns_fd, char *err, size_t err_size)
 {
 	const char *pci = json_string_value(json_object_get(vf, "pci"));
-	json_t *orig = load_original(a, pci);
+	json_t *orig = restore_point_load(a, pci);
 	const char *rdma_dev = json_string_value(json_object_get(orig, "rdma_device"));
 	char found[64], msg[256] = "";
 	struct vf_facts f;
@@ -256,14 +146,14 @@ static int restore_vf(struct agent *a, json_t *vf, int netns_fd, char *err, size
 		found[0] = '\0';
 	if (r >= 0)
 		r = netns_detach(orig, netns_fd, found[0] ? found : NULL, err, err_size);
-	if (vf_facts(a, pci, &f) >= 0)
-		restore_pf_side(a, &f, orig, msg, sizeof(msg));
+	if (vf_facts_read(a, pci, &f) >= 0)
+		pf_side_restore(a, &f, orig, msg, sizeof(msg));
 	if (msg[0] && r >= 0) {
 		snprintf(err, err_size, "restoring VF settings on the PF: %s", msg);
 		r = -EIO;
 	}
 	if (r >= 0)
-		r = save_original(a, pci, NULL); /* restored: a second restore changes nothing */
+		r = restore_point_save(a, pci, NULL); /* restored: a second restore changes nothing */
 	json_decref(orig);
 	return r;
 }
@@ -277,7 +167,7 @@ static int restore_vf(struct agent *a, json_t *vf, int netns_fd, char *err, size
 int container_attach_vf(struct agent *a, json_t *alloc, size_t i, const struct container_target *t,
 			const char *ifname, char *err, size_t err_size)
 {
-	pthread_mutex_t *lock = pf_lock(json_array_get(json_object_get(alloc, "vfs"), i));
+	pthread_mutex_t *lock = pf_side_lock(json_array_get(json_object_get(alloc, "vfs"), i));
 	int r;
 
 	pthread_mutex_lock(lock);
@@ -295,7 +185,7 @@ int container_attach_vf(struct agent *a, json_t *alloc, size_t i, const struct c
  */
 int container_restore_vf(struct agent *a, json_t *vf, int netns_fd, char *err, size_t err_size)
 {
-	pthread_mutex_t *lock = pf_lock(vf);
+	pthread_mutex_t *lock = pf_side_lock(vf);
 	int r;
 
 	pthread_mutex_lock(lock);
@@ -304,32 +194,10 @@ int container_restore_vf(struct agent *a, json_t *vf, int netns_fd, char *err, s
 	return r;
 }
 
-/* Every VF of @alloc back to the host; every VF is tried, the first error is returned. */
-int container_detach_all(struct agent *a, json_t *alloc, char *err, size_t err_size)
-{
-	size_t i;
-	json_t *vf;
-	int r = 0;
-
-	json_array_foreach(json_object_get(alloc, "vfs"), i, vf) {
-		const char *pci = json_string_value(json_object_get(vf, "pci"));
-		char msg[256];
-		int rr = container_restore_vf(a, vf, -1, msg, sizeof(msg));
-
-		if (msg[0])
-			log_warning("VF %s: %s", pci, msg);
-		if (rr < 0 && r == 0) {
-			r = rr;
-			snprintf(err, err_size, "VF %s: %s", pci, msg[0] ? msg : strerror(-rr));
-		}
-	}
-	return r;
-}
-
 /* 1 while @vf's recorded namespace (name and inode) is there, 0 once gone, -1 if it has none. */
 static int vf_netns_alive(struct agent *a, json_t *vf)
 {
-	json_t *orig = load_original(a, json_string_value(json_object_get(vf, "pci")));
+	json_t *orig = restore_point_load(a, json_string_value(json_object_get(vf, "pci")));
 	const char *spec = json_string_value(json_object_get(orig, "netns"));
 	json_t *inode = json_object_get(orig, "netns_inode");
 	int r = -1;

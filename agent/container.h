@@ -25,6 +25,5 @@ struct container_target {
 int container_attach_vf(struct agent *a, json_t *alloc, size_t i, const struct container_target *t,
 			const char *ifname, char *err, size_t err_size);
 int container_restore_vf(struct agent *a, json_t *vf, int netns_fd, char *err, size_t err_size);
-int container_detach_all(struct agent *a, json_t *alloc, char *err, size_t err_size);
 int container_netns_alive(struct agent *a, json_t *alloc);
 int container_is_attached(struct agent *a, json_t *alloc);

@@ -23,8 +23,10 @@
 #include "agent.h"
 #include "api/api.h"
 #include "listen.h"
+#include "libvirt.h"
 #include "link-watch.h"
 #include "release.h"
+#include "vm.h"
 #include "udev-monitor.h"
 
 #define DEFAULT_LISTEN "unix:/run/vfagent/vfagent.sock"
@@ -144,14 +146,15 @@ static void block_signals(sigset_t *mask)
 static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int udev_fd,
 		      struct link_watch *links, int links_fd)
 {
-	struct pollfd p[3] = { { .fd = sfd, .events = POLLIN }, { .fd = udev_fd, .events = POLLIN },
-			       { .fd = links_fd, .events = POLLIN } };
+	struct pollfd p[4] = { { .fd = sfd, .events = POLLIN }, { .fd = udev_fd, .events = POLLIN },
+			       { .fd = links_fd, .events = POLLIN },
+			       { .fd = libvirt_conn_get_event_fd(a->libvirt), .events = POLLIN } };
 
 	for (;;) {
 		struct signalfd_siginfo si;
 		char why[256];
 
-		if (poll(p, 3, -1) < 0) {
+		if (poll(p, 4, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			log_error("poll: %s", strerror(errno));
@@ -160,7 +163,12 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 		if (p[1].revents & POLLIN && udev_watch_drain(udev, why, sizeof(why)) > 0)
 			agent_rescan(a, why);
 		if (p[2].revents & POLLIN && link_watch_drain(links) > 0)
-			agent_sweep_dead_netns(a);
+			agent_sweep_dead_owners(a);
+		if (p[3].revents & POLLIN) { /* a domain stopped or went, or libvirt came back */
+			libvirt_conn_drain(a->libvirt);
+			agent_sweep_dead_owners(a);
+			vm_report_foreign(a);
+		}
 		if (!(p[0].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGHUP) {
@@ -194,7 +202,8 @@ static int serve(struct agent *a, const sigset_t *mask)
 		log_warning("no udev monitor: hotplug is seen only at the next start or SIGHUP");
 	if (link_watch_new(&links, &links_fd) < 0)
 		log_warning("no link events: dead namespaces are seen only at the next start");
-	agent_sweep_dead_netns(a); /* namespaces that died while the agent was down */
+	agent_sweep_dead_owners(a); /* namespaces and domains that died while the agent was down */
+	vm_report_foreign(a);
 	sd_notify(0, "READY=1\nSTATUS=serving");
 	log_info("ready");
 	main_loop(a, sfd, udev, udev_fd, links, links_fd);

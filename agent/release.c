@@ -6,8 +6,38 @@
 #include <string.h>
 
 #include "container.h"
+#include "libvirt.h"
+#include "vm.h"
 #include "events.h"
 #include "release.h"
+
+/**
+ * agent_detach_all() - every VF of @alloc back to the host, from a domain or a namespace
+ *
+ * Each VF goes back the way its restore point says it went; every VF is
+ * tried, and the first error is returned.
+ */
+int agent_detach_all(struct agent *a, json_t *alloc, char *err, size_t err_size)
+{
+	size_t i;
+	json_t *vf;
+	int r = 0;
+
+	json_array_foreach(json_object_get(alloc, "vfs"), i, vf) {
+		const char *pci = json_string_value(json_object_get(vf, "pci"));
+		char msg[512];
+		int rr = vm_is_vm_vf(a, vf) ? vm_restore_vf(a, vf, msg, sizeof(msg))
+					    : container_restore_vf(a, vf, -1, msg, sizeof(msg));
+
+		if (msg[0])
+			log_warning("VF %s: %s", pci, msg);
+		if (rr < 0 && r == 0) {
+			r = rr;
+			snprintf(err, err_size, "VF %s: %s", pci, msg[0] ? msg : strerror(-rr));
+		}
+	}
+	return r;
+}
 
 /**
  * agent_release_allocation() - restore and free the VFs of allocation @id
@@ -33,7 +63,7 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
 	if (r >= 0 && strcmp(json_string_value(json_object_get(alloc, "state")), "attached") == 0)
-		restored = container_detach_all(a, alloc, why, sizeof(why));
+		restored = agent_detach_all(a, alloc, why, sizeof(why));
 	if (r >= 0) {
 		pthread_mutex_lock(&a->ledger_lock);
 		r = vfp_ledger_confirm(a->ledger, id, VFP_OP_RELEASE, restored >= 0,
@@ -52,14 +82,26 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 	return 0;
 }
 
+/* Whether @alloc's owner is gone: its namespace, or its domain. */
+static const char *owner_gone(struct agent *a, json_t *alloc)
+{
+	if (container_netns_alive(a, alloc) == 0)
+		return "its network namespace is gone";
+	if (vm_domain_alive(a, alloc) == 0)
+		return "its domain is gone";
+	return NULL;
+}
+
 /**
- * agent_sweep_dead_netns() - release attached allocations whose namespace is gone
+ * agent_sweep_dead_owners() - release attached allocations whose owner is gone
  *
  * The lease of a container allocation is its namespace: once the name it
  * was attached under no longer leads to the same namespace (inode), the
- * container is gone and its VFs come back. Returns how many were released.
+ * container is gone. The lease of a VM allocation is its domain, by UUID:
+ * undefined, or a transient domain stopped. Their VFs come back. Returns how
+ * many were released.
  */
-unsigned agent_sweep_dead_netns(struct agent *a)
+unsigned agent_sweep_dead_owners(struct agent *a)
 {
 	json_t *list, *alloc;
 	unsigned n = 0;
@@ -70,16 +112,17 @@ unsigned agent_sweep_dead_netns(struct agent *a)
 	pthread_mutex_unlock(&a->ledger_lock);
 	json_array_foreach(list, i, alloc) {
 		const char *id = json_string_value(json_object_get(alloc, "id"));
+		const char *why;
 		char err[256];
 
 		if (strcmp(json_string_value(json_object_get(alloc, "state")), "attached") != 0 ||
-		    container_netns_alive(a, alloc) != 0)
+		    !(why = owner_gone(a, alloc)))
 			continue;
-		log_info("allocation %s: its network namespace is gone: releasing", id);
+		log_info("allocation %s: %s: releasing", id, why);
 		if (agent_release_allocation(a, id, err, sizeof(err)) >= 0)
 			n++;
 		else
-			log_error("allocation %s: release after its namespace died: %s", id, err);
+			log_error("allocation %s: release after its owner went: %s", id, err);
 	}
 	json_decref(list);
 	return n;

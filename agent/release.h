@@ -2,9 +2,11 @@
 /* Giving an allocation's VFs back: on request, or when its owner is gone. */
 #pragma once
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "agent.h"
 
+int agent_detach_all(struct agent *a, json_t *alloc, char *err, size_t err_size);
 int agent_release_allocation(struct agent *a, const char *id, char *err, size_t err_size);
-unsigned agent_sweep_dead_netns(struct agent *a);
+unsigned agent_sweep_dead_owners(struct agent *a);

@@ -103,7 +103,7 @@ static int parse_claim(struct api_request *req, json_t *body, struct vfp_claim *
 	static const char *const keys[] = { "pool", "count", "owner", "mac", "vlan", "guid", "ip",
 					    "qos", "vlan_proto", "spoofchk", "trust", "link_state",
 					    "min_tx_rate", "max_tx_rate", "numa_node", "placement",
-					    "lease_seconds", NULL };
+					    "lease_seconds", "attach", NULL };
 	const char *placement = NULL, *key = api_header(req, "Idempotency-Key");
 	long long count = 1, numa = -1, lease = 0;
 	int r;
@@ -156,7 +156,8 @@ static bool grow_pool(struct agent *a, const char *pool)
 	return r >= 0;
 }
 
-static int claim(struct api_request *req, const struct vfp_claim *c, json_t **ret)
+/* Claims through the group-commit queue, growing the pool once if it ran dry. */
+int api_claim(struct api_request *req, const struct vfp_claim *c, json_t **ret)
 {
 	struct vfp_config *config = agent_get_config(req->agent);
 	char *err = NULL;
@@ -175,11 +176,43 @@ static int claim(struct api_request *req, const struct vfp_claim *c, json_t **re
 	return r;
 }
 
+/* @alloc as the ledger has it now (the reference passed in is dropped). */
+static json_t *reread(struct api_request *req, json_t *alloc)
+{
+	json_t *now;
+
+	pthread_mutex_lock(&req->agent->ledger_lock);
+	now = vfp_ledger_get_allocation(req->agent->ledger,
+					json_string_value(json_object_get(alloc, "id")));
+	pthread_mutex_unlock(&req->agent->ledger_lock);
+	json_decref(alloc);
+	return now;
+}
+
+/*
+ * A new claim with "attach": {"domain":…} goes into the domain at once, and
+ * a failed attach gives the claim back: all or nothing.
+ */
+static int attach_new(struct api_request *req, json_t *alloc, json_t *attach)
+{
+	const char *id = json_string_value(json_object_get(alloc, "id"));
+	char err[256];
+	int r;
+
+	if (!json_is_object(attach) || !json_object_get(attach, "domain"))
+		r = api_fail(req, -EINVAL, "attach: must be an object like {\"domain\": \"one-42\"}");
+	else
+		r = api_attach_domain(req, alloc, attach);
+	if (r < 0 && agent_release_allocation(req->agent, id, err, sizeof(err)) < 0)
+		log_error("allocation %s: giving the claim back: %s", id, err);
+	return r;
+}
+
 /* → 201 with the allocation; 200 when the Idempotency-Key replays an earlier one. */
 int api_post_allocation(struct api_request *req)
 {
 	struct vfp_claim c = { 0 };
-	json_t *body = NULL, *alloc = NULL, *settings = NULL;
+	json_t *body = NULL, *alloc = NULL, *settings = NULL, *attach;
 	int r;
 
 	r = api_parse_body(req, &body);
@@ -189,15 +222,22 @@ int api_post_allocation(struct api_request *req)
 		r = parse_settings(req, body, &settings);
 	c.settings = settings;
 	if (r >= 0)
-		r = claim(req, &c, &alloc);
+		r = api_claim(req, &c, &alloc);
+	attach = json_object_get(body, "attach");
+	if (r == 0 && attach)
+		r = attach_new(req, alloc, attach);
+	if (r == 0 && attach)
+		alloc = reread(req, alloc);
 	json_decref(settings);
 	json_decref(body);
-	if (r < 0)
+	if (r < 0) {
+		json_decref(alloc);
 		return r;
+	}
 	if (r == 0)
 		events_emit(req->agent->events, "allocation",
 			    json_pack("{s:O, s:s}", "id", json_object_get(alloc, "id"), "state",
-				      "reserved"));
+				      json_string_value(json_object_get(alloc, "state"))));
 	return api_reply(req, r == 1 ? 200 : 201, alloc);
 }
 

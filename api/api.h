@@ -27,6 +27,8 @@ struct api_request {
 	json_t *json;		     /* a JSON body, or */
 	char *text;		     /* a text body (metrics, XML) */
 	const char *content_type;    /* for text */
+	const char *extra_header;    /* one more response header, or NULL */
+	char extra_value[256];
 	struct MHD_Response *stream; /* or a streamed response (events) */
 	char error[512];
 };
@@ -92,4 +94,6 @@ int api_delete_allocation(struct api_request *req);
 int api_attach(struct api_request *req);
 int api_detach(struct api_request *req);
 int api_domain_xml(struct api_request *req);
+int api_attach_domain(struct api_request *req, json_t *alloc, json_t *body);
+int api_claim(struct api_request *req, const struct vfp_claim *c, json_t **ret);
 int api_get_events(struct api_request *req);

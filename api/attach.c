@@ -2,8 +2,8 @@
 /*
  * POST /v1/allocations/{id}/attach and …/detach. Containers: the VFs go
  * into a network namespace ({"netns":…,"ifname":…,"addresses":[…],"mtu":…,
- * "gateway":…}); agent/container.c does the work. VMs ({"domain":…}) and the
- * deployment-XML rewrite answer 501 until the libvirt back-end lands.
+ * "gateway":…}); agent/container.c does the work. VMs ({"domain":…}) go
+ * through api/attach-vm.c. A detach brings VFs back from either.
  */
 #include "config.h"
 
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent/container.h"
+#include "agent/release.h"
 #include "agent/events.h"
 #include "agent/netns.h"
 #include "api.h"
@@ -46,15 +47,13 @@ struct request {
 static int parse_target(struct api_request *req, json_t *body, struct request *q)
 {
 	static const char *const keys[] = { "netns", "ifname", "addresses", "mtu", "gateway",
-					    "domain", "live", "config", NULL };
+					    NULL };
 	long long mtu = 0;
 	size_t i;
 	json_t *a;
 	int r;
 
 	r = api_check_keys(req, body, keys);
-	if (r >= 0 && json_object_get(body, "domain"))
-		return api_fail(req, -ENOSYS, "attaching to VMs is not built yet");
 	if (r >= 0)
 		r = api_get_string(req, body, "netns", true, &q->t.netns);
 	if (r >= 0)
@@ -162,18 +161,11 @@ static int attach_all(struct api_request *req, const char *id, json_t *alloc, st
 	return r;
 }
 
-int api_attach(struct api_request *req)
+static int attach_netns(struct api_request *req, json_t *alloc, json_t *body)
 {
 	struct request q = { .t = { .fd = -1 } };
-	json_t *body = NULL, *alloc = NULL;
-	int r = api_parse_body(req, &body);
+	int r = parse_target(req, body, &q);
 
-	if (r >= 0)
-		r = parse_target(req, body, &q);
-	if (r >= 0)
-		alloc = get_allocation(req);
-	if (r >= 0 && !alloc)
-		r = -ENOENT;
 	if (r >= 0)
 		r = netns_open(q.t.netns, &q.t.fd, req->error, sizeof(req->error));
 	if (r >= 0)
@@ -182,6 +174,24 @@ int api_attach(struct api_request *req)
 		r = attach_all(req, req->params[0], alloc, &q);
 	if (q.t.fd >= 0)
 		close(q.t.fd);
+	return r;
+}
+
+int api_attach(struct api_request *req)
+{
+	json_t *body = NULL, *alloc = NULL;
+	int r = api_parse_body(req, &body);
+
+	if (r >= 0 && json_is_object(body) && !json_object_get(body, "domain") &&
+	    !json_object_get(body, "netns"))
+		r = api_fail(req, -EINVAL, "netns, domain: one is needed");
+	if (r >= 0)
+		alloc = get_allocation(req);
+	if (r >= 0 && !alloc)
+		r = -ENOENT;
+	if (r >= 0)
+		r = json_object_get(body, "domain") ? api_attach_domain(req, alloc, body)
+						    : attach_netns(req, alloc, body);
 	json_decref(alloc);
 	json_decref(body);
 	if (r < 0)
@@ -203,7 +213,7 @@ int api_detach(struct api_request *req)
 		return -ENOENT;
 	r = ledger_step(req->agent, id, VFP_OP_DETACH, true, false, NULL, req);
 	if (r >= 0) {
-		r = container_detach_all(req->agent, alloc, err, sizeof(err));
+		r = agent_detach_all(req->agent, alloc, err, sizeof(err));
 		ledger_step(req->agent, id, VFP_OP_DETACH, false, r >= 0, r < 0 ? err : NULL, NULL);
 		if (r < 0)
 			api_fail(req, r, "%s", err);
@@ -214,9 +224,4 @@ int api_detach(struct api_request *req)
 	events_emit(req->agent->events, "allocation",
 		    json_pack("{s:s, s:s}", "id", id, "state", "reserved"));
 	return api_reply(req, 200, get_allocation(req));
-}
-
-int api_domain_xml(struct api_request *req)
-{
-	return api_fail(req, -ENOSYS, "the deployment-XML rewrite is not built yet");
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 
+#include "agent/libvirt.h"
 #include "agent/rdma.h"
 #include "api.h"
 
@@ -27,9 +28,21 @@ static json_t *state_totals(struct agent *a)
 	return states;
 }
 
+/* {"uri","connected","foreign_vfs":[{"pci","domain","uuid"}]}: VFs domains hold unbooked. */
+static json_t *libvirt_facts(struct agent *a)
+{
+	json_t *foreign;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	foreign = a->foreign_vfs ? json_deep_copy(a->foreign_vfs) : json_array();
+	pthread_mutex_unlock(&a->ledger_lock);
+	return json_pack("{s:s, s:b, s:o}", "uri", libvirt_conn_get_uri(a->libvirt), "connected",
+			 libvirt_conn_is_connected(a->libvirt), "foreign_vfs", foreign);
+}
+
 /*
  * {"version","sysfs_root","pfs","vfs","states":{state:n},"scan_seconds",
- *  "rdma_netns_mode","rdma":{"devices":N,…} or {"status":"no RDMA: …"}}
+ *  "rdma_netns_mode","rdma":{"devices":N,…} or {"status":"no RDMA: …"},"libvirt":{…}}
  */
 int api_get_host(struct api_request *req)
 {
@@ -44,6 +57,8 @@ int api_get_host(struct api_request *req)
 			      ? json_object_get(rdma, "netns_mode") : json_null(), "rdma", rdma);
 
 	vfp_inventory_unref(inv);
+	if (o)
+		json_object_set_new(o, "libvirt", libvirt_facts(req->agent));
 	return api_reply(req, 200, o);
 }
 

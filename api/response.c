@@ -2,6 +2,7 @@
 /*
  * Errors become HTTP here and nowhere else: ENOENT 404, EINVAL 400,
  * EBUSY/EEXIST 409, EPERM/EACCES 403, E2BIG 413, ENOSYS 501, ENOSPC 507,
+ * ENOTCONN 503 (libvirt unreachable), EREMOTEIO 502 (libvirt failed),
  * anything else 500. The body is {"error":"EBUSY","message":"…"}.
  */
 #include "config.h"
@@ -25,6 +26,7 @@ static const struct {
 	{ EAGAIN, 503, "EAGAIN" },  { ERANGE, 409, "ERANGE" },	 { EOPNOTSUPP, 409, "EOPNOTSUPP" },
 	{ ENODEV, 409, "ENODEV" },  { EROFS, 500, "EROFS" },
 	{ EMSGSIZE, 400, "EMSGSIZE" }, { EBADRQC, 405, "EBADRQC" },
+	{ ENOTCONN, 503, "ENOTCONN" }, { EREMOTEIO, 502, "EREMOTEIO" },
 };
 
 unsigned api_status_for(int r)

@@ -162,6 +162,8 @@ static enum MHD_Result send_answer(struct MHD_Connection *conn, struct api_reque
 			return MHD_NO;
 		req->text = NULL;
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, req->content_type);
+		if (req->extra_header)
+			MHD_add_response_header(resp, req->extra_header, req->extra_value);
 		ret = MHD_queue_response(conn, req->status, resp);
 		MHD_destroy_response(resp);
 		return ret;

@@ -40,6 +40,8 @@ struct vfp_config {
 	unsigned long long guid_first, guid_count;
 	unsigned char ipoib_prefix[2];
 	char *socket_group;
+	char *libvirt_uri;    /* NULL: the agent's default */
+	bool libvirt_managed; /* libvirt binds VFs to vfio-pci (managed='yes') */
 };
 
 static bool is_pool_name(const char *s)
@@ -313,6 +315,28 @@ static int parse_socket_group(struct vfp_config *c, json_t *v, char **err)
 	return c->socket_group ? 0 : -ENOMEM;
 }
 
+/* {"uri": "qemu:///system", "managed": true}: where VMs live, and who binds vfio-pci. */
+static int parse_libvirt(struct vfp_config *c, json_t *o, char **err)
+{
+	static const char *const keys[] = { "uri", "managed", NULL };
+	json_t *uri = json_object_get(o, "uri"), *managed = json_object_get(o, "managed");
+	const char *s = json_string_value(uri);
+	int r;
+
+	if (!json_is_object(o))
+		return vfp_config_error(err, "libvirt", "must be an object like {\"uri\": \"qemu:///system\"}");
+	r = vfp_json_check_keys(o, "libvirt.", keys, err);
+	if (r < 0)
+		return r;
+	if (uri && (!s || !strstr(s, ":///") || strlen(s) > 256 || strpbrk(s, " \t\n'\"")))
+		return vfp_config_error(err, "libvirt.uri", "must be a libvirt URI like \"qemu:///system\"");
+	if (managed && !json_is_boolean(managed))
+		return vfp_config_error(err, "libvirt.managed", "must be true or false");
+	c->libvirt_managed = managed ? json_is_true(managed) : true;
+	c->libvirt_uri = s ? strdup(s) : NULL;
+	return s && !c->libvirt_uri ? -ENOMEM : 0;
+}
+
 static const struct {
 	const char *key;
 	int (*parse)(struct vfp_config *c, json_t *v, char **err);
@@ -321,6 +345,7 @@ static const struct {
 	{ "pools", parse_pools },	    { "exclude", parse_exclude },
 	{ "networks", parse_networks },	    { "guids", parse_guids },
 	{ "ipoib_mac_prefix", parse_ipoib_prefix }, { "socket_group", parse_socket_group },
+	{ "libvirt", parse_libvirt },
 };
 
 /**
@@ -333,7 +358,7 @@ VFP_EXPORT int vfp_config_load_json(json_t *root, struct vfp_config **ret_config
 				    char **ret_error)
 {
 	static const char *const keys[] = { "pools",	       "exclude",      "networks", "guids",
-					    "ipoib_mac_prefix", "socket_group", NULL };
+					    "ipoib_mac_prefix", "socket_group", "libvirt", NULL };
 	struct vfp_config *c;
 	int r;
 
@@ -348,6 +373,7 @@ VFP_EXPORT int vfp_config_load_json(json_t *root, struct vfp_config **ret_config
 	c->refcount = 1;
 	c->ipoib_prefix[0] = DEFAULT_IPOIB_PREFIX_0;
 	c->ipoib_prefix[1] = DEFAULT_IPOIB_PREFIX_1;
+	c->libvirt_managed = true;
 	for (size_t i = 0; i < ELEMENTSOF(top_fields); i++) {
 		json_t *v = json_object_get(root, top_fields[i].key);
 
@@ -410,6 +436,7 @@ VFP_EXPORT struct vfp_config *vfp_config_unref(struct vfp_config *c)
 	free(c->networks);
 	vfp_strv_clear(&c->exclude);
 	free(c->socket_group);
+	free(c->libvirt_uri);
 	free(c);
 	return NULL;
 }
@@ -504,4 +531,16 @@ VFP_EXPORT json_t *vfp_config_pools_to_json(const struct vfp_config *c)
 VFP_EXPORT const char *vfp_config_get_socket_group(const struct vfp_config *c)
 {
 	return c->socket_group;
+}
+
+/* The libvirt URI the config names, or NULL when it names none. */
+VFP_EXPORT const char *vfp_config_get_libvirt_uri(const struct vfp_config *c)
+{
+	return c->libvirt_uri;
+}
+
+/* Whether libvirt binds VFs to vfio-pci itself (managed='yes', the default). */
+VFP_EXPORT bool vfp_config_get_libvirt_managed(const struct vfp_config *c)
+{
+	return c->libvirt_managed;
 }

@@ -120,6 +120,8 @@ bool vfp_config_get_guid_range(const struct vfp_config *config, unsigned long lo
 			       unsigned long long *ret_count);
 json_t *vfp_config_pools_to_json(const struct vfp_config *config);
 const char *vfp_config_get_socket_group(const struct vfp_config *config);
+const char *vfp_config_get_libvirt_uri(const struct vfp_config *config);
+bool vfp_config_get_libvirt_managed(const struct vfp_config *config);
 
 /* ---- the ledger ---------------------------------------------------------- */
 

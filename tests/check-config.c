@@ -109,6 +109,13 @@ static const struct {
 	{ "{\"ipoib_mac_prefix\": \"02:00\"}",
 	  "ipoib_mac_prefix: \"02:00\" is OpenNebula's own NIC MAC prefix; the guest would take "
 	  "real NICs for dummies" },
+	{ "{\"libvirt\": \"qemu:///system\"}",
+	  "libvirt: must be an object like {\"uri\": \"qemu:///system\"}" },
+	{ "{\"libvirt\": {\"uri\": \"qemu\"}}",
+	  "libvirt.uri: must be a libvirt URI like \"qemu:///system\"" },
+	{ "{\"libvirt\": {\"uri\": 7}}", "libvirt.uri: must be a libvirt URI like \"qemu:///system\"" },
+	{ "{\"libvirt\": {\"managed\": \"yes\"}}", "libvirt.managed: must be true or false" },
+	{ "{\"libvirt\": {\"url\": \"qemu:///system\"}}", "libvirt: unknown key \"url\"" },
 };
 
 START_TEST(test_config_errors)
@@ -136,7 +143,8 @@ static const char *const good_config =
 	" \"exclude\": [\"0000:3b:00.4\", \"0000:5e:00.0\"],"
 	" \"networks\": [{\"bridge\": \"sriov_ib0\", \"pool\": \"ib\"}, {\"network\": \"fast\", \"pool\": \"e810\"}],"
 	" \"guids\": {\"first\": \"02:c9:03:00:00:00:00:01\", \"count\": 4096},"
-	" \"ipoib_mac_prefix\": \"02:1c\"}";
+	" \"ipoib_mac_prefix\": \"02:1c\","
+	" \"libvirt\": {\"uri\": \"qemu+ssh://kvm1/system\", \"managed\": false}}";
 
 START_TEST(test_config_selectors_first_match)
 {
@@ -182,6 +190,8 @@ START_TEST(test_config_selectors_first_match)
 	ck_assert_uint_eq(vfp_config_get_ipoib_mac_prefix(c)[1], 0x1c);
 	ck_assert_uint_eq(vfp_config_get_pool_grow_step(c, 0), 2);
 	ck_assert_uint_eq(vfp_config_get_pool_count(c), 5);
+	ck_assert_str_eq(vfp_config_get_libvirt_uri(c), "qemu+ssh://kvm1/system");
+	ck_assert(!vfp_config_get_libvirt_managed(c));
 	vfp_config_unref(c);
 	vfp_inventory_unref(inv);
 	fixture_teardown(&fx);
@@ -250,6 +260,8 @@ START_TEST(test_config_empty_and_defaults)
 	ck_assert(!vfp_config_get_guid_range(c, &a, &b));
 	ck_assert_uint_eq(vfp_config_get_ipoib_mac_prefix(c)[0], 0x02);
 	ck_assert_uint_eq(vfp_config_get_ipoib_mac_prefix(c)[1], 0x1b);
+	ck_assert_ptr_null(vfp_config_get_libvirt_uri(c));
+	ck_assert(vfp_config_get_libvirt_managed(c));
 	ck_assert_ptr_nonnull(vfp_config_ref(c));
 	vfp_config_unref(c);
 	ck_assert_ptr_null(vfp_config_unref(c));

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libxml/parser.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "domain-xml.h"
+#include "nlmsg.h"
+
+/* No network, no DTD, no entity expansion, no messages on stderr. */
+#define PARSE_OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)
+
+static bool is_element(xmlNodePtr n, const char *name)
+{
+	return n && n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name);
+}
+
+static xmlNodePtr first_child(xmlNodePtr parent, const char *name)
+{
+	for (xmlNodePtr n = parent ? parent->children : NULL; n; n = n->next)
+		if (is_element(n, name))
+			return n;
+	return NULL;
+}
+
+static const char *prop(xmlNodePtr n, const char *name)
+{
+	xmlAttrPtr a = n ? xmlHasProp(n, BAD_CAST name) : NULL;
+
+	return a && a->children && a->children->type == XML_TEXT_NODE
+		       ? (const char *)a->children->content
+		       : NULL;
+}
+
+static xmlNodePtr devices_of(xmlDocPtr doc)
+{
+	return first_child(xmlDocGetRootElement(doc), "devices");
+}
+
+/* The parser's first complaint, "line L, column C: message", not its last. */
+struct first_error {
+	char *buf;
+	size_t size;
+};
+
+static void keep_first(void *userdata, xmlErrorPtr e)
+{
+	struct first_error *f = userdata;
+	size_t n;
+
+	if (f->buf[0] || !e)
+		return;
+	snprintf(f->buf, f->size, "body: line %d, column %d: %s", e->line, e->int2,
+		 e->message ? e->message : "not well-formed XML");
+	n = strlen(f->buf);
+	while (n > 0 && (f->buf[n - 1] == '\n' || f->buf[n - 1] == ' '))
+		f->buf[--n] = '\0';
+}
+
+/**
+ * domxml_parse() - a domain XML from @buf
+ *
+ * -EINVAL for XML that is not well-formed (@err names line and column), that
+ * carries a DTD, or whose root is not <domain>.
+ */
+int domxml_parse(const char *buf, size_t len, xmlDocPtr *ret, char *err, size_t err_size)
+{
+	struct first_error first = { .buf = err, .size = err_size };
+	xmlDocPtr doc = NULL;
+	xmlNodePtr root;
+
+	err[0] = '\0';
+	xmlSetStructuredErrorFunc(&first, keep_first); /* per thread */
+	if (len > 0 && len < (size_t)1 << 30)
+		doc = xmlReadMemory(buf, (int)len, "domain.xml", NULL, PARSE_OPTIONS);
+	xmlSetStructuredErrorFunc(NULL, NULL);
+	if (!doc && !err[0])
+		snprintf(err, err_size, len ? "body: not well-formed XML"
+					    : "body: empty; expected a libvirt domain XML");
+	if (!doc)
+		return -EINVAL;
+	root = xmlDocGetRootElement(doc);
+	if (doc->intSubset)
+		snprintf(err, err_size, "body: a DTD is not accepted in a domain XML");
+	else if (!is_element(root, "domain"))
+		snprintf(err, err_size, "body: the root element is <%s>, not <domain>",
+			 root ? (const char *)root->name : "");
+	else
+		err[0] = '\0';
+	if (err[0]) {
+		xmlFreeDoc(doc);
+		return -EINVAL;
+	}
+	*ret = doc;
+	return 0;
+}
+
+int domxml_parse_ipv4(const char *s, uint32_t *ret)
+{
+	struct in_addr a;
+
+	if (!s || inet_pton(AF_INET, s, &a) != 1)
+		return -EINVAL;
+	*ret = ntohl(a.s_addr);
+	return 0;
+}
+
+static int nic_facts(xmlNodePtr nic, struct domxml_nic *f, char *err, size_t err_size)
+{
+	const char *mac = prop(first_child(nic, "mac"), "address");
+	const char *tag = prop(first_child(first_child(nic, "vlan"), "tag"), "id");
+	char *end = NULL;
+	long vlan = tag ? strtol(tag, &end, 10) : -1;
+
+	if (mac && nl_parse_mac(mac, f->mac) < 0) {
+		snprintf(err, err_size, "devices/interface[%u]/mac: \"%.40s\" is not a MAC address",
+			 f->position, mac);
+		return -EINVAL;
+	}
+	if (tag && (end == tag || *end || vlan < 0 || vlan > 4094)) {
+		snprintf(err, err_size, "devices/interface[%u]/vlan/tag: id \"%.20s\" is not a "
+			 "VLAN in [0, 4094]", f->position, tag);
+		return -EINVAL;
+	}
+	f->has_mac = mac != NULL;
+	f->vlan = (int)vlan;
+	f->has_ip = f->has_mac && f->mac[0] == 0x02 && f->mac[1] == 0x00;
+	f->ip = (uint32_t)f->mac[2] << 24 | (uint32_t)f->mac[3] << 16 | (uint32_t)f->mac[4] << 8 |
+		f->mac[5];
+	return 0;
+}
+
+/**
+ * domxml_sriov_nics() - the <interface>s on a configured SR-IOV network, in order
+ *
+ * Matched by <source bridge=…> or <source network=…> against the config's
+ * "networks". @ret is NULL when there are none (free() it otherwise).
+ */
+int domxml_sriov_nics(xmlDocPtr doc, const struct vfp_config *config, struct domxml_nic **ret,
+		      size_t *ret_n, char *err, size_t err_size)
+{
+	struct domxml_nic *nics = NULL;
+	unsigned position = 0;
+	size_t n = 0;
+
+	for (xmlNodePtr d = devices_of(doc) ? devices_of(doc)->children : NULL; d; d = d->next) {
+		xmlNodePtr src = first_child(d, "source");
+		const char *pool;
+		struct domxml_nic *grown;
+
+		if (!is_element(d, "interface"))
+			continue;
+		pool = vfp_config_pool_for_network(config, prop(src, "bridge"), prop(src, "network"));
+		if (pool && (grown = realloc(nics, (n + 1) * sizeof(*nics)))) {
+			nics = grown;
+			nics[n] = (struct domxml_nic){ .node = d, .pool = pool, .position = position };
+			if (nic_facts(d, &nics[n], err, err_size) < 0) {
+				free(nics);
+				return -EINVAL;
+			}
+			n++;
+		} else if (pool) {
+			free(nics);
+			return -ENOMEM;
+		}
+		position++;
+	}
+	*ret = nics;
+	*ret_n = n;
+	return 0;
+}
+
+/* The domain's <name> (free() it), or NULL when it has none. */
+char *domxml_get_name(xmlDocPtr doc)
+{
+	xmlChar *s = xmlNodeGetContent(first_child(xmlDocGetRootElement(doc), "name"));
+	char *name = s && *s ? strdup((const char *)s) : NULL;
+
+	xmlFree(s);
+	return name;
+}
+
+static bool valid_uuid(const char *s)
+{
+	if (strlen(s) != 36)
+		return false;
+	for (int i = 0; i < 36; i++)
+		if ((i == 8 || i == 13 || i == 18 || i == 23) ? s[i] != '-'
+							      : !strchr("0123456789abcdefABCDEF", s[i]))
+			return false;
+	return true;
+}
+
+/**
+ * domxml_ensure_uuid() - the domain's UUID; one is added when it has none
+ *
+ * Leases follow the domain by UUID, so a domain needs one before it exists.
+ */
+int domxml_ensure_uuid(xmlDocPtr doc, char uuid[37])
+{
+	xmlNodePtr root = xmlDocGetRootElement(doc), node = first_child(root, "uuid");
+	xmlChar *s = node ? xmlNodeGetContent(node) : NULL;
+	unsigned char b[16];
+
+	if (node) {
+		bool ok = s && valid_uuid((const char *)s);
+
+		if (ok)
+			for (int i = 0; i < 37; i++)
+				uuid[i] = (char)((s[i] >= 'A' && s[i] <= 'F') ? s[i] + 32 : s[i]);
+		xmlFree(s);
+		return ok ? 0 : -EINVAL;
+	}
+	if (getrandom(b, sizeof(b), 0) != sizeof(b))
+		return -EIO;
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	snprintf(uuid, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+		 b[13], b[14], b[15]);
+	node = xmlNewNode(NULL, BAD_CAST "uuid");
+	xmlNodeSetContent(node, BAD_CAST uuid);
+	if (first_child(root, "name"))
+		xmlAddNextSibling(first_child(root, "name"), node);
+	else
+		xmlAddChild(root, node);
+	return 0;
+}
+
+/* @device in place of @nic's <interface>, which is freed. */
+void domxml_replace_nic(const struct domxml_nic *nic, xmlNodePtr device)
+{
+	xmlReplaceNode(nic->node, device);
+	xmlFreeNode(nic->node);
+}
+
+/* @device after the last device, indented as the one before it. */
+void domxml_append_device(xmlDocPtr doc, xmlNodePtr device)
+{
+	xmlNodePtr devices = devices_of(doc), last = NULL;
+
+	if (!devices) {
+		devices = xmlNewChild(xmlDocGetRootElement(doc), NULL, BAD_CAST "devices", NULL);
+	}
+	for (xmlNodePtr n = devices->children; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE)
+			last = n;
+	if (!last) {
+		xmlAddChild(devices, device);
+		return;
+	}
+	xmlAddNextSibling(last, device);
+	if (last->prev && last->prev->type == XML_TEXT_NODE && xmlIsBlankNode(last->prev))
+		xmlAddPrevSibling(device, xmlNewText(last->prev->content));
+}
+
+/* The document as text, without an XML declaration, whitespace as it came (free() it). */
+char *domxml_format(xmlDocPtr doc)
+{
+	xmlBufferPtr buf = xmlBufferCreate();
+	char *out = NULL;
+
+	if (buf && xmlNodeDump(buf, doc, xmlDocGetRootElement(doc), 0, 0) >= 0 &&
+	    asprintf(&out, "%s\n", (const char *)xmlBufferContent(buf)) < 0)
+		out = NULL;
+	xmlBufferFree(buf);
+	return out;
+}
+
+static bool pci_of(xmlNodePtr source, char out[16])
+{
+	xmlNodePtr a = first_child(source, "address");
+	const char *f[4] = { prop(a, "domain"), prop(a, "bus"), prop(a, "slot"),
+			     prop(a, "function") };
+	unsigned long v[4];
+
+	for (int i = 0; i < 4; i++) {
+		char *end = NULL;
+
+		if (!f[i])
+			return false;
+		v[i] = strtoul(f[i], &end, 0);
+		if (end == f[i] || *end)
+			return false;
+	}
+	if (v[0] > 0xffff || v[1] > 0xff || v[2] > 0x1f || v[3] > 7)
+		return false;
+	snprintf(out, 16, "%04lx:%02lx:%02lx.%lx", v[0], v[1], v[2], v[3]);
+	return true;
+}
+
+/* The PCI addresses a domain XML passes through (hostdevs and hostdev interfaces). */
+json_t *domxml_pci_hostdevs(const char *xml)
+{
+	xmlDocPtr doc = xmlReadMemory(xml, (int)strnlen(xml, (size_t)1 << 30), "domain.xml", NULL,
+				      PARSE_OPTIONS);
+	json_t *list = json_array();
+	char pci[16];
+
+	for (xmlNodePtr d = devices_of(doc) ? devices_of(doc)->children : NULL; d; d = d->next) {
+		const char *type = prop(d, "type");
+		bool pci_dev = (is_element(d, "hostdev") && type && !strcmp(type, "pci")) ||
+			       (is_element(d, "interface") && type && !strcmp(type, "hostdev"));
+
+		if (pci_dev && pci_of(first_child(d, "source"), pci))
+			json_array_append_new(list, json_string(pci));
+	}
+	xmlFreeDoc(doc);
+	return list;
+}

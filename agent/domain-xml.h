@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A libvirt domain XML (OpenNebula's deployment file) read and rewritten:
+ * the NICs on configured SR-IOV networks found, each replaced by its VF's
+ * device, the IPoIB dummy NICs appended; and the PCI hostdevs a domain holds.
+ * Pure: no libvirt, no ledger. The parser loads no DTD and expands no entity.
+ */
+#pragma once
+
+#include <jansson.h>
+#include <libxml/tree.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libvfpool/libvfpool.h"
+
+struct domxml_nic {
+	xmlNodePtr node;
+	const char *pool; /* the config's pool name */
+	unsigned position; /* among the domain's <interface>s, from 0 */
+	bool has_mac;
+	unsigned char mac[6];
+	int vlan; /* -1: none */
+	bool has_ip;
+	uint32_t ip; /* from an OpenNebula 02:00 MAC */
+};
+
+int domxml_parse(const char *buf, size_t len, xmlDocPtr *ret, char *err, size_t err_size);
+int domxml_sriov_nics(xmlDocPtr doc, const struct vfp_config *config, struct domxml_nic **ret,
+		      size_t *ret_n, char *err, size_t err_size);
+char *domxml_get_name(xmlDocPtr doc);
+int domxml_ensure_uuid(xmlDocPtr doc, char uuid[37]);
+void domxml_replace_nic(const struct domxml_nic *nic, xmlNodePtr device);
+void domxml_append_device(xmlDocPtr doc, xmlNodePtr device);
+char *domxml_format(xmlDocPtr doc);
+json_t *domxml_pci_hostdevs(const char *xml);
+int domxml_parse_ipv4(const char *s, uint32_t *ret);

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostdev-xml.h"
+
+static void set_prop(xmlNodePtr n, const char *name, const char *value)
+{
+	xmlSetProp(n, BAD_CAST name, BAD_CAST value);
+}
+
+static xmlNodePtr child(xmlNodePtr parent, const char *name)
+{
+	return xmlNewChild(parent, NULL, BAD_CAST name, NULL);
+}
+
+static void set_mac(xmlNodePtr parent, const unsigned char mac[6])
+{
+	char buf[18];
+
+	snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
+		 mac[4], mac[5]);
+	set_prop(child(parent, "mac"), "address", buf);
+}
+
+/*
+ * <source><address [type='pci'] domain='0x0000' bus='0x3b' slot='0x00' function='0x1'/></source>;
+ * libvirt's schema wants the type in an <interface>'s source and not in a <hostdev>'s.
+ */
+static void set_source(xmlNodePtr parent, const char *pci, bool with_type)
+{
+	unsigned dom = 0, bus = 0, slot = 0, fn = 0;
+	xmlNodePtr a = child(child(parent, "source"), "address");
+	char buf[8];
+
+	sscanf(pci, "%4x:%2x:%2x.%1x", &dom, &bus, &slot, &fn);
+	if (with_type)
+		set_prop(a, "type", "pci");
+	snprintf(buf, sizeof(buf), "0x%04x", dom);
+	set_prop(a, "domain", buf);
+	snprintf(buf, sizeof(buf), "0x%02x", bus);
+	set_prop(a, "bus", buf);
+	snprintf(buf, sizeof(buf), "0x%02x", slot);
+	set_prop(a, "slot", buf);
+	snprintf(buf, sizeof(buf), "0x%x", fn);
+	set_prop(a, "function", buf);
+}
+
+/**
+ * hostdev_xml_node() - the device element for VF @s->pci (a new, unlinked node)
+ *
+ * @s->pci must be a valid PCI address (the ledger's VFs are).
+ */
+xmlNodePtr hostdev_xml_node(const struct hostdev_spec *s)
+{
+	xmlNodePtr n = xmlNewNode(NULL, BAD_CAST(s->ethernet ? "interface" : "hostdev"));
+
+	if (s->ethernet) {
+		set_prop(n, "type", "hostdev");
+	} else {
+		set_prop(n, "mode", "subsystem");
+		set_prop(n, "type", "pci");
+	}
+	set_prop(n, "managed", s->managed ? "yes" : "no");
+	if (s->ethernet && s->has_mac)
+		set_mac(n, s->mac);
+	set_source(n, s->pci, s->ethernet);
+	if (s->ethernet && s->vlan >= 0) {
+		char id[16];
+
+		snprintf(id, sizeof(id), "%d", s->vlan);
+		set_prop(child(child(n, "vlan"), "tag"), "id", id);
+	}
+	return n;
+}
+
+/* The device element as a string for virDomainAttachDeviceFlags (free() it). */
+char *hostdev_xml_string(const struct hostdev_spec *s)
+{
+	xmlNodePtr n = hostdev_xml_node(s);
+	xmlBufferPtr buf = xmlBufferCreate();
+	char *out = NULL;
+
+	if (n && buf && xmlNodeDump(buf, NULL, n, 0, 0) >= 0)
+		out = strdup((const char *)xmlBufferContent(buf));
+	xmlBufferFree(buf);
+	xmlFreeNode(n);
+	return out;
+}
+
+/* @prefix's two bytes, then @ipv4's four, most significant first: 10.1.0.5 → 02:1b:0a:01:00:05. */
+void hostdev_xml_ipoib_mac(const unsigned char prefix[2], uint32_t ipv4, unsigned char mac[6])
+{
+	mac[0] = prefix[0];
+	mac[1] = prefix[1];
+	for (int i = 0; i < 4; i++)
+		mac[2 + i] = (unsigned char)(ipv4 >> (24 - 8 * i));
+}
+
+/*
+ * The dummy NIC: virtio, link down, its MAC the IPoIB address. It is type
+ * 'ethernet' with no target, a tap that goes nowhere: the guest reads its
+ * MAC and never sends on it.
+ */
+xmlNodePtr hostdev_xml_dummy_nic(const unsigned char prefix[2], uint32_t ipv4)
+{
+	xmlNodePtr n = xmlNewNode(NULL, BAD_CAST "interface");
+	unsigned char mac[6];
+
+	set_prop(n, "type", "ethernet");
+	hostdev_xml_ipoib_mac(prefix, ipv4, mac);
+	set_mac(n, mac);
+	set_prop(child(n, "model"), "type", "virtio");
+	set_prop(child(n, "link"), "state", "down");
+	return n;
+}
+
+/*
+ * A MAC for an Ethernet VF the request gave none: the same for the same
+ * allocation and VF every time (libvirt would pick a random one on each
+ * attach), locally administered, unicast.
+ */
+int hostdev_xml_stable_mac(const char *allocation_id, unsigned index, unsigned char mac[6])
+{
+	unsigned long long h = 1469598103934665603ULL; /* FNV-1a */
+
+	for (const char *p = allocation_id; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h = (h ^ index) * 1099511628211ULL;
+	mac[0] = 0x52;
+	mac[1] = 0x54;
+	mac[2] = 0x00;
+	for (int i = 3; i < 6; i++)
+		mac[i] = (unsigned char)(h >> (8 * i));
+	return 0;
+}

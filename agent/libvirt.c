@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <libvirt/virterror.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "libvirt.h"
+
+#define BACKOFF_MAX 60
+
+struct libvirt_conn {
+	char *uri;
+	pthread_mutex_t lock;
+	virConnectPtr conn; /* NULL while disconnected */
+	virConnectPtr dead; /* dropped, closed by the next tick */
+	int lifecycle_id;
+	unsigned backoff;
+	time_t next_try;
+	bool logged_down;
+	int event_fd, timer;
+	pthread_t thread;
+	volatile bool stop;
+};
+
+static void quiet(void *userdata, virErrorPtr e)
+{
+	(void)userdata;
+	(void)e; /* errors are read where they happen; libvirt must not print them */
+}
+
+static void register_event_impl(void)
+{
+	virSetErrorFunc(NULL, quiet);
+	virEventRegisterDefaultImpl();
+}
+
+static void signal_event(struct libvirt_conn *c)
+{
+	uint64_t one = 1;
+
+	if (write(c->event_fd, &one, sizeof(one)) < 0) {
+		/* the counter is full: the main loop has a wakeup pending already */
+	}
+}
+
+/* libvirt's words for the last error of this thread, and an errno for HTTP. */
+static int last_error(const char *what, char *err, size_t err_size)
+{
+	virErrorPtr e = virGetLastError();
+	int code = e ? e->code : VIR_ERR_INTERNAL_ERROR;
+
+	snprintf(err, err_size, "%s: %s", what, e && e->message ? e->message : "unknown error");
+	switch (code) {
+	case VIR_ERR_NO_DOMAIN:
+		return -ENOENT;
+	case VIR_ERR_CONFIG_UNSUPPORTED:
+	case VIR_ERR_OPERATION_UNSUPPORTED:
+	case VIR_ERR_ARGUMENT_UNSUPPORTED:
+	case VIR_ERR_OPERATION_INVALID:
+	case VIR_ERR_NO_SUPPORT:
+		return -EOPNOTSUPP;
+	case VIR_ERR_NO_CONNECT:
+	case VIR_ERR_INVALID_CONN:
+	case VIR_ERR_RPC:
+		return -ENOTCONN;
+	default:
+		return -EREMOTEIO;
+	}
+}
+
+static void on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail,
+			 void *opaque)
+{
+	(void)conn;
+	(void)dom;
+	(void)detail;
+	if (event == VIR_DOMAIN_EVENT_STOPPED || event == VIR_DOMAIN_EVENT_UNDEFINED)
+		signal_event(opaque);
+}
+
+static void on_close(virConnectPtr conn, int reason, void *opaque)
+{
+	struct libvirt_conn *c = opaque;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->conn == conn) {
+		log_warning("libvirt %s: connection lost (reason %d); reconnecting", c->uri, reason);
+		c->dead = c->conn;
+		c->conn = NULL;
+		c->next_try = 0;
+		c->backoff = 1;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void close_dead(struct libvirt_conn *c)
+{
+	virConnectPtr dead = c->dead;
+
+	c->dead = NULL;
+	if (!dead)
+		return;
+	virConnectUnregisterCloseCallback(dead, on_close);
+	virConnectClose(dead);
+}
+
+/* Under c->lock. Subscribes to lifecycle events; failure sets the next try. */
+static int connect_locked(struct libvirt_conn *c, char *err, size_t err_size)
+{
+	virConnectPtr conn = virConnectOpen(c->uri);
+
+	if (!conn) {
+		int r = last_error(c->uri, err, err_size);
+
+		if (!c->logged_down)
+			log_warning("libvirt %s: not reachable, retrying with backoff: %s", c->uri, err);
+		c->logged_down = true;
+		c->next_try = time(NULL) + c->backoff;
+		c->backoff = c->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : c->backoff * 2;
+		return r == -EREMOTEIO ? -ENOTCONN : r;
+	}
+	virConnectSetKeepAlive(conn, 5, 3); /* local drivers have none; that is fine */
+	virConnectRegisterCloseCallback(conn, on_close, c, NULL);
+	c->lifecycle_id = virConnectDomainEventRegisterAny(
+		conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE, VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), c,
+		NULL);
+	c->conn = conn;
+	c->backoff = 1;
+	c->logged_down = false;
+	log_info("libvirt %s: connected", c->uri);
+	signal_event(c); /* domains may have gone while we were away */
+	return 0;
+}
+
+static void tick(int timer, void *opaque)
+{
+	struct libvirt_conn *c = opaque;
+	char err[512];
+
+	(void)timer;
+	pthread_mutex_lock(&c->lock);
+	close_dead(c);
+	if (!c->stop && !c->conn && time(NULL) >= c->next_try)
+		connect_locked(c, err, sizeof(err));
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void *event_thread(void *arg)
+{
+	struct libvirt_conn *c = arg;
+
+	while (!c->stop)
+		virEventRunDefaultImpl();
+	return NULL;
+}
+
+/**
+ * libvirt_conn_new() - the connection to @uri, and its event thread
+ *
+ * An unreachable libvirt is not an error here: it is logged and retried.
+ */
+int libvirt_conn_new(const char *uri, struct libvirt_conn **ret)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	struct libvirt_conn *c = calloc(1, sizeof(*c));
+	char err[512];
+
+	if (!c || !(c->uri = strdup(uri))) {
+		free(c);
+		return -ENOMEM;
+	}
+	pthread_once(&once, register_event_impl);
+	pthread_mutex_init(&c->lock, NULL);
+	c->backoff = 1;
+	c->lifecycle_id = -1;
+	c->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	c->timer = virEventAddTimeout(1000, tick, c, NULL);
+	if (c->event_fd < 0 || c->timer < 0 ||
+	    pthread_create(&c->thread, NULL, event_thread, c) != 0) {
+		if (c->timer >= 0)
+			virEventRemoveTimeout(c->timer);
+		if (c->event_fd >= 0)
+			close(c->event_fd);
+		pthread_mutex_destroy(&c->lock);
+		free(c->uri);
+		free(c);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&c->lock);
+	connect_locked(c, err, sizeof(err));
+	pthread_mutex_unlock(&c->lock);
+	*ret = c;
+	return 0;
+}
+
+void libvirt_conn_free(struct libvirt_conn *c)
+{
+	if (!c)
+		return;
+	c->stop = true;
+	virEventUpdateTimeout(c->timer, 0); /* wakes the event thread */
+	pthread_join(c->thread, NULL);
+	virEventRemoveTimeout(c->timer);
+	close_dead(c);
+	if (c->conn) {
+		if (c->lifecycle_id >= 0)
+			virConnectDomainEventDeregisterAny(c->conn, c->lifecycle_id);
+		virConnectUnregisterCloseCallback(c->conn, on_close);
+		virConnectClose(c->conn);
+	}
+	close(c->event_fd);
+	pthread_mutex_destroy(&c->lock);
+	free(c->uri);
+	free(c);
+}
+
+const char *libvirt_conn_get_uri(const struct libvirt_conn *c)
+{
+	return c->uri;
+}
+
+bool libvirt_conn_is_connected(struct libvirt_conn *c)
+{
+	bool up;
+
+	pthread_mutex_lock(&c->lock);
+	up = c->conn && virConnectIsAlive(c->conn) == 1;
+	pthread_mutex_unlock(&c->lock);
+	return up;
+}
+
+/* Readable after a domain stopped or was undefined, and after every (re)connect. */
+int libvirt_conn_get_event_fd(const struct libvirt_conn *c)
+{
+	return c->event_fd;
+}
+
+void libvirt_conn_drain(struct libvirt_conn *c)
+{
+	uint64_t n;
+
+	if (read(c->event_fd, &n, sizeof(n)) < 0) {
+		/* nothing pending */
+	}
+}
+
+/* A reference to the connection, opening it at once if it is down. */
+static virConnectPtr get(struct libvirt_conn *c, char *err, size_t err_size)
+{
+	virConnectPtr conn;
+
+	pthread_mutex_lock(&c->lock);
+	if (!c->conn)
+		connect_locked(c, err, err_size);
+	conn = c->conn;
+	if (conn)
+		virConnectRef(conn);
+	pthread_mutex_unlock(&c->lock);
+	return conn;
+}
+
+/* Gives the reference back; a connection that died under the call is dropped. */
+static void put(struct libvirt_conn *c, virConnectPtr conn)
+{
+	pthread_mutex_lock(&c->lock);
+	if (c->conn == conn && virConnectIsAlive(conn) != 1) {
+		c->dead = c->conn;
+		c->conn = NULL;
+		c->next_try = 0;
+	}
+	pthread_mutex_unlock(&c->lock);
+	virConnectClose(conn);
+}
+
+static bool looks_like_uuid(const char *s)
+{
+	if (strlen(s) != VIR_UUID_STRING_BUFLEN - 1)
+		return false;
+	for (int i = 0; s[i]; i++)
+		if ((i == 8 || i == 13 || i == 18 || i == 23) ? s[i] != '-'
+							      : !strchr("0123456789abcdefABCDEF", s[i]))
+			return false;
+	return true;
+}
+
+static virDomainPtr lookup(virConnectPtr conn, const char *name_or_uuid)
+{
+	virDomainPtr dom = NULL;
+
+	if (looks_like_uuid(name_or_uuid))
+		dom = virDomainLookupByUUIDString(conn, name_or_uuid);
+	return dom ? dom : virDomainLookupByName(conn, name_or_uuid);
+}
+
+static void describe(virDomainPtr dom, struct libvirt_domain *ret)
+{
+	const char *name = virDomainGetName(dom);
+
+	snprintf(ret->name, sizeof(ret->name), "%s", name ? name : "");
+	if (virDomainGetUUIDString(dom, ret->uuid) < 0)
+		ret->uuid[0] = '\0';
+	ret->active = virDomainIsActive(dom) == 1;
+	ret->persistent = virDomainIsPersistent(dom) == 1;
+}
+
+/**
+ * libvirt_lookup() - the domain named @name_or_uuid (a name or a UUID)
+ *
+ * -ENOENT when there is none, -ENOTCONN when libvirt cannot be reached.
+ */
+int libvirt_lookup(struct libvirt_conn *c, const char *name_or_uuid, struct libvirt_domain *ret,
+		   char *err, size_t err_size)
+{
+	virConnectPtr conn = get(c, err, err_size);
+	virDomainPtr dom;
+	int r = 0;
+
+	if (!conn)
+		return -ENOTCONN;
+	dom = lookup(conn, name_or_uuid);
+	if (dom)
+		describe(dom, ret);
+	else
+		r = last_error("looking up the domain", err, err_size);
+	if (r == -ENOENT)
+		snprintf(err, err_size, "libvirt %s has no domain %s", c->uri, name_or_uuid);
+	if (dom)
+		virDomainFree(dom);
+	put(c, conn);
+	return r;
+}
+
+static unsigned vir_flags(unsigned flags, const struct libvirt_domain *d)
+{
+	unsigned f = 0;
+
+	if (flags & LIBVIRT_LIVE && d->active)
+		f |= VIR_DOMAIN_AFFECT_LIVE;
+	if (flags & LIBVIRT_CONFIG && d->persistent)
+		f |= VIR_DOMAIN_AFFECT_CONFIG;
+	return f;
+}
+
+/**
+ * libvirt_attach() - attach device @xml to domain @uuid, live and/or in its config
+ *
+ * Errors carry libvirt's own message.
+ */
+int libvirt_attach(struct libvirt_conn *c, const char *uuid, const char *xml, unsigned flags,
+		   char *err, size_t err_size)
+{
+	unsigned f = (flags & LIBVIRT_LIVE ? VIR_DOMAIN_AFFECT_LIVE : 0) |
+		     (flags & LIBVIRT_CONFIG ? VIR_DOMAIN_AFFECT_CONFIG : 0);
+	virConnectPtr conn = get(c, err, err_size);
+	virDomainPtr dom;
+	int r = 0;
+
+	if (!conn)
+		return -ENOTCONN;
+	dom = virDomainLookupByUUIDString(conn, uuid);
+	if (!dom || virDomainAttachDeviceFlags(dom, xml, f) < 0)
+		r = last_error(dom ? "libvirt refused the device" : "looking up the domain", err,
+			       err_size);
+	if (dom)
+		virDomainFree(dom);
+	put(c, conn);
+	return r;
+}
+
+/**
+ * libvirt_detach() - detach device @xml from domain @uuid where it can still be
+ *
+ * Live only while the domain runs, config only while it is defined; a
+ * domain that is gone, or a device already gone, leaves nothing to do.
+ */
+int libvirt_detach(struct libvirt_conn *c, const char *uuid, const char *xml, unsigned flags,
+		   char *err, size_t err_size)
+{
+	virConnectPtr conn = get(c, err, err_size);
+	struct libvirt_domain d;
+	virDomainPtr dom;
+	virErrorPtr e;
+	unsigned f;
+	int r = 0;
+
+	if (!conn)
+		return -ENOTCONN;
+	dom = virDomainLookupByUUIDString(conn, uuid);
+	if (dom) {
+		describe(dom, &d);
+		f = vir_flags(flags, &d);
+		if (f && virDomainDetachDeviceFlags(dom, xml, f) < 0) {
+			e = virGetLastError();
+			if (!e || e->code != VIR_ERR_DEVICE_MISSING)
+				r = last_error("libvirt refused the detach", err, err_size);
+		}
+		virDomainFree(dom);
+	} else if ((r = last_error("looking up the domain", err, err_size)) == -ENOENT) {
+		r = 0;
+	}
+	put(c, conn);
+	return r;
+}
+
+static json_t *domain_entry(virDomainPtr dom)
+{
+	struct libvirt_domain d;
+	char *xml = virDomainGetXMLDesc(dom, 0);
+	json_t *o;
+
+	describe(dom, &d);
+	o = json_pack("{s:s, s:s, s:b, s:s?}", "name", d.name, "uuid", d.uuid, "active", d.active,
+		      "xml", xml);
+	free(xml);
+	return o;
+}
+
+/* Every domain as {"name","uuid","active","xml"}, or NULL with @err set. */
+json_t *libvirt_list_domains(struct libvirt_conn *c, char *err, size_t err_size)
+{
+	virConnectPtr conn = get(c, err, err_size);
+	virDomainPtr *doms = NULL;
+	json_t *list = NULL;
+	int n;
+
+	if (!conn)
+		return NULL;
+	n = virConnectListAllDomains(conn, &doms, 0);
+	if (n < 0)
+		last_error("listing domains", err, err_size);
+	else
+		list = json_array();
+	for (int i = 0; i < n; i++) {
+		json_array_append_new(list, domain_entry(doms[i]));
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	put(c, conn);
+	return list;
+}

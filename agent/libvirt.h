@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The agent's one connection to libvirt (libvirt's C API only).
+ *
+ * Opened at start; when it drops (libvirtd restarted, killed) a timer in
+ * the connection's own event thread reopens it with backoff, 1 s doubling to
+ * 60 s, and a call made meanwhile tries once at once. Domain lifecycle
+ * events (stopped, undefined) and every reconnect make event_fd readable:
+ * the main loop then checks the leases of the VM allocations.
+ */
+#pragma once
+
+#include <jansson.h>
+#include <libvirt/libvirt.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct libvirt_conn;
+
+enum {
+	LIBVIRT_LIVE = 1 << 0,	 /* the running domain */
+	LIBVIRT_CONFIG = 1 << 1, /* its persistent definition */
+};
+
+struct libvirt_domain {
+	char name[256];
+	char uuid[VIR_UUID_STRING_BUFLEN];
+	bool active, persistent;
+};
+
+int libvirt_conn_new(const char *uri, struct libvirt_conn **ret);
+void libvirt_conn_free(struct libvirt_conn *c);
+const char *libvirt_conn_get_uri(const struct libvirt_conn *c);
+bool libvirt_conn_is_connected(struct libvirt_conn *c);
+int libvirt_conn_get_event_fd(const struct libvirt_conn *c);
+void libvirt_conn_drain(struct libvirt_conn *c);
+
+int libvirt_lookup(struct libvirt_conn *c, const char *name_or_uuid, struct libvirt_domain *ret,
+		   char *err, size_t err_size);
+int libvirt_attach(struct libvirt_conn *c, const char *uuid, const char *xml, unsigned flags,
+		   char *err, size_t err_size);
+int libvirt_detach(struct libvirt_conn *c, const char *uuid, const char *xml, unsigned flags,
+		   char *err, size_t err_size);
+json_t *libvirt_list_domains(struct libvirt_conn *c, char *err, size_t err_size);

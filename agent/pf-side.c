@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "libvfpool/macro.h"
+#include "pf-side.h"
+
+/* Changes on one PF are serialized; different PFs go in parallel (striped locks). */
+static pthread_mutex_t pf_locks[32] = { [0 ... 31] = PTHREAD_MUTEX_INITIALIZER };
+
+pthread_mutex_t *pf_side_lock(json_t *vf)
+{
+	const char *pf = json_string_value(json_object_get(vf, "pf"));
+	unsigned h = 5381;
+
+	for (; pf && *pf; pf++)
+		h = h * 33 + (unsigned char)*pf;
+	return &pf_locks[h % ELEMENTSOF(pf_locks)];
+}
+
+int vf_facts_read(struct agent *a, const char *pci, struct vf_facts *f)
+{
+	struct vfp_inventory *inv = agent_get_inventory(a);
+	const struct vfp_vf *vf = vfp_inventory_find_vf(inv, pci);
+	const struct vfp_pf *pf = vf ? vfp_vf_get_pf(vf) : NULL;
+
+	if (pf) {
+		snprintf(f->pci, sizeof(f->pci), "%s", pci);
+		snprintf(f->pf_pci, sizeof(f->pf_pci), "%s", vfp_pf_get_pci(pf));
+		snprintf(f->pf_netdev, sizeof(f->pf_netdev), "%s",
+			 vfp_pf_get_netdev(pf) ? vfp_pf_get_netdev(pf) : "");
+		snprintf(f->pf_driver, sizeof(f->pf_driver), "%s",
+			 vfp_pf_get_driver(pf) ? vfp_pf_get_driver(pf) : "");
+		snprintf(f->rdma, sizeof(f->rdma), "%s",
+			 vfp_vf_get_rdma_device(vf) ? vfp_vf_get_rdma_device(vf) : "");
+		f->index = vfp_vf_get_index(vf);
+		f->ethernet = vfp_vf_get_link_type(vf) == VFP_LINK_ETHERNET;
+	}
+	vfp_inventory_unref(inv);
+	return pf ? 0 : -ENODEV;
+}
+
+struct vf_target pf_side_target(struct agent *a, const struct vf_facts *f)
+{
+	return (struct vf_target){ .ctx = a->ctx, .pci = f->pci, .pf_pci = f->pf_pci,
+				   .pf_netdev = f->pf_netdev[0] ? f->pf_netdev : NULL,
+				   .pf_driver = f->pf_driver[0] ? f->pf_driver : NULL,
+				   .index = f->index };
+}
+
+int restore_point_save(struct agent *a, const char *pci, json_t *orig)
+{
+	int r;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_ledger_set_original(a->ledger, pci, orig);
+	pthread_mutex_unlock(&a->ledger_lock);
+	return r;
+}
+
+json_t *restore_point_load(struct agent *a, const char *pci)
+{
+	json_t *orig;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	orig = vfp_ledger_get_original(a->ledger, pci);
+	pthread_mutex_unlock(&a->ledger_lock);
+	return orig;
+}
+
+/* PF side: the restore point is in the ledger before the PF is asked to change. */
+int pf_side_apply(struct agent *a, const struct vf_facts *f, const struct vf_settings *want,
+			 json_t *orig, char *err, size_t err_size)
+{
+	struct vf_target t = pf_side_target(a, f);
+	struct vf_settings snap;
+	int r;
+
+	if (vfconfig_is_empty(want))
+		return 0;
+	r = vfconfig_snapshot(&t, want, &snap, err, err_size);
+	if (r < 0) {
+		if (!err[0] || !strstr(err, "PF"))
+			snprintf(err, err_size, "reading VF %u's settings on PF %s: %s", f->index,
+				 t.pf_netdev ? t.pf_netdev : f->pf_pci, strerror(-r));
+		return r;
+	}
+	json_object_set_new(orig, "vf_settings", vfconfig_to_json(&snap));
+	r = restore_point_save(a, f->pci, orig);
+	if (r >= 0)
+		r = vfconfig_apply(&t, want, err, err_size);
+	if (r < 0) {
+		char ignored[256];
+
+		vfconfig_apply(&t, &snap, ignored, sizeof(ignored));
+	}
+	return r;
+}
+
+void pf_side_restore(struct agent *a, const struct vf_facts *f, json_t *orig,
+			    char *err, size_t err_size)
+{
+	struct vf_target t = pf_side_target(a, f);
+	struct vf_settings snap;
+
+	err[0] = '\0';
+	if (vfconfig_from_json(json_object_get(orig, "vf_settings"), f->index, &snap) >= 0 &&
+	    !vfconfig_is_empty(&snap))
+		vfconfig_apply(&t, &snap, err, err_size);
+}
+

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What every attach does to a VF on the host side, for containers and VMs
+ * alike: the facts about the VF copied out of the inventory, its settings
+ * on the PF (applied after their restore point is in the ledger, restored
+ * from it), and the per-PF lock that serializes changes on one PF.
+ */
+#pragma once
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "agent.h"
+#include "vfconfig.h"
+
+/* What the inventory knows of a VF and its PF, copied out of it. */
+struct vf_facts {
+	char pci[16], pf_pci[16], pf_netdev[32], pf_driver[64], rdma[64];
+	unsigned index;
+	bool ethernet;
+};
+
+pthread_mutex_t *pf_side_lock(json_t *vf);
+int vf_facts_read(struct agent *a, const char *pci, struct vf_facts *f);
+struct vf_target pf_side_target(struct agent *a, const struct vf_facts *f);
+int pf_side_apply(struct agent *a, const struct vf_facts *f, const struct vf_settings *want,
+		  json_t *orig, char *err, size_t err_size);
+void pf_side_restore(struct agent *a, const struct vf_facts *f, json_t *orig, char *err,
+		     size_t err_size);
+int restore_point_save(struct agent *a, const char *pci, json_t *orig);
+json_t *restore_point_load(struct agent *a, const char *pci);

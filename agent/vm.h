@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A VF into a libvirt domain and back. The PF-side settings (the IB GUIDs
+ * above all) and, for unmanaged hostdevs, the vfio-pci binding come first,
+ * each with its restore point in the ledger; then the device goes to the
+ * domain, live and/or in its config. Any failure undoes the earlier steps
+ * and carries libvirt's own message. The restore point names the domain by
+ * UUID: the lease follows the domain.
+ */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agent.h"
+
+struct vm_target {
+	const char *uuid, *name;
+	unsigned flags;	 /* LIBVIRT_LIVE, LIBVIRT_CONFIG: what to attach now; 0 for none */
+	bool pending;	 /* the domain does not exist yet (deployment XML) */
+};
+
+/* What a deployment file's NIC asks of its VF; NULL fields come from the allocation. */
+struct vm_nic {
+	bool has_mac;
+	unsigned char mac[6];
+	int vlan; /* -1: none */
+};
+
+int vm_attach_vf(struct agent *a, json_t *alloc, size_t i, const struct vm_target *t,
+		 const struct vm_nic *nic, char **ret_xml, char *err, size_t err_size);
+int vm_restore_vf(struct agent *a, json_t *vf, char *err, size_t err_size);
+bool vm_is_vm_vf(struct agent *a, json_t *vf);
+int vm_domain_alive(struct agent *a, json_t *alloc);
+void vm_report_foreign(struct agent *a);
