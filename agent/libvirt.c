@@ -15,6 +15,7 @@
 #include "libvirt.h"
 
 #define BACKOFF_MAX 60
+#define SEEN_MAX 64
 
 struct libvirt_conn {
 	char *uri;
@@ -28,6 +29,8 @@ struct libvirt_conn {
 	int event_fd, timer;
 	pthread_t thread;
 	volatile bool stop;
+	unsigned char seen[SEEN_MAX][VIR_UUID_BUFLEN]; /* domains defined or started lately */
+	unsigned n_seen;
 };
 
 static void quiet(void *userdata, virErrorPtr e)
@@ -76,14 +79,59 @@ static int last_error(const char *what, char *err, size_t err_size)
 	}
 }
 
+/* A ring of the domains defined or started lately: one may be gone before a sweep looks. */
+static void remember(struct libvirt_conn *c, virDomainPtr dom)
+{
+	unsigned char uuid[VIR_UUID_BUFLEN];
+
+	if (virDomainGetUUID(dom, uuid) < 0)
+		return;
+	pthread_mutex_lock(&c->lock);
+	memcpy(c->seen[c->n_seen++ % SEEN_MAX], uuid, sizeof(uuid));
+	pthread_mutex_unlock(&c->lock);
+}
+
 static void on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail,
 			 void *opaque)
 {
 	(void)conn;
-	(void)dom;
 	(void)detail;
-	if (event == VIR_DOMAIN_EVENT_STOPPED || event == VIR_DOMAIN_EVENT_UNDEFINED)
-		signal_event(opaque);
+	if (event == VIR_DOMAIN_EVENT_DEFINED || event == VIR_DOMAIN_EVENT_STARTED)
+		remember(opaque, dom);
+	signal_event(opaque);
+}
+
+static int parse_uuid(const char *s, unsigned char out[VIR_UUID_BUFLEN])
+{
+	unsigned n = 0;
+
+	for (; *s && n < 2 * VIR_UUID_BUFLEN; s++) {
+		const char *hex = "0123456789abcdef", *p;
+
+		if (*s == '-')
+			continue;
+		p = strchr(hex, *s >= 'A' && *s <= 'F' ? *s + 32 : *s);
+		if (!p || !*p)
+			return -EINVAL;
+		out[n / 2] = (unsigned char)(n % 2 ? out[n / 2] << 4 | (p - hex) : (p - hex));
+		n++;
+	}
+	return n == 2 * VIR_UUID_BUFLEN && !*s ? 0 : -EINVAL;
+}
+
+/* Whether domain @uuid was defined or started since the connection opened (lately). */
+bool libvirt_conn_was_seen(struct libvirt_conn *c, const char *uuid)
+{
+	unsigned char raw[VIR_UUID_BUFLEN];
+	bool seen = false;
+
+	if (parse_uuid(uuid, raw) < 0)
+		return false;
+	pthread_mutex_lock(&c->lock);
+	for (unsigned i = 0; i < SEEN_MAX && i < c->n_seen && !seen; i++)
+		seen = memcmp(c->seen[i], raw, sizeof(raw)) == 0;
+	pthread_mutex_unlock(&c->lock);
+	return seen;
 }
 
 static void on_close(virConnectPtr conn, int reason, void *opaque)
@@ -404,7 +452,8 @@ int libvirt_detach(struct libvirt_conn *c, const char *uuid, const char *xml, un
 		}
 		virDomainFree(dom);
 	} else if ((r = last_error("looking up the domain", err, err_size)) == -ENOENT) {
-		r = 0;
+		r = 0; /* gone with its devices */
+		err[0] = '\0';
 	}
 	put(c, conn);
 	return r;

@@ -5,8 +5,8 @@
  * Opened at start; when it drops (libvirtd restarted, killed) a timer in
  * the connection's own event thread reopens it with backoff, 1 s doubling to
  * 60 s, and a call made meanwhile tries once at once. Domain lifecycle
- * events (stopped, undefined) and every reconnect make event_fd readable:
- * the main loop then checks the leases of the VM allocations.
+ * events and every reconnect make event_fd readable: the main loop then
+ * checks the leases of the VM allocations.
  */
 #pragma once
 
@@ -34,6 +34,7 @@ const char *libvirt_conn_get_uri(const struct libvirt_conn *c);
 bool libvirt_conn_is_connected(struct libvirt_conn *c);
 int libvirt_conn_get_event_fd(const struct libvirt_conn *c);
 void libvirt_conn_drain(struct libvirt_conn *c);
+bool libvirt_conn_was_seen(struct libvirt_conn *c, const char *uuid);
 
 int libvirt_lookup(struct libvirt_conn *c, const char *name_or_uuid, struct libvirt_domain *ret,
 		   char *err, size_t err_size);

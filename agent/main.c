@@ -153,8 +153,13 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 	for (;;) {
 		struct signalfd_siginfo si;
 		char why[256];
+		int n = poll(p, 4, 60 * 1000);
 
-		if (poll(p, 4, -1) < 0) {
+		if (n == 0) { /* a minute of quiet: leases that expire with time */
+			agent_sweep_dead_owners(a);
+			continue;
+		}
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			log_error("poll: %s", strerror(errno));

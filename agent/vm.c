@@ -85,6 +85,7 @@ static int bind_vfio(struct agent *a, const struct vf_facts *f, json_t *orig, ch
 		snprintf(err, err_size, "VF %s: binding to vfio-pci: %s", f->pci, strerror(-r));
 	if (r < 0 && driver[0])
 		vfp_device_bind_driver(a->ctx, f->pci, driver);
+	agent_rescan(a, "VF rebound"); /* udev says so too on a real host; a simulated one is quiet */
 	return r;
 }
 
@@ -97,6 +98,7 @@ static int restore_driver(struct agent *a, const char *pci, json_t *orig, char *
 	if (!driver)
 		return 0;
 	r = vfp_device_bind_driver(a->ctx, pci, driver[0] ? driver : NULL);
+	agent_rescan(a, "VF rebound");
 	if (r < 0)
 		snprintf(err, err_size, "rebinding VF %s to %s: %s", pci,
 			 driver[0] ? driver : "its own driver", strerror(-r));
@@ -271,7 +273,7 @@ static void mark_seen(struct agent *a, json_t *alloc)
  * -1 when @alloc is not in a domain or libvirt cannot say
  *
  * A deployment file's allocation counts as alive for PENDING_GRACE_SECONDS
- * before its domain first appears.
+ * before its domain first appears; the main loop looks again every minute.
  */
 int vm_domain_alive(struct agent *a, json_t *alloc)
 {
@@ -289,6 +291,8 @@ int vm_domain_alive(struct agent *a, json_t *alloc)
 		r = libvirt_lookup(a->libvirt, uuid, &d, err, sizeof(err));
 		if (r >= 0 && pending)
 			mark_seen(a, alloc);
+		if (r == -ENOENT && pending && libvirt_conn_was_seen(a->libvirt, uuid))
+			pending = false; /* it came and went between two looks */
 		if (r == -ENOENT && pending && time(NULL) - since < PENDING_GRACE_SECONDS)
 			r = 1;
 		else

@@ -325,10 +325,10 @@ static int parse_libvirt(struct vfp_config *c, json_t *o, char **err)
 
 	if (!json_is_object(o))
 		return vfp_config_error(err, "libvirt", "must be an object like {\"uri\": \"qemu:///system\"}");
-	r = vfp_json_check_keys(o, "libvirt.", keys, err);
+	r = vfp_json_check_keys(o, "libvirt", keys, err);
 	if (r < 0)
 		return r;
-	if (uri && (!s || !strstr(s, ":///") || strlen(s) > 256 || strpbrk(s, " \t\n'\"")))
+	if (uri && (!s || !strstr(s, "://") || strlen(s) > 256 || strpbrk(s, " \t\n'\"")))
 		return vfp_config_error(err, "libvirt.uri", "must be a libvirt URI like \"qemu:///system\"");
 	if (managed && !json_is_boolean(managed))
 		return vfp_config_error(err, "libvirt.managed", "must be true or false");

@@ -137,7 +137,11 @@ int vfp_sysfs_exists(const struct vfp_ctx *ctx, const char *rel)
 	return errno == ENOENT || errno == ENOTDIR ? 0 : negative_errno();
 }
 
-/* Writes @value in one write(2), as the kernel expects for sysfs stores. */
+/*
+ * Writes @value in one write(2), as the kernel expects for sysfs stores.
+ * O_TRUNC as a shell's '>' does: sysfs ignores it, and a fake sysfs of
+ * regular files then holds the value written, not the tail of an older one.
+ */
 int vfp_sysfs_write(const struct vfp_ctx *ctx, const char *rel, const char *value)
 {
 	char path[PATH_MAX];
@@ -151,7 +155,7 @@ int vfp_sysfs_write(const struct vfp_ctx *ctx, const char *rel, const char *valu
 	r = vfp_sysfs_path(ctx, path, sizeof(path), "%s", rel);
 	if (r < 0)
 		return r;
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return negative_errno();
 	n = write(fd, value, len);

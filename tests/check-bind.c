@@ -51,6 +51,17 @@ START_TEST(test_bind_vfio_and_back)
 }
 END_TEST
 
+/* Back to a driver named shorter than "vfio-pci": the override must not keep the old tail. */
+START_TEST(test_bind_back_by_name)
+{
+	ck_assert_str_eq(driver_of("0000:af:01.0"), "iavf");
+	ck_assert_int_eq(vfp_device_bind_driver(fx.ctx, "0000:af:01.0", "vfio-pci"), 0);
+	ck_assert_str_eq(driver_of("0000:af:01.0"), "vfio-pci");
+	ck_assert_int_eq(vfp_device_bind_driver(fx.ctx, "0000:af:01.0", "iavf"), 0);
+	ck_assert_str_eq(driver_of("0000:af:01.0"), "iavf");
+}
+END_TEST
+
 /* The third ConnectX-6 VF has no driver: reading says "", binding gives it one. */
 START_TEST(test_bind_unbound)
 {
@@ -153,6 +164,7 @@ Suite *suite_bind(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_bind_vfio_and_back);
+	tcase_add_test(tc, test_bind_back_by_name);
 	tcase_add_test(tc, test_bind_unbound);
 	tcase_add_test(tc, test_bind_bad_input);
 	tcase_add_test(tc, test_bind_nobody_takes_it);

@@ -1,0 +1,114 @@
+#!/bin/sh
+# POST /v1/domain-xml on the simulated host (libvirt: test:///default inside
+# the agent): OpenNebula deployment files rewritten, checked with
+# virt-xml-validate, defined and started on test:///default and read back;
+# a file with no SR-IOV NIC unchanged; a file asking too much claims nothing;
+# bad XML is a 400 with line and column.
+set -eu
+. "${top_srcdir:-.}/tests/api-lib.sh"
+one=${top_srcdir:-.}/tests/one
+command -v virt-xml-validate >/dev/null && command -v virsh >/dev/null ||
+	{ echo "SKIP: virt-xml-validate and virsh (libvirt-clients) are needed"; exit 77; }
+
+start_agent
+
+post_xml() { api POST "/v1/domain-xml$2" -D "$tmp/headers" --data-binary "@$1" -H 'Content-Type: application/xml'; }
+allocations() { api GET /v1/allocations; jget '.allocations | length'; }
+
+# a VM with two IB NICs and an Ethernet NIC
+post_xml "$one/two-ib-one-eth.xml" ""
+expect 200
+grep -qi '^Content-Type: application/xml' "$tmp/headers" || fail "not application/xml"
+printf '%s\n' "$body" >"$tmp/out.xml"
+virt-xml-validate "$tmp/out.xml" domain >/dev/null 2>&1 || fail "rewrite does not validate: $(virt-xml-validate "$tmp/out.xml" domain 2>&1)"
+ids=$(sed -n 's/^X-Allocation-Id: *//Ip' "$tmp/headers" | tr -d '\r')
+[ "$(printf "%s" "$ids" | tr "," "\n" | grep -c .)" = 2 ] || fail "X-Allocation-Id: $ids, wanted two ids"
+x() { xmllint --xpath "$1" "$tmp/out.xml"; }
+[ "$(x 'count(/domain/devices/hostdev[@type="pci"][@managed="yes"])')" = 2 ] || fail "two IB hostdevs wanted"
+[ "$(x 'count(/domain/devices/interface[@type="hostdev"])')" = 1 ] || fail "one Ethernet VF wanted"
+[ "$(x 'string(/domain/devices/interface[@type="hostdev"]/mac/@address)')" = 02:00:c0:a8:02:2a ] ||
+	fail "the Ethernet VF keeps the NIC's MAC"
+[ "$(x 'string(/domain/devices/interface[@type="hostdev"]/vlan/tag/@id)')" = 120 ] ||
+	fail "the Ethernet VF keeps the NIC's VLAN"
+[ "$(x 'count(//interface/source[@bridge="sriov_ib0" or @bridge="sriov_eth0"])')" = 0 ] ||
+	fail "SR-IOV NICs left in place"
+[ "$(x 'string(/domain/devices/interface[@type="bridge"]/source/@bridge)')" = br0 ] ||
+	fail "the ordinary NIC must stay"
+dummies=$(x '/domain/devices/interface[@type="ethernet"]/mac/@address' | sed 's/.*="\(.*\)"/\1/')
+[ "$(echo $dummies)" = "02:1b:0a:01:00:05 02:1b:0a:02:00:05" ] ||
+	fail "dummy MACs in IB order wanted, got: $dummies"
+[ "$(x 'count(/domain/devices/interface[@type="ethernet"]/link[@state="down"])')" = 2 ] ||
+	fail "dummies must be link down"
+uuid=$(x 'string(/domain/uuid)')
+[ ${#uuid} = 36 ] || fail "a UUID must be added: '$uuid'"
+for id in $(printf '%s' "$ids" | tr ',' ' '); do
+	api GET "/v1/allocations/$id"
+	expect 200
+	[ "$(jget .state)" = attached ] || fail "allocation $id: $(jget .state)"
+	[ "$(jget .owner.uuid)" = "$uuid" ] || fail "allocation $id is not tied to domain $uuid"
+	[ "$(jget .owner.name)" = one-42 ] || fail "owner name"
+done
+# the IB VFs got GUIDs from the pool on their PF (the simulated mlx5/mlx4 files)
+api GET "/v1/allocations/$(printf '%s' "$ids" | cut -d, -f1)"
+[ "$(jget '.vfs[0].guid')" != null ] || fail "no GUID from the pool: $body"
+
+# the result runs on libvirt's test driver and reads back with its VFs
+sed 's/type="kvm"/type="test"/' "$tmp/out.xml" >"$tmp/test.xml"
+virsh -q -c test:///default "define $tmp/test.xml; start one-42; dumpxml one-42" >"$tmp/back.xml" ||
+	fail "test:///default refused the rewrite"
+[ "$(xmllint --xpath 'count(/domain/devices/hostdev)' "$tmp/back.xml")" = 2 ] || fail "read back"
+grep -q "02:1b:0a:02:00:05" "$tmp/back.xml" || fail "second dummy lost in read back"
+
+# no SR-IOV NIC: byte for byte, no allocation
+n=$(allocations)
+post_xml "$one/no-sriov.xml" ""
+expect 200
+cmp -s "$tmp/body" "$one/no-sriov.xml" || fail "a domain with no SR-IOV NIC must come back unchanged"
+grep -qi '^X-Allocation-Id' "$tmp/headers" && fail "no allocation wanted"
+[ "$(allocations)" = "$n" ] || fail "allocations changed"
+
+# more IB VFs than are free: 409, and nothing claimed
+post_xml "$one/too-many.xml" ""
+expect 409
+jget .message | grep -q 'pool "ib" has .* free VFs, 9 requested' || fail "$body"
+[ "$(allocations)" = "$n" ] || fail "a refused rewrite claimed VFs"
+
+# ?ip= overrides the MAC; ?owner= names the owner
+post_xml "$one/two-ib-one-eth.xml" "?ip=10.9.0.1,10.9.0.2&owner=one-77"
+expect 200
+printf '%s\n' "$body" | grep -q '02:1b:0a:09:00:02' || fail "?ip= ignored"
+api GET "/v1/allocations?owner=vm:one-77"
+[ "$(jget '.allocations | length')" = 2 ] || fail "?owner= ignored: $body"
+
+# an IB NIC with no OpenNebula MAC and no ?ip=: 400 naming the NIC, nothing kept
+n=$(allocations)
+sed "s/02:00:0a:01:00:05/52:54:00:01:00:05/" "$one/two-ib-one-eth.xml" >"$tmp/nomac.xml"
+post_xml "$tmp/nomac.xml" ""
+expect 400
+jget .message | grep -q 'devices/interface\[1\]: no IPv4 address' || fail "$body"
+[ "$(allocations)" = "$n" ] || fail "a failed rewrite kept its claims"
+api GET /v1/vfs?state=reserved
+[ "$(jget '.vfs | length')" = 0 ] || fail "VFs left reserved: $body"
+
+# garbage
+printf '<domain><name>x</name><devices><interface type="bridge"></devices></domain>' >"$tmp/bad.xml"
+post_xml "$tmp/bad.xml" ""
+expect 400
+jget .message | grep -q '^body: line 1, column [0-9]*: Opening and ending tag mismatch' || fail "$body"
+printf '<network><name>x</name></network>' >"$tmp/net.xml"
+post_xml "$tmp/net.xml" ""
+expect 400
+jget .message | grep -q 'root element is <network>' || fail "$body"
+printf '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "aaaa">]><domain><name>&a;</name></domain>' >"$tmp/dtd.xml"
+post_xml "$tmp/dtd.xml" ""
+expect 400
+jget .message | grep -q 'DTD is not accepted' || fail "$body"
+sed 's/<mac address=.02:00:c0:a8:02:2a.\/>/<mac address="zz"\/>/' "$one/two-ib-one-eth.xml" >"$tmp/badmac.xml"
+post_xml "$tmp/badmac.xml" ""
+expect 400
+jget .message | grep -q 'devices/interface\[2\]/mac: "zz" is not a MAC address' || fail "$body"
+sed 's/<uuid>.*</<uuid>nope</' "$one/no-sriov.xml" | sed 's/br0/sriov_eth0/' >"$tmp/baduuid.xml"
+post_xml "$tmp/baduuid.xml" ""
+expect 400
+jget .message | grep -q '<uuid> is not a UUID' || fail "$body"
+echo "domain-xml: all passed"

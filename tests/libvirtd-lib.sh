@@ -1,0 +1,115 @@
+#!/bin/sh
+# A private libvirtd (qemu driver, TCG) with virtlogd, for tests and bench/vm.
+# Both run in their own mount namespace, over private /run/libvirt,
+# /var/lib/libvirt, /etc/libvirt, /var/log/libvirt and /var/cache/libvirt,
+# so nothing of the host's libvirt is touched. The client socket is
+# $LV_DIR/sock/libvirt-sock; $LV_URI names it.
+# shellcheck shell=sh
+
+libvirtd_can_run() {
+	command -v libvirtd >/dev/null && command -v virtlogd >/dev/null &&
+		command -v qemu-system-x86_64 >/dev/null && command -v unshare >/dev/null &&
+		[ "$(id -u)" = 0 ]
+}
+
+# libvirtd and virtlogd in their mount namespace, in the background.
+libvirtd_run() {
+	# shellcheck disable=SC2016
+	unshare -m --propagation private sh -c '
+		d=$1
+		mount -t tmpfs tmpfs /run/libvirt
+		mount --bind "$d/lib" /var/lib/libvirt
+		mount --bind "$d/etc" /etc/libvirt
+		mount --bind "$d/log" /var/log/libvirt
+		mount --bind "$d/cache" /var/cache/libvirt
+		virtlogd --config /etc/libvirt/virtlogd.conf --pid-file "$d/virtlogd.pid" --daemon
+		exec libvirtd --config "$d/libvirtd.conf" --pid-file "$d/libvirtd.pid" \
+			>"$d/libvirtd.log" 2>&1' sh "$LV_DIR" &
+}
+
+libvirtd_start() {
+	# libvirtd's qemu driver looks up its compiled-in user and group at start,
+	# before reading qemu.conf; Debian's libvirt-daemon-system makes them
+	getent group libvirt-qemu >/dev/null || groupadd --system libvirt-qemu
+	getent passwd libvirt-qemu >/dev/null || useradd --system --no-create-home \
+		--gid libvirt-qemu --shell /usr/sbin/nologin libvirt-qemu
+	LV_DIR=$(mktemp -d /tmp/vfagent-libvirtd.XXXXXX)
+	mkdir -p "$LV_DIR/sock" "$LV_DIR/run" "$LV_DIR/lib" "$LV_DIR/etc" "$LV_DIR/log" \
+		"$LV_DIR/cache"
+	mkdir -p /run/libvirt /var/lib/libvirt /etc/libvirt /var/log/libvirt /var/cache/libvirt
+	cat >"$LV_DIR/libvirtd.conf" <<CONF
+unix_sock_dir = "$LV_DIR/sock"
+unix_sock_rw_perms = "0700"
+auth_unix_rw = "none"
+auth_unix_ro = "none"
+CONF
+	cat >"$LV_DIR/etc/qemu.conf" <<CONF
+user = "root"
+group = "root"
+dynamic_ownership = 0
+security_driver = "none"
+namespaces = [ ]
+CONF
+	cat >"$LV_DIR/etc/virtlogd.conf" <<CONF
+log_outputs = "3:file:$LV_DIR/virtlogd.log"
+CONF
+	libvirtd_run
+	LV_URI="qemu+unix:///system?socket=$LV_DIR/sock/libvirt-sock"
+	i=0
+	until virsh -q -c "$LV_URI" uri >/dev/null 2>&1; do
+		i=$((i + 1))
+		if [ $i -gt 300 ]; then
+			echo "libvirtd did not start:" >&2
+			cat "$LV_DIR/libvirtd.log" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+libvirtd_kill() {
+	for f in libvirtd virtlogd; do
+		[ -f "$LV_DIR/$f.pid" ] || continue
+		pid=$(cat "$LV_DIR/$f.pid")
+		kill "$pid" 2>/dev/null || continue
+		# gone within 5 s, or killed
+		i=0
+		while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		kill -9 "$pid" 2>/dev/null || true
+	done
+	# qemu processes of domains still running
+	pkill -f "guest=vfagent-test" 2>/dev/null || true
+}
+
+# After libvirtd_kill: the same daemons, the same state, up again.
+libvirtd_restart() {
+	rm -f "$LV_DIR/libvirtd.pid" "$LV_DIR/virtlogd.pid"
+	libvirtd_run
+}
+
+libvirtd_stop() {
+	[ -n "${LV_DIR:-}" ] || return 0
+	virsh -q -c "$LV_URI" destroy vfagent-test >/dev/null 2>&1 || true
+	libvirtd_kill
+	rm -rf "$LV_DIR"
+}
+
+# A small qemu domain, TCG (this machine has no KVM), defined, not started.
+libvirtd_define_domain() {
+	cat >"$LV_DIR/domain.xml" <<XML
+<domain type='qemu'>
+  <name>vfagent-test</name>
+  <memory unit='MiB'>64</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64' machine='pc'>hvm</type></os>
+  <devices>
+    <emulator>$(command -v qemu-system-x86_64)</emulator>
+    <graphics type='vnc' autoport='yes' listen='127.0.0.1'/>
+  </devices>
+</domain>
+XML
+	virsh -q -c "$LV_URI" define "$LV_DIR/domain.xml" >/dev/null
+}

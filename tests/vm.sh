@@ -1,0 +1,167 @@
+#!/bin/sh
+# VMs against a real libvirtd (qemu driver, TCG, private sockets and dirs):
+# attach and detach to the persistent config, read back with virsh dumpxml
+# --inactive; a live attach that libvirt refuses on this machine (no VFIO),
+# rolled back; leases that follow the domain; unmanaged hostdevs bound to
+# vfio-pci and back; VFs a domain holds unbooked, reported; libvirtd killed
+# and restarted under the agent.
+set -eu
+. "${top_srcdir:-.}/tests/api-lib.sh"
+. "${top_srcdir:-.}/tests/libvirtd-lib.sh"
+libvirtd_can_run || { echo "SKIP: needs root, libvirtd, virtlogd and qemu-system-x86_64"; exit 77; }
+trap 'libvirtd_stop; cleanup' EXIT
+libvirtd_start || fail "libvirtd did not start"
+libvirtd_define_domain
+lv() { virsh -q -c "$LV_URI" "$@"; }
+write_config() {
+	cat >"$tmp/vfagent.json" <<JSON
+{"pools": [{"name": "ib", "selector": {"vendors": ["15b3"], "link_types": ["infiniband"]}},
+           {"name": "eth", "selector": {"vendors": ["8086"]}}],
+ "networks": [{"bridge": "sriov_ib0", "pool": "ib"}, {"bridge": "sriov_eth0", "pool": "eth"}],
+ "guids": {"first": "02:c9:03:00:00:00:00:01", "count": 4096},
+ "libvirt": {"uri": "$LV_URI", "managed": $1}}
+JSON
+}
+claim() { # POOL [extra JSON] → $id
+	api POST /v1/allocations -d "{\"pool\":\"$1\",\"count\":1,\"owner\":{\"kind\":\"vm\",\"name\":\"vfagent-test\"}${2:-}}"
+	expect 201
+	id=$(jget .id) pci=$(jget '.vfs[0].pci')
+}
+vf_state() { api GET "/v1/vfs/$1"; jget .state; }
+wait_state() { # PCI STATE
+	for _ in $(seq 50); do [ "$(vf_state "$1")" = "$2" ] && return 0; sleep 0.1; done
+	fail "VF $1 is $(vf_state "$1"), wanted $2"
+}
+inactive() { lv dumpxml --inactive vfagent-test >"$tmp/dom.xml"; xmllint --xpath "$1" "$tmp/dom.xml"; }
+
+write_config true
+start_agent --config "$tmp/vfagent.json"
+api GET /v1/host
+[ "$(jget .libvirt.connected)" = true ] || fail "not connected to $LV_URI: $body"
+
+# a live attach: libvirt refuses here, the API says so in libvirt's words, the VF is as it was
+lv start vfagent-test >/dev/null
+claim eth
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","live":true}'
+expect 409
+jget .message | grep -q "host doesn't support passthrough of host PCI devices" || fail "$body"
+[ "$(vf_state "$pci")" = reserved ] || fail "VF $pci not rolled back"
+api DELETE "/v1/allocations/$id"
+expect 204
+# claim and attach in one call: all or nothing, the VF is free again
+api GET "/v1/vfs?pool=eth&state=free"
+free=$(jget '.vfs | length')
+api POST /v1/allocations -d '{"pool":"eth","count":1,"owner":{"kind":"vm","name":"vfagent-test"},"attach":{"domain":"vfagent-test","live":true}}'
+expect 409
+jget .message | grep -q "host doesn't support passthrough" || fail "$body"
+api GET "/v1/vfs?pool=eth&state=free"
+[ "$(jget '.vfs | length')" = "$free" ] || fail "the one-call attach kept a claim: $body"
+api POST "/v1/allocations/00000000-0000-4000-8000-000000000000/attach" -d '{"domain":"vfagent-test"}'
+expect 404
+claim eth
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","live":"yes"}'
+expect 400
+jget .message | grep -q '^live' || fail "$body"
+api POST "/v1/allocations/$id/attach" -d '{"domain":"no-such-vm"}'
+expect 404
+jget .message | grep -q 'has no domain no-such-vm' || fail "$body"
+api DELETE "/v1/allocations/$id"
+lv destroy vfagent-test >/dev/null
+
+# Ethernet VF to the persistent config: interface type='hostdev' with MAC and VLAN
+claim eth ',"vlan":120,"mac":"02:00:c0:a8:02:07"'
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
+expect 200
+[ "$(jget .state)" = attached ] || fail "$body"
+[ "$(inactive 'count(/domain/devices/interface[@type="hostdev"][@managed="yes"])')" = 1 ] ||
+	fail "no hostdev interface in the config: $(cat "$tmp/dom.xml")"
+[ "$(inactive 'string(//interface[@type="hostdev"]/mac/@address)')" = 02:00:c0:a8:02:07 ] || fail MAC
+[ "$(inactive 'string(//interface[@type="hostdev"]/vlan/tag/@id)')" = 120 ] || fail VLAN
+bus=$(printf '%s' "$pci" | cut -d: -f2)
+[ "$(inactive 'string(//interface[@type="hostdev"]/source/address/@bus)')" = "0x$bus" ] || fail "address"
+api POST "/v1/allocations/$id/detach"
+expect 200
+[ "$(jget .state)" = reserved ] || fail "$body"
+[ "$(inactive 'count(//interface[@type="hostdev"])')" = 0 ] || fail "detach left the device in the config"
+api DELETE "/v1/allocations/$id"
+expect 204
+
+# IB VF: <hostdev>, with its GUID set on the PF first
+claim ib
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test"}' # shut off: config
+expect 200
+[ "$(inactive 'count(/domain/devices/hostdev[@type="pci"])')" = 1 ] || fail "no IB hostdev"
+ib_id=$id ib_pci=$pci
+
+# leases follow the domain: undefined, its VFs come back
+lv undefine vfagent-test >/dev/null
+wait_state "$ib_pci" free
+api GET "/v1/allocations/$ib_id"
+[ "$(jget .state)" = released ] || fail "allocation of an undefined domain: $body"
+libvirtd_define_domain
+
+# a deployment file's VFs wait for their domain, then follow it
+api POST /v1/domain-xml --data-binary "@${top_srcdir:-.}/tests/one/two-ib-one-eth.xml"
+expect 200
+printf '%s\n' "$body" | sed "s/type=\"kvm\"/type=\"qemu\"/" >"$tmp/one-42.xml"
+dep_pci=$(xmllint --xpath 'string(//hostdev/source/address/@bus)' "$tmp/one-42.xml")
+lv define "$tmp/one-42.xml" >/dev/null || fail "libvirt refused the rewrite"
+api GET /v1/vfs?state=attached
+[ "$(jget '.vfs | length')" = 3 ] || fail "one-42's VFs must be attached: $body"
+lv undefine one-42 >/dev/null
+for _ in $(seq 50); do
+	api GET /v1/vfs?state=attached
+	[ "$(jget '.vfs | length')" = 0 ] && break
+	sleep 0.1
+done
+[ "$(jget '.vfs | length')" = 0 ] || fail "VFs of undefined one-42 kept: $body"
+
+# unmanaged hostdevs: the agent binds vfio-pci, and the driver comes back
+stop_agent
+write_config false
+start_agent --config "$tmp/vfagent.json"
+claim eth
+api GET "/v1/vfs/$pci"
+drv=$(jget .driver)
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
+expect 200
+[ "$(inactive 'string(//interface[@type="hostdev"]/@managed)')" != yes ] || fail "managed='no' wanted"
+[ "$(inactive 'count(//interface[@type="hostdev"])')" = 1 ] || fail "no device"
+api GET "/v1/vfs/$pci"
+[ "$(jget .driver)" = vfio-pci ] || fail "not bound to vfio-pci: $body"
+api POST "/v1/allocations/$id/detach"
+expect 200
+api GET "/v1/vfs/$pci"
+[ "$(jget .driver)" = "$drv" ] || fail "driver not restored to $drv: $body"
+api DELETE "/v1/allocations/$id"
+
+# a VF a domain holds but the ledger does not give it: reported, left alone
+stop_agent
+sed "s#</devices>#<hostdev mode='subsystem' type='pci' managed='yes'><source><address domain='0x0000' bus='0xaf' slot='0x01' function='0x3'/></source></hostdev></devices>#" \
+	"$LV_DIR/domain.xml" | sed 's/vfagent-test/vfagent-foreign/' >"$tmp/foreign.xml"
+lv define "$tmp/foreign.xml" >/dev/null
+start_agent --config "$tmp/vfagent.json"
+api GET /v1/host
+[ "$(jget '.libvirt.foreign_vfs[0].pci')" = 0000:af:01.3 ] || fail "foreign VF not reported: $body"
+[ "$(jget '.libvirt.foreign_vfs[0].domain')" = vfagent-foreign ] || fail "$body"
+grep -q "VF 0000:af:01.3 is in domain vfagent-foreign" "$tmp/agent.log" || fail "not logged"
+lv undefine vfagent-foreign >/dev/null
+
+# libvirtd killed: 503 and nothing changes; restarted: the agent reconnects
+claim eth
+libvirtd_kill
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
+expect 503
+[ "$(vf_state "$pci")" = reserved ] || fail "VF changed while libvirt was away"
+api GET /v1/host
+[ "$(jget .libvirt.connected)" = false ] || fail "$body"
+libvirtd_restart
+for _ in $(seq 100); do
+	api GET /v1/host
+	[ "$(jget .libvirt.connected)" = true ] && break
+	sleep 0.1
+done
+[ "$(jget .libvirt.connected)" = true ] || fail "no reconnect: $body"
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
+expect 200
+echo "vm: all passed"
