@@ -1,0 +1,90 @@
+# shellcheck shell=sh
+# What every kvm-sriov action shares: where the agent and the stock KVM
+# actions are, and how to ask an agent (this host's, or another's over ssh).
+#
+#   VFAGENT_SOCKET   the agent's socket            (default /run/vfagent/vfagent.sock)
+#   VFAGENT_KVM_DIR  the stock KVM actions         (default: ../kvm next to this directory)
+#   VFAGENT_SSH      how to run a command on another host (default ssh)
+# A file vfagent.conf next to the actions may set them.
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck disable=SC1091
+[ -r "$here/vfagent.conf" ] && . "$here/vfagent.conf"
+VFAGENT_SOCKET=${VFAGENT_SOCKET:-/run/vfagent/vfagent.sock}
+VFAGENT_KVM_DIR=${VFAGENT_KVM_DIR:-$here/../kvm}
+VFAGENT_SSH=${VFAGENT_SSH:-ssh}
+action=$(basename "$0")
+
+die() {
+	echo "vfagent $action: $*" >&2
+	exit 1
+}
+
+warn() { echo "vfagent $action: $*" >&2; }
+
+for tool in curl jq; do
+	command -v "$tool" >/dev/null || die "$tool is needed (apt-get install $tool)"
+done
+
+# api_on HOST METHOD PATH [DATA]: the body on stdout; 0 for a 2xx, else the
+# agent's message on stderr. HOST "" is this host. DATA goes on stdin, so
+# no quoting reaches a remote shell.
+api_on() {
+	host=$1 method=$2 path=$3 data=${4:-}
+	set -- curl -sS --unix-socket "$VFAGENT_SOCKET" -X "$method" -w '\n%{http_code}' \
+		-H 'Content-Type: application/json' --data-binary @- "http://vfagent$path"
+	if [ -n "$host" ]; then
+		out=$(printf '%s' "$data" | $VFAGENT_SSH "$host" "$@") || out="
+000"
+	else
+		out=$(printf '%s' "$data" | "$@") || out="
+000"
+	fi
+	code=$(printf '%s\n' "$out" | tail -n 1)
+	body=$(printf '%s\n' "$out" | sed '$d')
+	case $code in
+	2??) printf '%s\n' "$body"; return 0 ;;
+	000) echo "the agent${host:+ on $host} does not answer at $VFAGENT_SOCKET" >&2 ;;
+	*) printf '%s\n' "$body" | jq -r '.message // .' >&2 ;;
+	esac
+	return 1
+}
+
+api() { api_on "" "$@"; }
+
+# The ids of the allocations of VM $2 (a domain name) on host $1, in state $3 (or any).
+allocations_of() {
+	api_on "$1" GET "/v1/allocations?owner=vm:$2" |
+		jq -r --arg s "${3:-}" '.allocations[] | select($s == "" or .state == $s) | .id'
+}
+
+# Every allocation of VM $2 on host $1 into its domain, live: the ids that failed on stderr.
+attach_all_live() {
+	rc=0
+	for id in $(allocations_of "$1" "$2" reserved); do
+		api_on "$1" POST "/v1/allocations/$id/attach" "{\"domain\":\"$2\",\"live\":true}" \
+			>/dev/null || rc=1
+	done
+	return $rc
+}
+
+detach_all() {
+	rc=0
+	for id in $(allocations_of "$1" "$2" attached); do
+		api_on "$1" POST "/v1/allocations/$id/detach" >/dev/null || rc=1
+	done
+	return $rc
+}
+
+release_all() {
+	rc=0
+	for id in $(allocations_of "$1" "$2"); do
+		api_on "$1" DELETE "/v1/allocations/$id" >/dev/null || rc=1
+	done
+	return $rc
+}
+
+stock() {
+	[ -x "$VFAGENT_KVM_DIR/$action" ] || die "no stock action $VFAGENT_KVM_DIR/$action"
+	"$VFAGENT_KVM_DIR/$action" "$@"
+}

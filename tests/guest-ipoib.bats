@@ -1,0 +1,100 @@
+#!/usr/bin/env bats
+# hooks/guest/vfagent-ipoib: against a test root with fake /sys/class/net
+# entries (dry run: the ip commands it would run), and for real inside a
+# network namespace with veth stand-ins for the dummy NICs and ib0/ib1.
+
+script="${top_srcdir:-.}/hooks/guest/vfagent-ipoib"
+
+# fake_nic ROOT NAME MAC [PCI]
+fake_nic() {
+	mkdir -p "$1/sys/class/net/$2"
+	echo "$3" >"$1/sys/class/net/$2/address"
+	echo 7 >"$1/sys/class/net/$2/ifindex"
+	if [ -n "${4:-}" ]; then
+		mkdir -p "$1/sys/devices/pci0000:00/$4"
+		ln -s "../../../devices/pci0000:00/$4" "$1/sys/class/net/$2/device"
+	fi
+}
+
+setup() {
+	root=$(mktemp -d)
+	# the dummy of the first IB VF sits at the lower PCI address, whatever its name
+	fake_nic "$root" eth2 02:1b:0a:01:00:05 0000:00:04.0
+	fake_nic "$root" eth1 02:1B:0A:02:00:07 0000:00:06.0
+	fake_nic "$root" eth0 02:00:c0:a8:01:2a 0000:00:03.0
+	fake_nic "$root" ib0 80:00:00:48:fe:80
+	fake_nic "$root" ib1 80:00:00:49:fe:80
+	printf 'IB0_MASK="255.255.0.0"\nIB0_GATEWAY="10.1.0.1"\nIB1_PREFIX_LENGTH="20"\n' >"$root/context.sh"
+	export VFAGENT_ROOT=$root VFAGENT_DRY_RUN=1 CONTEXT_FILE=$root/context.sh
+}
+
+teardown() {
+	rm -rf "$root"
+	[ -z "${ns:-}" ] || ip netns del "$ns" 2>/dev/null || true
+}
+
+@test "dummies in PCI order address ib0 and ib1, with the context's masks and gateway" {
+	run sh "$script"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ip addr replace 10.1.0.5/16 dev ib0"* ]]
+	[[ "$output" == *"ip route replace default via 10.1.0.1 dev ib0"* ]]
+	[[ "$output" == *"ip addr replace 10.2.0.7/20 dev ib1"* ]]
+	[[ "$output" == *"ip link set dev ib1 up"* ]]
+	[[ "$output" != *"192.168"* ]] # an OpenNebula NIC is not a dummy
+}
+
+@test "the default prefix length is 24, and another MAC prefix can be set" {
+	printf '' >"$root/context.sh"
+	fake_nic "$root" eth9 02:1c:0a:03:00:01 0000:00:09.0
+	run env VFAGENT_IPOIB_PREFIX=02:1c sh "$script"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ip addr replace 10.3.0.1/24 dev ib0"* ]]
+	[[ "$output" != *"10.1.0.5"* ]]
+}
+
+@test "a missing ib interface, a bad mask and a bad prefix are named and fail" {
+	rm -r "$root/sys/class/net/ib1"
+	run sh "$script"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"ib1: no such interface"* ]]
+	[[ "$output" == *"ip addr replace 10.1.0.5/16 dev ib0"* ]]
+	printf 'IB0_MASK="255.0.255.0"\n' >"$root/context.sh"
+	run sh "$script"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"IB0_MASK=255.0.255.0: not a netmask; ib0 left alone"* ]]
+	run env VFAGENT_IPOIB_PREFIX=zz sh "$script"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"must be two MAC bytes"* ]]
+}
+
+@test "no dummy: nothing to do" {
+	rm -r "$root/sys/class/net/eth1" "$root/sys/class/net/eth2"
+	run sh "$script"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"nothing to do"* ]]
+	[[ "$output" != *"ip "* ]]
+}
+
+@test "in a real namespace: addresses, link and route end up configured, twice the same" {
+	[ "$(id -u)" = 0 ] || skip "needs root for ip netns"
+	ns=vfagent-guest-$$
+	ip netns add "$ns"
+	ip -n "$ns" link add d0 address 02:1b:0a:01:00:05 type veth peer name p0
+	ip -n "$ns" link add d1 address 02:1b:0a:02:00:07 type veth peer name p1
+	ip -n "$ns" link add ib0 type veth peer name q0
+	ip -n "$ns" link add ib1 type veth peer name q1
+	ip -n "$ns" link set q0 up
+	ip -n "$ns" link set q1 up
+	unset VFAGENT_ROOT VFAGENT_DRY_RUN
+	for pass in 1 2; do
+		run ip netns exec "$ns" sh "$script"
+		[ "$status" -eq 0 ]
+	done
+	[[ "$output" == *"ib0: 10.1.0.5/16 already"* ]]
+	[ "$(ip -n "$ns" -4 -o addr show dev ib0 | awk '{print $4}')" = 10.1.0.5/16 ]
+	[ "$(ip -n "$ns" -4 -o addr show dev ib1 | awk '{print $4}')" = 10.2.0.7/20 ]
+	ip -n "$ns" link show ib0 | grep -q "state UP"
+	[ "$(ip -n "$ns" route show default)" = "default via 10.1.0.1 dev ib0 " ] ||
+		[ "$(ip -n "$ns" route show default)" = "default via 10.1.0.1 dev ib0" ]
+	[ -z "$(ip -n "$ns" -4 -o addr show dev d0)" ] # dummies stay unconfigured
+}

@@ -1,0 +1,197 @@
+#!/usr/bin/env bats
+# hooks/one: the kvm-sriov VMM actions and the IM probe, against two real
+# vfagentd on simulated hosts ("src" and "dst"; ssh between them is a stub
+# that runs the command here against dst's socket) and stub stock KVM
+# actions that record what they were given.
+
+top=${top_srcdir:-.}
+b=${top_builddir:-.}
+hooks=$top/hooks/one/vmm/kvm-sriov
+one=$top/tests/one
+
+start_agent() { # NAME
+	"$b/agent/vfagentd" --simulate "$dir/$1" --listen "unix:$dir/$1.sock" >"$dir/$1.log" 2>&1 &
+	echo $! >"$dir/$1.pid"
+	for _ in $(seq 100); do
+		curl -sf --unix-socket "$dir/$1.sock" http://x/v1/health >/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+setup() {
+	dir=$(mktemp -d)
+	start_agent src
+	start_agent dst
+	mkdir "$dir/kvm"
+	for a in deploy shutdown cancel reset save restore migrate; do
+		cat >"$dir/kvm/$a" <<STUB
+#!/bin/sh
+# the stock $a: records its arguments and stdin; fails when told to
+echo "\$*" >"$dir/$a.args"
+[ "$a" = deploy ] && cat >"$dir/deploy.stdin"
+[ "\${FAIL_STOCK:-}" = "$a" ] && { echo "stock $a failed" >&2; exit 1; }
+[ "$a" = deploy ] && echo 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c
+exit 0
+STUB
+		chmod +x "$dir/kvm/$a"
+	done
+	cat >"$dir/ssh" <<SSH
+#!/bin/sh
+# ssh HOST CMD…: runs CMD here, pointed at the agent of HOST
+host=\$1; shift
+for arg; do
+	shift
+	[ "\$arg" = "$dir/src.sock" ] && arg=$dir/\$host.sock
+	set -- "\$@" "\$arg"
+done
+exec "\$@"
+SSH
+	chmod +x "$dir/ssh"
+	export VFAGENT_SOCKET=$dir/src.sock VFAGENT_KVM_DIR=$dir/kvm VFAGENT_SSH=$dir/ssh
+}
+
+teardown() {
+	for n in src dst; do kill "$(cat "$dir/$n.pid")" 2>/dev/null || true; done
+	sleep 0.1
+	rm -rf "$dir"
+}
+
+q() { # HOST PATH JQ
+	curl -s --unix-socket "$dir/$1.sock" "http://x$2" | jq -r "$3"
+}
+
+deploy() { sh "$hooks/deploy" "$dir/deployment.0" host1 42 <"$1"; }
+
+@test "deploy: two IB NICs and an Ethernet NIC become VFs, dummies added, UUID printed" {
+	run deploy "$one/two-ib-one-eth.xml"
+	[ "$status" -eq 0 ]
+	[ "$output" = 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c ]
+	[ "$(cat "$dir/deploy.args")" = "$dir/deployment.0 host1 42" ]
+	[ "$(xmllint --xpath 'count(//hostdev)' "$dir/deploy.stdin")" = 2 ]
+	[ "$(xmllint --xpath 'count(//interface[@type="hostdev"])' "$dir/deploy.stdin")" = 1 ]
+	[ "$(xmllint --xpath 'count(//interface[@type="ethernet"])' "$dir/deploy.stdin")" = 2 ]
+	[ "$(q src '/v1/allocations?owner=vm:one-42' '[.allocations[] | .state] | join(",")')" = attached,attached ]
+}
+
+@test "deploy: a VM with no SR-IOV NIC passes through untouched" {
+	run deploy "$one/no-sriov.xml"
+	[ "$status" -eq 0 ]
+	cmp "$dir/deploy.stdin" "$one/no-sriov.xml"
+	[ "$(q src /v1/allocations '.allocations | length')" = 0 ]
+}
+
+@test "deploy: more VFs than are free fails with a message and claims nothing" {
+	run deploy "$one/too-many.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'pool "ib" has 8 free VFs, 9 requested'* ]]
+	[ ! -e "$dir/deploy.args" ] # the stock deploy never ran
+	[ "$(q src /v1/allocations '.allocations | length')" = 0 ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+}
+
+@test "deploy: a failed stock deploy gives every VF back" {
+	FAIL_STOCK=deploy run deploy "$one/two-ib-one-eth.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"stock deploy failed"* ]]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+}
+
+@test "deploy: no agent, no deploy" {
+	VFAGENT_SOCKET=$dir/nowhere.sock run deploy "$one/two-ib-one-eth.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"does not answer"* ]]
+	[ ! -e "$dir/deploy.args" ]
+}
+
+@test "shutdown and cancel: the stock action, then the VFs back" {
+	deploy "$one/two-ib-one-eth.xml"
+	run sh "$hooks/shutdown" one-42 host1 42
+	[ "$status" -eq 0 ]
+	[ "$(cat "$dir/shutdown.args")" = "one-42 host1 42" ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+	deploy "$one/two-ib-one-eth.xml"
+	FAIL_STOCK=cancel run sh "$hooks/cancel" one-42
+	[ "$status" -eq 1 ]
+	[ "$(q src '/v1/vfs?state=attached' '.vfs | length')" = 3 ] # a failed cancel keeps them
+	run sh "$hooks/cancel" one-42
+	[ "$status" -eq 0 ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+}
+
+@test "reset: the stock reset, VFs untouched" {
+	deploy "$one/two-ib-one-eth.xml"
+	run sh "$hooks/reset" one-42
+	[ "$status" -eq 0 ]
+	[ -e "$dir/reset.args" ]
+	[ "$(q src '/v1/vfs?state=attached' '.vfs | length')" = 3 ]
+}
+
+@test "save and restore: VFs unplugged and kept booked; restore plugs them back" {
+	deploy "$one/two-ib-one-eth.xml"
+	run sh "$hooks/save" one-42 "$dir/checkpoint"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$dir/save.args")" = "one-42 $dir/checkpoint" ]
+	[ "$(q src '/v1/vfs?state=reserved' '.vfs | length')" = 3 ]
+	run sh "$hooks/restore" "$dir/checkpoint" host1 one-42
+	[ -e "$dir/restore.args" ]
+	# the simulated host's libvirt (test:///default) has no one-42 to plug into:
+	# the hook says so, and the VFs stay booked for the VM
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no domain one-42"* ]]
+	[[ "$output" == *"one-42 restored without its VFs"* ]]
+	[ "$(q src '/v1/vfs?state=reserved' '.vfs | length')" = 3 ]
+}
+
+@test "migrate: the destination cannot give the VFs, nothing moves" {
+	deploy "$one/two-ib-one-eth.xml"
+	# dst's IB pool is nearly full
+	curl -s --unix-socket "$dir/dst.sock" -X POST http://x/v1/allocations \
+		-d '{"pool":"ib","count":7,"owner":{"kind":"vm","name":"other"}}' >/dev/null
+	run sh "$hooks/migrate" one-42 dst src
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"dst cannot give one-42 its VFs: not migrating"* ]]
+	[ ! -e "$dir/migrate.args" ]
+	[ "$(q src '/v1/vfs?state=attached' '.vfs | length')" = 3 ]
+	[ "$(q dst '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
+	[ "$(q dst '/v1/vfs?pool=eth&state=free' '.vfs | length')" = 6 ]
+}
+
+@test "migrate: released on the source, claimed on the destination" {
+	deploy "$one/two-ib-one-eth.xml"
+	run sh "$hooks/migrate" one-42 dst src
+	[ "$(cat "$dir/migrate.args")" = "one-42 dst src" ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+	[ "$(q dst '/v1/allocations?owner=vm:one-42' '[.allocations[] | .pool] | sort | join(",")')" = eth,ib ]
+	[ "$(q dst '/v1/allocations?owner=vm:one-42' '[.allocations[].vfs[]] | length')" = 3 ]
+	# dst's simulated libvirt has no one-42 to plug into: said, and the VFs stay booked there
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"one-42 migrated to dst without its VFs"* ]]
+}
+
+@test "migrate: a failed stock migrate leaves the VM's VFs where they were" {
+	deploy "$one/two-ib-one-eth.xml"
+	FAIL_STOCK=migrate run sh "$hooks/migrate" one-42 dst src
+	[ "$status" -eq 1 ]
+	[ "$(q dst '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
+	[ "$(q src '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 2 ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
+}
+
+@test "IM probe: free VFs in OpenNebula's PCI format, free counts per pool" {
+	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations \
+		-d '{"pool":"ib","count":2,"owner":{"kind":"vm","name":"one-9"}}' >/dev/null
+	run sh "$top/hooks/one/im/vfagent-pci.sh"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'VFAGENT_FREE_IB = "6"'* ]]
+	[[ "$output" == *'VFAGENT_FREE_ETH = "6"'* ]]
+	[ "$(printf '%s\n' "$output" | grep -c '^PCI = \[ ')" = 12 ]
+	line=$(printf '%s\n' "$output" | grep 'ADDRESS = "0000:af:01:0"')
+	[[ "$line" == *'TYPE = "8086:1889:0200"'* ]]
+	[[ "$line" == *'SHORT_ADDRESS = "af:01.0", DOMAIN = "0000", BUS = "af", SLOT = "01", FUNCTION = "0"'* ]]
+	[[ "$line" == *'CLASS_NAME = "Ethernet controller"'* ]]
+	[[ "$line" == *'NUMA_NODE = "1"'* ]]
+	printf '%s\n' "$output" | grep 'ADDRESS = "0000:d8:10:0"' | grep -q 'NUMA_NODE = "-"'
+	VFAGENT_SOCKET=$dir/nowhere.sock run sh "$top/hooks/one/im/vfagent-pci.sh"
+	[ "$status" -eq 1 ]
+}
