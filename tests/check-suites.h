@@ -16,3 +16,4 @@ Suite *suite_crash(void);
 Suite *suite_nlmsg(void);
 Suite *suite_vfinfo(void);
 Suite *suite_bind(void);
+Suite *suite_domxml(void);

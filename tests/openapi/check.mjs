@@ -108,11 +108,18 @@ await check("PUT", "/v1/pfs/0000:3b:00.0/numvfs", { numvfs: 2, dry_run: true }, 
 await check("PUT", "/v1/pfs/0000:af:00.0/numvfs", { numvfs: 6, dry_run: true }, 200);
 await check("PUT", "/v1/pfs/0000:af:00.0/numvfs", { numvfs: 6 }, 200);
 await check("PUT", "/v1/pfs/0000:af:00.0/numvfs", { numvfs: "6" }, 400);
-await check("POST", `/v1/allocations/${id}/attach`, { domain: "one-42" }, 501);
+await check("POST", `/v1/allocations/${id}/attach`, { domain: "one-42" }, 404);
+await check("POST", `/v1/allocations/${id}/attach`, { domain: "test", live: true }, 409);
+await check("POST", `/v1/allocations/${id}/attach`, { domain: "test", live: 1 }, 400);
 await check("POST", `/v1/allocations/${id}/detach`, undefined, 409);
 await check("POST", `/v1/allocations/${id}/attach`, { netns: "no-such-ns" }, 404);
 await check("POST", `/v1/allocations/${id}/attach`, { netns: "../x" }, 400);
-await check("POST", "/v1/domain-xml", "<domain/>", 501, { "Content-Type": "application/xml" });
+await check("POST", "/v1/domain-xml", "<domain><name>x</name></domain>", 200, { "Content-Type": "application/xml" });
+await check("POST", "/v1/domain-xml", "<domain>", 400, { "Content-Type": "application/xml" });
+await check("POST", "/v1/domain-xml",
+	"<domain><name>one-1</name><devices><interface type='bridge'><source bridge='sriov_eth0'/>" +
+	"<mac address='02:00:0a:00:00:01'/></interface></devices></domain>", 200,
+	{ "Content-Type": "application/xml" });
 await check("GET", "/v1/events", undefined, 200);
 await check("DELETE", `/v1/allocations/${id}`, undefined, 204);
 await check("DELETE", `/v1/allocations/${id}`, undefined, 404);

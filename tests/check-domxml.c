@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* agent/domain-xml.c and agent/hostdev-xml.c: the XML a VM gets, and the XML it comes with. */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/domain-xml.h"
+#include "agent/hostdev-xml.h"
+#include "check-suites.h"
+
+START_TEST(test_hostdev_ethernet)
+{
+	struct hostdev_spec s = { .pci = "0000:af:01.3", .ethernet = true, .managed = true,
+				  .has_mac = true, .mac = { 2, 0, 0xc0, 0xa8, 2, 0x2a }, .vlan = 120 };
+	char *xml = hostdev_xml_string(&s);
+
+	ck_assert_str_eq(xml, "<interface type=\"hostdev\" managed=\"yes\"><mac address=\"02:00:c0:"
+			      "a8:02:2a\"/><source><address type=\"pci\" domain=\"0x0000\" bus="
+			      "\"0xaf\" slot=\"0x01\" function=\"0x3\"/></source><vlan><tag id="
+			      "\"120\"/></vlan></interface>");
+	free(xml);
+}
+END_TEST
+
+START_TEST(test_hostdev_ib_unmanaged)
+{
+	struct hostdev_spec s = { .pci = "0001:3b:1f.7", .managed = false, .has_mac = true,
+				  .vlan = 5 }; /* MAC and VLAN mean nothing to a plain hostdev */
+	char *xml = hostdev_xml_string(&s);
+
+	ck_assert_str_eq(xml, "<hostdev mode=\"subsystem\" type=\"pci\" managed=\"no\"><source>"
+			      "<address domain=\"0x0001\" bus=\"0x3b\" slot=\"0x1f\" function="
+			      "\"0x7\"/></source></hostdev>");
+	free(xml);
+}
+END_TEST
+
+START_TEST(test_ipoib_mac)
+{
+	static const unsigned char prefix[2] = { 0x02, 0x1b };
+	unsigned char mac[6];
+	uint32_t ip;
+
+	ck_assert_int_eq(domxml_parse_ipv4("10.1.0.5", &ip), 0);
+	hostdev_xml_ipoib_mac(prefix, ip, mac);
+	ck_assert_mem_eq(mac, ((unsigned char[]){ 0x02, 0x1b, 0x0a, 0x01, 0x00, 0x05 }), 6);
+	ck_assert_int_eq(domxml_parse_ipv4("255.255.255.254", &ip), 0);
+	hostdev_xml_ipoib_mac(prefix, ip, mac);
+	ck_assert_mem_eq(mac, ((unsigned char[]){ 0x02, 0x1b, 0xff, 0xff, 0xff, 0xfe }), 6);
+	ck_assert_int_eq(domxml_parse_ipv4("10.1.0", &ip), -EINVAL);
+	ck_assert_int_eq(domxml_parse_ipv4("10.1.0.256", &ip), -EINVAL);
+	ck_assert_int_eq(domxml_parse_ipv4(NULL, &ip), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_stable_mac)
+{
+	unsigned char a[6], b[6], c[6];
+
+	hostdev_xml_stable_mac("6cbf7e4b-7e67-4ffe-99a6-9a8fd7b60f20", 0, a);
+	hostdev_xml_stable_mac("6cbf7e4b-7e67-4ffe-99a6-9a8fd7b60f20", 0, b);
+	hostdev_xml_stable_mac("6cbf7e4b-7e67-4ffe-99a6-9a8fd7b60f20", 1, c);
+	ck_assert_mem_eq(a, b, 6);
+	ck_assert(memcmp(a, c, 6) != 0);
+	ck_assert_uint_eq(a[0] & 1, 0); /* unicast */
+	ck_assert_uint_eq(a[0] & 2, 2); /* locally administered */
+}
+END_TEST
+
+static const struct {
+	const char *xml, *error;
+} bad[] = {
+	{ "", "body: empty; expected a libvirt domain XML" },
+	{ "<domain>\n <name>x</name>\n <devices></domain>",
+	  "body: line 3, column 20: Opening and ending tag mismatch: devices line 3 and domain" },
+	{ "not xml", "body: line 1, column 1: Start tag expected, '<' not found" },
+	{ "<network/>", "body: the root element is <network>, not <domain>" },
+	{ "<!DOCTYPE d [<!ENTITY a \"aa\"><!ENTITY b \"&a;&a;&a;\">]><domain>&b;</domain>",
+	  "body: a DTD is not accepted in a domain XML" },
+	{ "<!DOCTYPE d SYSTEM \"file:///etc/passwd\"><domain/>",
+	  "body: a DTD is not accepted in a domain XML" },
+};
+
+START_TEST(test_parse_errors)
+{
+	char err[512] = "";
+	xmlDocPtr doc = NULL;
+
+	ck_assert_int_eq(domxml_parse(bad[_i].xml, strlen(bad[_i].xml), &doc, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_ptr_null(doc);
+	ck_assert_str_eq(err, bad[_i].error);
+}
+END_TEST
+
+static struct vfp_config *config(void)
+{
+	json_t *j = json_loads("{\"pools\": [{\"name\": \"ib\", \"selector\": {\"vendors\": "
+			       "[\"15b3\"]}}, {\"name\": \"eth\", \"selector\": {\"vendors\": "
+			       "[\"8086\"]}}], \"networks\": [{\"bridge\": \"sriov_ib0\", \"pool\": "
+			       "\"ib\"}, {\"network\": \"fast\", \"pool\": \"eth\"}]}", 0, NULL);
+	struct vfp_config *c = NULL;
+	char *err = NULL;
+
+	ck_assert_int_eq(vfp_config_load_json(j, &c, &err), 0);
+	json_decref(j);
+	return c;
+}
+
+static xmlDocPtr parse(const char *xml)
+{
+	xmlDocPtr doc = NULL;
+	char err[512];
+
+	ck_assert_int_eq(domxml_parse(xml, strlen(xml), &doc, err, sizeof(err)), 0);
+	return doc;
+}
+
+START_TEST(test_sriov_nics)
+{
+	xmlDocPtr doc = parse(
+		"<domain><name>one-7</name><devices>"
+		"<interface type='bridge'><source bridge='br0'/></interface>"
+		"<interface type='bridge'><source bridge='sriov_ib0'/>"
+		"<mac address='02:00:0A:01:00:05'/></interface>"
+		"<disk/>"
+		"<interface type='network'><source network='fast'/><mac address='52:54:00:00:00:01'/>"
+		"<vlan><tag id='7'/></vlan></interface>"
+		"</devices></domain>");
+	struct vfp_config *c = config();
+	struct domxml_nic *nics = NULL;
+	char err[512] = "", *name = domxml_get_name(doc);
+	size_t n = 0;
+
+	ck_assert_str_eq(name, "one-7");
+	ck_assert_int_eq(domxml_sriov_nics(doc, c, &nics, &n, err, sizeof(err)), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(nics[0].pool, "ib");
+	ck_assert_uint_eq(nics[0].position, 1);
+	ck_assert(nics[0].has_ip);
+	ck_assert_uint_eq(nics[0].ip, 0x0a010005);
+	ck_assert_int_eq(nics[0].vlan, -1);
+	ck_assert_str_eq(nics[1].pool, "eth");
+	ck_assert_uint_eq(nics[1].position, 2);
+	ck_assert(!nics[1].has_ip); /* not an OpenNebula 02:00 MAC */
+	ck_assert_int_eq(nics[1].vlan, 7);
+	free(nics);
+	free(name);
+	vfp_config_unref(c);
+	xmlFreeDoc(doc);
+}
+END_TEST
+
+START_TEST(test_sriov_nic_errors)
+{
+	static const char *const cases[][2] = {
+		{ "<interface type='bridge'><source bridge='sriov_ib0'/><mac address='02:00'/>",
+		  "devices/interface[0]/mac: \"02:00\" is not a MAC address" },
+		{ "<interface type='bridge'><source bridge='sriov_ib0'/><vlan><tag id='4095'/></vlan>",
+		  "devices/interface[0]/vlan/tag: id \"4095\" is not a VLAN in [0, 4094]" },
+		{ "<interface type='bridge'><source bridge='sriov_ib0'/><vlan><tag id='1x'/></vlan>",
+		  "devices/interface[0]/vlan/tag: id \"1x\" is not a VLAN in [0, 4094]" },
+	};
+	struct vfp_config *c = config();
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char xml[512], err[512] = "";
+		struct domxml_nic *nics = NULL;
+		size_t n = 0;
+		xmlDocPtr doc;
+
+		snprintf(xml, sizeof(xml), "<domain><devices>%s</interface></devices></domain>",
+			 cases[i][0]);
+		doc = parse(xml);
+		ck_assert_int_eq(domxml_sriov_nics(doc, c, &nics, &n, err, sizeof(err)), -EINVAL);
+		ck_assert_str_eq(err, cases[i][1]);
+		xmlFreeDoc(doc);
+	}
+	vfp_config_unref(c);
+}
+END_TEST
+
+START_TEST(test_uuid)
+{
+	xmlDocPtr doc = parse("<domain><name>a</name></domain>");
+	char uuid[37], again[37], *out;
+
+	ck_assert_int_eq(domxml_ensure_uuid(doc, uuid), 0);
+	ck_assert_uint_eq(strlen(uuid), 36);
+	ck_assert_int_eq(uuid[14], '4');
+	ck_assert_int_eq(domxml_ensure_uuid(doc, again), 0); /* kept, not made twice */
+	ck_assert_str_eq(uuid, again);
+	out = domxml_format(doc);
+	ck_assert_ptr_nonnull(strstr(out, "<name>a</name><uuid>"));
+	free(out);
+	xmlFreeDoc(doc);
+	doc = parse("<domain><uuid>8F6FD3C5-8A5E-4C19-9E0E-3C2D1F0A4B43</uuid></domain>");
+	ck_assert_int_eq(domxml_ensure_uuid(doc, uuid), 0);
+	ck_assert_str_eq(uuid, "8f6fd3c5-8a5e-4c19-9e0e-3c2d1f0a4b43");
+	xmlFreeDoc(doc);
+	doc = parse("<domain><uuid>8f6fd3c5</uuid></domain>");
+	ck_assert_int_eq(domxml_ensure_uuid(doc, uuid), -EINVAL);
+	xmlFreeDoc(doc);
+}
+END_TEST
+
+START_TEST(test_pci_hostdevs)
+{
+	json_t *a = domxml_pci_hostdevs(
+		"<domain><devices>"
+		"<hostdev mode='subsystem' type='pci'><source><address domain='0x0000' bus='0x3b' "
+		"slot='0x00' function='0x1'/></source></hostdev>"
+		"<interface type='hostdev'><source><address type='pci' domain='0' bus='175' "
+		"slot='1' function='3'/></source></interface>"
+		"<hostdev mode='subsystem' type='usb'><source><vendor id='0x1'/></source></hostdev>"
+		"<hostdev mode='subsystem' type='pci'><source><address domain='0x0000' bus='0x3b' "
+		"slot='0x20' function='0x1'/></source></hostdev>" /* slot out of range: skipped */
+		"<interface type='bridge'><source bridge='br0'/></interface>"
+		"</devices></domain>");
+
+	ck_assert_uint_eq(json_array_size(a), 2);
+	ck_assert_str_eq(json_string_value(json_array_get(a, 0)), "0000:3b:00.1");
+	ck_assert_str_eq(json_string_value(json_array_get(a, 1)), "0000:af:01.3");
+	json_decref(a);
+	a = domxml_pci_hostdevs("garbage");
+	ck_assert_uint_eq(json_array_size(a), 0);
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(test_replace_and_append)
+{
+	xmlDocPtr doc = parse("<domain><devices>\n  <interface type='bridge'><source "
+			      "bridge='sriov_ib0'/></interface>\n  <disk/>\n</devices></domain>");
+	struct vfp_config *c = config();
+	struct hostdev_spec s = { .pci = "0000:3b:00.1", .managed = true };
+	static const unsigned char prefix[2] = { 0x02, 0x1b };
+	struct domxml_nic *nics = NULL;
+	char err[512], *out;
+	size_t n = 0;
+
+	ck_assert_int_eq(domxml_sriov_nics(doc, c, &nics, &n, err, sizeof(err)), 0);
+	domxml_replace_nic(&nics[0], hostdev_xml_node(&s));
+	domxml_append_device(doc, hostdev_xml_dummy_nic(prefix, 0x0a010005));
+	out = domxml_format(doc);
+	ck_assert_str_eq(out, "<domain><devices>\n  <hostdev mode=\"subsystem\" type=\"pci\" "
+			      "managed=\"yes\"><source><address domain=\"0x0000\" bus=\"0x3b\" "
+			      "slot=\"0x00\" function=\"0x1\"/></source></hostdev>\n  <disk/>\n  "
+			      "<interface type=\"ethernet\"><mac address=\"02:1b:0a:01:00:05\"/>"
+			      "<model type=\"virtio\"/><link state=\"down\"/></interface>\n"
+			      "</devices></domain>\n");
+	free(out);
+	free(nics);
+	vfp_config_unref(c);
+	xmlFreeDoc(doc);
+}
+END_TEST
+
+Suite *suite_domxml(void)
+{
+	Suite *s = suite_create("domxml");
+	TCase *tc = tcase_create("domxml");
+
+	tcase_add_test(tc, test_hostdev_ethernet);
+	tcase_add_test(tc, test_hostdev_ib_unmanaged);
+	tcase_add_test(tc, test_ipoib_mac);
+	tcase_add_test(tc, test_stable_mac);
+	tcase_add_loop_test(tc, test_parse_errors, 0, sizeof(bad) / sizeof(bad[0]));
+	tcase_add_test(tc, test_sriov_nics);
+	tcase_add_test(tc, test_sriov_nic_errors);
+	tcase_add_test(tc, test_uuid);
+	tcase_add_test(tc, test_pci_hostdevs);
+	tcase_add_test(tc, test_replace_and_append);
+	suite_add_tcase(s, tc);
+	return s;
+}
