@@ -433,7 +433,7 @@ int libvirt_detach(struct libvirt_conn *c, const char *uuid, const char *xml, un
 		   char *err, size_t err_size)
 {
 	virConnectPtr conn = get(c, err, err_size);
-	struct libvirt_domain d;
+	struct libvirt_domain d = { 0 };
 	virDomainPtr dom;
 	virErrorPtr e;
 	unsigned f;
@@ -461,7 +461,7 @@ int libvirt_detach(struct libvirt_conn *c, const char *uuid, const char *xml, un
 
 static json_t *domain_entry(virDomainPtr dom)
 {
-	struct libvirt_domain d;
+	struct libvirt_domain d = { 0 };
 	char *xml = virDomainGetXMLDesc(dom, 0);
 	json_t *o;
 

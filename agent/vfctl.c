@@ -24,9 +24,9 @@
 struct vfctl {
 	struct vfctl_http http;
 	const char *sysfs_root, *owner, *mac, *guid, *ip, *key;
-	const char *netns, *ifname, *gateway, *addresses[8];
+	const char *netns, *ifname, *gateway, *addresses[8], *domain;
 	size_t n_addresses;
-	bool json, local, dry_run, pack;
+	bool json, local, dry_run, pack, live, config;
 	long count, vlan, mtu;
 	int argc;
 	char **argv;
@@ -64,6 +64,9 @@ static void usage(FILE *out)
 		"      --ifname NAME       attach: the name inside (several VFs: NAME0, NAME1…)\n"
 		"      --address A/P       attach: an address for the first VF; repeatable\n"
 		"      --mtu N, --gateway GW   attach: MTU, and a default route via GW\n"
+		"      --domain NAME       attach: a libvirt domain, by name or UUID\n"
+		"      --live, --config    attach: the running domain and/or its config\n"
+		"                          (default: live while it runs, else its config)\n"
 		"  -h, --help, -V, --version\n");
 }
 
@@ -260,19 +263,21 @@ static int post_allocation(struct vfctl *c, const char *path, json_t *body)
 	return ret;
 }
 
-static int cmd_attach(struct vfctl *c)
+static json_t *domain_target(const struct vfctl *c)
 {
-	char path[128];
-	json_t *body, *addrs;
-	int ret;
+	json_t *body = json_pack("{s:s}", "domain", c->domain);
 
-	if (!is_allocation_id("attach", c->argv[0]))
-		return EXIT_USAGE;
-	if (!c->netns) {
-		fprintf(stderr, "vfctl: attach: --netns NAME, PATH or pid:N is required\n");
-		return EXIT_USAGE;
-	}
-	addrs = json_array();
+	if (c->live)
+		json_object_set_new(body, "live", json_true());
+	if (c->config)
+		json_object_set_new(body, "config", json_true());
+	return body;
+}
+
+static json_t *netns_target(const struct vfctl *c)
+{
+	json_t *body, *addrs = json_array();
+
 	for (size_t i = 0; i < c->n_addresses; i++)
 		json_array_append_new(addrs, json_string(c->addresses[i]));
 	body = json_pack("{s:s, s:o}", "netns", c->netns, "addresses", addrs);
@@ -282,6 +287,23 @@ static int cmd_attach(struct vfctl *c)
 		json_object_set_new(body, "gateway", json_string(c->gateway));
 	if (c->mtu)
 		json_object_set_new(body, "mtu", json_integer(c->mtu));
+	return body;
+}
+
+static int cmd_attach(struct vfctl *c)
+{
+	char path[128];
+	json_t *body;
+	int ret;
+
+	if (!is_allocation_id("attach", c->argv[0]))
+		return EXIT_USAGE;
+	if (!c->netns == !c->domain) {
+		fprintf(stderr, "vfctl: attach: one of --netns NAME, PATH or pid:N and --domain "
+				"NAME is required\n");
+		return EXIT_USAGE;
+	}
+	body = c->domain ? domain_target(c) : netns_target(c);
 	snprintf(path, sizeof(path), "/v1/allocations/%s/attach", c->argv[0]);
 	ret = post_allocation(c, path, body);
 	json_decref(body);
@@ -349,7 +371,9 @@ static const struct command commands[] = {
 	{ "pools", "the pools and their VFs per state", 0, 0, cmd_pools },
 	{ "alloc", "POOL --owner OWNER [-n N]   reserve VFs", 1, 1, cmd_alloc },
 	{ "attach", "ID --netns NS [--ifname N] [--address A/P]... [--mtu N] [--gateway GW]\n"
-		    "           VFs into a container's network namespace", 1, 1, cmd_attach },
+		    "           VFs into a container's network namespace\n"
+		    "  attach   ID --domain NAME [--live] [--config]   VFs into a libvirt domain",
+	  1, 1, cmd_attach },
 	{ "detach", "ID   VFs back to the host, as they were", 1, 1, cmd_detach },
 	{ "release", "ID   restore and free an allocation's VFs", 1, 1, cmd_release },
 	{ "numvfs", "PF N [--dry-run]   resize a PF", 2, 2, cmd_numvfs },
@@ -391,7 +415,8 @@ static int parse_number(const char *opt, const char *s, long min, long max, long
 static int parse_options(struct vfctl *c, int argc, char **argv)
 {
 	enum { O_SOCKET = 256, O_URL, O_TOKEN, O_LOCAL, O_OWNER, O_MAC, O_VLAN, O_GUID, O_IP,
-	       O_PACK, O_KEY, O_DRY, O_NETNS, O_IFNAME, O_ADDRESS, O_MTU, O_GATEWAY };
+	       O_PACK, O_KEY, O_DRY, O_NETNS, O_IFNAME, O_ADDRESS, O_MTU, O_GATEWAY, O_DOMAIN,
+	       O_LIVE, O_CONFIG };
 	static const struct option opts[] = {
 		{ "sysfs-root", required_argument, NULL, 'r' }, { "output", required_argument, NULL, 'o' },
 		{ "count", required_argument, NULL, 'n' },	{ "socket", required_argument, NULL, O_SOCKET },
@@ -404,6 +429,8 @@ static int parse_options(struct vfctl *c, int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },		{ "netns", required_argument, NULL, O_NETNS },
 		{ "ifname", required_argument, NULL, O_IFNAME }, { "address", required_argument, NULL, O_ADDRESS },
 		{ "mtu", required_argument, NULL, O_MTU },	{ "gateway", required_argument, NULL, O_GATEWAY },
+		{ "domain", required_argument, NULL, O_DOMAIN }, { "live", no_argument, NULL, O_LIVE },
+		{ "config", no_argument, NULL, O_CONFIG },
 		{}
 	};
 	int o, r = 0;
@@ -432,6 +459,9 @@ static int parse_options(struct vfctl *c, int argc, char **argv)
 		case O_KEY: c->key = optarg; break;
 		case O_DRY: c->dry_run = true; break;
 		case O_NETNS: c->netns = optarg; break;
+		case O_DOMAIN: c->domain = optarg; break;
+		case O_LIVE: c->live = true; break;
+		case O_CONFIG: c->config = true; break;
 		case O_IFNAME: c->ifname = optarg; break;
 		case O_GATEWAY: c->gateway = optarg; break;
 		case O_MTU: r = parse_number("--mtu", optarg, 68, 65535, &c->mtu); break;

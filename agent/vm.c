@@ -283,7 +283,7 @@ int vm_domain_alive(struct agent *a, json_t *alloc)
 	const char *uuid = json_string_value(json_object_get(orig, "domain_uuid"));
 	bool pending = json_is_true(json_object_get(orig, "pending"));
 	json_int_t since = json_integer_value(json_object_get(orig, "since"));
-	struct libvirt_domain d;
+	struct libvirt_domain d = { 0 };
 	char err[512];
 	int r = -1;
 

@@ -85,7 +85,7 @@ int api_attach_domain(struct api_request *req, json_t *alloc, json_t *body)
 	static const char *const keys[] = { "domain", "live", "config", NULL };
 	struct agent *a = req->agent;
 	const char *id = json_string_value(json_object_get(alloc, "id")), *name = NULL;
-	struct libvirt_domain d;
+	struct libvirt_domain d = { 0 };
 	struct vm_target t;
 	unsigned flags = 0;
 	int r = api_check_keys(req, body, keys);

@@ -185,6 +185,8 @@ int api_attach(struct api_request *req)
 	if (r >= 0 && json_is_object(body) && !json_object_get(body, "domain") &&
 	    !json_object_get(body, "netns"))
 		r = api_fail(req, -EINVAL, "netns, domain: one is needed");
+	if (r >= 0 && json_object_get(body, "domain") && json_object_get(body, "netns"))
+		r = api_fail(req, -EINVAL, "netns, domain: one, not both");
 	if (r >= 0)
 		alloc = get_allocation(req);
 	if (r >= 0 && !alloc)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The main job: build vfagent, start vfagentd on a simulated host, and drive it
-# with vfctl the way an operator would: list, pools, alloc, numvfs, release.
+# with vfctl the way an operator would: list, pools, alloc, numvfs, release, and
+# rewrite an OpenNebula deployment file the way the deploy hook does.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/contrib/deps.sh"
@@ -36,5 +37,10 @@ run pools
 run release "$id"
 run numvfs 0000:d8:00.0 6
 run show 0000:d8:11.0
+printf '\n$ curl --unix-socket %s -X POST --data-binary @tests/one/two-ib-one-eth.xml http://x/v1/domain-xml\n' "$sock"
+echo "(an OpenNebula deployment file: its NICs on sriov_ib0 and sriov_eth0 become VFs, with IPoIB dummy NICs)"
+curl -s --unix-socket "$sock" -X POST --data-binary "@$top/tests/one/two-ib-one-eth.xml" \
+	http://x/v1/domain-xml | grep -E '<(hostdev|interface|mac|address|link|vlan|tag|uuid)'
+run pools
 printf '\nThe agent logged:\n'
 tail -5 "$sim.log"

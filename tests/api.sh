@@ -43,7 +43,8 @@ api POST /v1/allocations --data-binary @"$tmp/bad-utf8"; expect 400
 head -c 10485760 /dev/zero | tr '\0' 'a' >"$tmp/big"
 api POST /v1/allocations --data-binary @"$tmp/big"; expect 413
 api POST /v1/allocations -H 'Transfer-Encoding: chunked' --data-binary @"$tmp/big"; expect 413
-api POST /v1/allocations/00000000-0000-4000-8000-000000000000/attach -d '{"domain":"one-42"}'; expect 501
+api POST /v1/allocations/00000000-0000-4000-8000-000000000000/attach -d '{"domain":"one-42"}'; expect 404
+api POST /v1/allocations/00000000-0000-4000-8000-000000000000/attach -d '{"domain":"x","netns":"y"}'; expect 400
 api POST /v1/allocations/00000000-0000-4000-8000-000000000000/attach -d '{}'; expect 400
 api POST /v1/allocations/00000000-0000-4000-8000-000000000000/attach -d '{"netns":"x"}'; expect 404
 api GET /v1/health; expect 200

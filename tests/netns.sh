@@ -60,7 +60,7 @@ api POST "/v1/allocations/$id/attach" -d '{"netns":"../../etc/passwd"}'; expect 
 api POST "/v1/allocations/$id/attach" -d '{"netns":"no-such-netns-x"}'; expect 404
 api POST "/v1/allocations/$id/attach" -d '{"netns":"/etc/hostname"}'; expect 400
 api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns1\",\"ifname\":\"a/b\"}"; expect 400
-api POST "/v1/allocations/$id/attach" -d '{"domain":"one-42"}'; expect 501
+api POST "/v1/allocations/$id/attach" -d '{"domain":"one-42"}'; expect 404 # test:///default has none
 
 # release of an attached allocation restores first
 api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"/run/netns/$ns1\",\"ifname\":\"eth9\"}"; expect 200

@@ -164,4 +164,14 @@ done
 [ "$(jget .libvirt.connected)" = true ] || fail "no reconnect: $body"
 api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
 expect 200
+api POST "/v1/allocations/$id/detach"
+expect 200
+
+# vfctl, the operators' way
+vfctl attach "$id" --domain vfagent-test --config >"$tmp/vfctl.out" || fail "vfctl attach: $(cat "$tmp/vfctl.out")"
+[ "$(inactive 'count(//interface[@type="hostdev"])')" = 1 ] || fail "vfctl attach --domain"
+vfctl attach "$id" --domain vfagent-test --netns x 2>"$tmp/vfctl.err" && fail "--domain with --netns accepted"
+grep -q "one of --netns" "$tmp/vfctl.err" || fail "$(cat "$tmp/vfctl.err")"
+vfctl detach "$id" >/dev/null || fail "vfctl detach"
+[ "$(inactive 'count(//interface[@type="hostdev"])')" = 0 ] || fail "vfctl detach left the device"
 echo "vm: all passed"
