@@ -35,11 +35,12 @@ cat >"$tmp/dev.xml" <<XML
 <interface type='hostdev' managed='yes'><mac address='02:00:c0:a8:02:08'/><source><address type='pci' domain='0x0000' bus='0xaf' slot='0x01' function='0x1'/></source><vlan><tag id='120'/></vlan></interface>
 XML
 now_ms() { date +%s%N | awk '{printf "%.3f", $1 / 1e6}'; }
-set -- 
-for _ in $(seq "$n"); do
+set --
+for i in $(seq "$n"); do
+	[ "$i" = 1 ] || set -- "$@" --next
 	set -- "$@" --unix-socket "$tmp/s" -o /dev/null -X POST -d '{"domain":"vfagent-test","config":true}' \
 		"http://x/v1/allocations/$id/attach" --next \
-		--unix-socket "$tmp/s" -o /dev/null -X POST "http://x/v1/allocations/$id/detach" --next
+		--unix-socket "$tmp/s" -o /dev/null -X POST "http://x/v1/allocations/$id/detach"
 done
 cmds=""
 for _ in $(seq "$n"); do
