@@ -154,9 +154,10 @@ static void log_report(const struct vfp_reconcile_report *rep)
 /* How reconcile asks the host about an intent a crash left half done. */
 static int op_is_attached(void *userdata, json_t *alloc)
 {
-	int vm = vm_domain_alive(userdata, alloc);
+	struct agent *a = userdata;
+	json_t *vf = json_array_get(json_object_get(alloc, "vfs"), 0);
 
-	return vm >= 0 ? vm : container_is_attached(userdata, alloc);
+	return vf && vm_is_vm_vf(a, vf) ? vm_is_attached(a, alloc) : container_is_attached(a, alloc);
 }
 
 static int op_undo(void *userdata, json_t *alloc)

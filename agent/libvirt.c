@@ -459,6 +459,30 @@ int libvirt_detach(struct libvirt_conn *c, const char *uuid, const char *xml, un
 	return r;
 }
 
+/**
+ * libvirt_domain_xml() - domain @uuid's XML: live while it runs, else its config
+ *
+ * NULL when the domain is gone or libvirt cannot say (@err says which).
+ */
+char *libvirt_domain_xml(struct libvirt_conn *c, const char *uuid, char *err, size_t err_size)
+{
+	virConnectPtr conn = get(c, err, err_size);
+	virDomainPtr dom;
+	char *xml = NULL;
+
+	if (!conn)
+		return NULL;
+	dom = virDomainLookupByUUIDString(conn, uuid);
+	if (dom)
+		xml = virDomainGetXMLDesc(dom, 0);
+	if (!xml)
+		last_error("reading the domain's XML", err, err_size);
+	if (dom)
+		virDomainFree(dom);
+	put(c, conn);
+	return xml;
+}
+
 static json_t *domain_entry(virDomainPtr dom)
 {
 	struct libvirt_domain d = { 0 };

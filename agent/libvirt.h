@@ -42,4 +42,5 @@ int libvirt_attach(struct libvirt_conn *c, const char *uuid, const char *xml, un
 		   char *err, size_t err_size);
 int libvirt_detach(struct libvirt_conn *c, const char *uuid, const char *xml, unsigned flags,
 		   char *err, size_t err_size);
+char *libvirt_domain_xml(struct libvirt_conn *c, const char *uuid, char *err, size_t err_size);
 json_t *libvirt_list_domains(struct libvirt_conn *c, char *err, size_t err_size);

@@ -302,6 +302,54 @@ int vm_domain_alive(struct agent *a, json_t *alloc)
 	return r;
 }
 
+/* 1 when the domain in @vf's restore point holds it, 0 when not, -1 when libvirt cannot say. */
+static int vf_in_domain(struct agent *a, json_t *vf)
+{
+	const char *pci = json_string_value(json_object_get(vf, "pci"));
+	json_t *orig = restore_point_load(a, pci), *held = NULL, *p;
+	const char *uuid = json_string_value(json_object_get(orig, "domain_uuid"));
+	char err[512], *xml = NULL;
+	size_t i;
+	int r = 0;
+
+	if (uuid && json_is_true(json_object_get(orig, "pending")))
+		r = -1; /* its domain is not there yet: the lease says, not this */
+	else if (uuid && !(xml = libvirt_domain_xml(a->libvirt, uuid, err, sizeof(err))))
+		r = strstr(err, "Domain not found") ? 0 : -1;
+	if (xml)
+		held = domxml_pci_hostdevs(xml);
+	json_array_foreach(held, i, p)
+		if (!strcmp(json_string_value(p), pci))
+			r = 1;
+	free(xml);
+	json_decref(held);
+	json_decref(orig);
+	return r;
+}
+
+/**
+ * vm_is_attached() - 1 when every VF of @alloc is in its domain, 0 when one
+ * is not, -1 when @alloc is not a VM allocation or libvirt cannot say
+ *
+ * For the reconcile after a crash during an attach: the device must be in
+ * the domain's XML, not only the domain exist.
+ */
+int vm_is_attached(struct agent *a, json_t *alloc)
+{
+	size_t i;
+	json_t *vf;
+	int r = -1;
+
+	if (!a->libvirt || !vm_is_vm_vf(a, json_array_get(json_object_get(alloc, "vfs"), 0)))
+		return -1;
+	json_array_foreach(json_object_get(alloc, "vfs"), i, vf) {
+		r = vf_in_domain(a, vf);
+		if (r <= 0)
+			return r;
+	}
+	return r;
+}
+
 /* Whether the ledger gives @pci to the domain @uuid. */
 static bool ledger_gives(struct agent *a, const char *pci, const char *uuid)
 {

@@ -33,4 +33,5 @@ int vm_attach_vf(struct agent *a, json_t *alloc, size_t i, const struct vm_targe
 int vm_restore_vf(struct agent *a, json_t *vf, char *err, size_t err_size);
 bool vm_is_vm_vf(struct agent *a, json_t *vf);
 int vm_domain_alive(struct agent *a, json_t *alloc);
+int vm_is_attached(struct agent *a, json_t *alloc);
 void vm_report_foreign(struct agent *a);

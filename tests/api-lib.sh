@@ -7,7 +7,7 @@ agent_pid=
 fail() { echo "FAIL: $*" >&2; [ -f "$tmp/agent.log" ] && tail -20 "$tmp/agent.log" >&2; exit 1; }
 cleanup() {
 	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
-	rm -rf "$tmp"
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
 }
 trap cleanup EXIT
 

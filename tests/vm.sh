@@ -167,6 +167,35 @@ expect 200
 api POST "/v1/allocations/$id/detach"
 expect 200
 
+# the agent SIGKILLed at random points of attach/detach cycles: after each restart
+# the ledger says what libvirt's config shows, whichever side of an intent it died on
+intents=0
+for round in $(seq 12); do
+	(while :; do
+		curl -s --unix-socket "$sock" -X POST -d '{"domain":"vfagent-test","config":true}' \
+			"http://x/v1/allocations/$id/attach" >/dev/null 2>&1 || :
+		curl -s --unix-socket "$sock" -X POST "http://x/v1/allocations/$id/detach" >/dev/null 2>&1 || :
+	done) &
+	cycler=$!
+	sleep "0.$(od -An -N1 -tu1 /dev/urandom | tr -d ' ')"
+	kill -9 "$agent_pid"
+	wait "$agent_pid" 2>/dev/null || true
+	kill "$cycler" 2>/dev/null || :
+	wait "$cycler" 2>/dev/null || :
+	agent_pid=
+	start_agent --config "$tmp/vfagent.json"
+	n=$(grep 'reconciled: ' "$tmp/agent.log" | tail -n 1 | sed -n 's/.*reconciled: .* \([0-9]*\) intents rolled back, \([0-9]*\) rolled forward.*/\1 \2/p')
+	intents=$((intents + ${n% *} + ${n#* }))
+	api GET "/v1/allocations/$id"
+	held=$(inactive 'count(//interface[@type="hostdev"])')
+	case "$(jget .state):$held" in
+	attached:1 | reserved:0) ;;
+	*) fail "round $round: the ledger says $(jget .state), libvirt's config holds $held device(s)" ;;
+	esac
+done
+echo "vm: 12 kills, $intents half-done intents resolved at restart"
+[ "$(jget .state)" = reserved ] || { api POST "/v1/allocations/$id/detach"; expect 200; }
+
 # vfctl, the operators' way
 vfctl attach "$id" --domain vfagent-test --config >"$tmp/vfctl.out" || fail "vfctl attach: $(cat "$tmp/vfctl.out")"
 [ "$(inactive 'count(//interface[@type="hostdev"])')" = 1 ] || fail "vfctl attach --domain"
