@@ -100,6 +100,16 @@ api GET "/v1/allocations/$ib_id"
 [ "$(jget .state)" = released ] || fail "allocation of an undefined domain: $body"
 libvirtd_define_domain
 
+# a domain undefined while the agent is down: its VFs come back at the next start
+claim ib
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
+expect 200
+stop_agent
+lv undefine vfagent-test >/dev/null
+start_agent --config "$tmp/vfagent.json"
+[ "$(vf_state "$pci")" = free ] || fail "VF $pci of a domain undefined while the agent was down"
+libvirtd_define_domain
+
 # a deployment file's VFs wait for their domain, then follow it
 api POST /v1/domain-xml --data-binary "@${top_srcdir:-.}/tests/one/two-ib-one-eth.xml"
 expect 200
