@@ -37,6 +37,11 @@ static int move_rdma(const struct vf_facts *f, int netns_fd, json_t *orig, char 
 	if (!exclusive)
 		return 0; /* shared mode: every namespace sees it already */
 	r = rdma_move(f->rdma, -1, netns_fd, err, err_size);
+	if (r == -ENOENT) { /* rxe and siw unregister when their netdev leaves the namespace */
+		snprintf(err, err_size, "RDMA device %s went away when its netdev moved: a software "
+			 "RDMA device does not follow its netdev into a namespace", f->rdma);
+		return -EOPNOTSUPP;
+	}
 	if (r >= 0 && (r = rdma_check_open(netns_fd, f->rdma, err, err_size)) < 0) {
 		_cleanup_close_ int host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 
@@ -82,33 +87,35 @@ static int attach_vf(struct agent *a, json_t *alloc, size_t i, const struct cont
 	unsigned char mac[6];
 	char netdev[64], msg[256];
 	json_t *orig = json_object(), *moved = NULL;
+	bool applied = false;
 	int r = vf_facts_read(a, pci, &f);
 
 	if (r < 0)
 		snprintf(err, err_size, "VF %s is not on this host any more", pci);
 	if (r >= 0)
 		r = vfconfig_from_request(settings, vf, i == 0, &want, err, err_size);
-	if (r >= 0)
-		r = pf_side_apply(a, &f, &want, orig, err, err_size);
+	if (r >= 0 && (r = pf_side_apply(a, &f, &want, orig, err, err_size)) >= 0)
+		applied = true;
 	if (r >= 0 && (r = vfp_device_read_netdev(a->ctx, pci, netdev, sizeof(netdev))) < 0) {
 		snprintf(err, err_size, "VF %s has no netdev (bound to vfio-pci?): it cannot go "
 			 "into a namespace", pci);
-		pf_side_restore(a, &f, orig, msg, sizeof(msg));
 		r = -ENODEV;
 	}
 	netns_config_for(t, settings, i == 0, f.ethernet, ifname, mac, &cfg);
-	if (r >= 0 && (r = netns_attach(netdev, t->fd, &cfg, &moved, err, err_size)) < 0)
-		pf_side_restore(a, &f, orig, msg, sizeof(msg));
-	if (r >= 0) {
+	if (r >= 0 && (r = netns_snapshot(netdev, &moved, err, err_size)) >= 0) {
 		json_object_update(orig, moved);
 		json_object_set_new(orig, "netns", json_string(t->netns));
 		json_object_set_new(orig, "netns_inode", json_integer((json_int_t)t->inode));
 		json_object_set_new(orig, "ifname", json_string(ifname));
-		r = move_rdma(&f, t->fd, orig, err, err_size);
-		if (r < 0) {
-			netns_detach(orig, t->fd, NULL, msg, sizeof(msg));
-			pf_side_restore(a, &f, orig, msg, sizeof(msg));
-		}
+		r = restore_point_save(a, pci, orig); /* where it goes, before it goes */
+	}
+	if (r >= 0)
+		r = netns_attach(netdev, t->fd, &cfg, orig, err, err_size);
+	if (r >= 0 && (r = move_rdma(&f, t->fd, orig, err, err_size)) < 0)
+		netns_detach(orig, t->fd, NULL, msg, sizeof(msg));
+	if (r < 0 && applied) {
+		pf_side_restore(a, &f, orig, msg, sizeof(msg));
+		restore_point_save(a, pci, NULL);
 	}
 	if (r >= 0)
 		r = restore_point_save(a, pci, orig);
@@ -222,17 +229,24 @@ int container_netns_alive(struct agent *a, json_t *alloc)
 /**
  * container_is_attached() - 1 when every VF of @alloc is in its namespace
  *
- * For the reconcile after a crash during an attach: every VF must have its
- * restore point with a namespace that is still there; else 0, and the
- * attach is rolled back.
+ * For the reconcile after a crash during an attach: every VF's netdev must
+ * be in the namespace its restore point names, under its new name; else 0,
+ * and the attach is rolled back.
  */
 int container_is_attached(struct agent *a, json_t *alloc)
 {
 	size_t i;
 	json_t *vf;
 
-	json_array_foreach(json_object_get(alloc, "vfs"), i, vf)
-		if (vf_netns_alive(a, vf) != 1)
+	json_array_foreach(json_object_get(alloc, "vfs"), i, vf) {
+		json_t *orig = restore_point_load(a, json_string_value(json_object_get(vf, "pci")));
+		int in = netns_holds(json_string_value(json_object_get(orig, "netns")),
+				     (ino_t)json_integer_value(json_object_get(orig, "netns_inode")),
+				     json_string_value(json_object_get(orig, "ifname")));
+
+		json_decref(orig);
+		if (!in)
 			return 0;
+	}
 	return 1;
 }

@@ -185,12 +185,58 @@ static json_t *snapshot(const struct nl_link *l)
 			 (l->flags & IFF_UP) != 0, "mac", mac);
 }
 
+/**
+ * netns_snapshot() - @netdev's name, MTU, up state and MAC: what a detach restores
+ *
+ * Taken, and put in the ledger, before netns_attach() moves it: an agent
+ * killed in between leaves a restore point that says where it went.
+ */
+int netns_snapshot(const char *netdev, json_t **ret, char *err, size_t err_size)
+{
+	struct nl_conn host = { 0 };
+	struct nl_link l = { 0 };
+	int r = nl_conn_open(NETLINK_ROUTE, -1, &host);
+
+	if (r >= 0)
+		r = get_link(&host, netdev, &l);
+	nl_conn_close(&host);
+	if (r < 0) {
+		snprintf(err, err_size, "netdev %s: %s", netdev, strerror(-r));
+		return r;
+	}
+	*ret = snapshot(&l);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/**
+ * netns_holds() - 1 when the namespace @spec (still inode @inode) has a link
+ * named @ifname, 0 when not (or the namespace is gone)
+ */
+int netns_holds(const char *spec, ino_t inode, const char *ifname)
+{
+	struct nl_conn c = { 0 };
+	struct nl_link l = { 0 };
+	char ignored[256];
+	ino_t now = 0;
+	int fd, r;
+
+	if (!spec || !ifname || netns_open(spec, &fd, ignored, sizeof(ignored)) < 0)
+		return 0;
+	r = netns_inode(fd, &now) < 0 || now != inode ? -ENOENT : nl_conn_open(NETLINK_ROUTE, fd, &c);
+	if (r >= 0)
+		r = get_link(&c, ifname, &l);
+	nl_conn_close(&c);
+	close(fd);
+	return r >= 0;
+}
+
 /*
  * Moves @netdev into @netns_fd as cfg->ifname, configured. On failure it is
- * moved back under its own name, and the error says which step failed.
+ * moved back as @original (its netns_snapshot()) says, and the error says
+ * which step failed.
  */
 int netns_attach(const char *netdev, int netns_fd, const struct netns_config *cfg,
-		 json_t **ret_original, char *err, size_t err_size)
+		 json_t *original, char *err, size_t err_size)
 {
 	struct nl_conn host = { 0 };
 	struct nl_link l = { 0 };
@@ -206,7 +252,6 @@ int netns_attach(const char *netdev, int netns_fd, const struct netns_config *cf
 		nl_conn_close(&host);
 		return r;
 	}
-	*ret_original = snapshot(&l);
 	r = set_link(&host, l.ifindex, &down, err, err_size);
 	if (r >= 0) {
 		r = set_link(&host, l.ifindex, &move, err, err_size);
@@ -230,8 +275,8 @@ int netns_attach(const char *netdev, int netns_fd, const struct netns_config *cf
 		if (r < 0) {
 			char ignored[256];
 
-			json_object_set_new(*ret_original, "ifname", json_string(cfg->ifname));
-			netns_detach(*ret_original, netns_fd, NULL, ignored, sizeof(ignored)); /* roll back */
+			json_object_set_new(original, "ifname", json_string(cfg->ifname));
+			netns_detach(original, netns_fd, NULL, ignored, sizeof(ignored)); /* roll back */
 		}
 	}
 	return r;
@@ -286,9 +331,14 @@ static int move_back(int netns_fd, const char *ifname, const char *name, const c
 
 	if (r >= 0)
 		r = get_link(&c, ifname, &l);
+	/* renamed back already, and stopped (killed) before the move home */
+	if (r == -ENODEV && strcmp(ifname, name) != 0)
+		r = get_link(&c, name, &l);
+	if (r == -ENODEV && fallback)
+		r = get_link(&c, fallback, &l);
 	if (r >= 0)
 		r = set_link(&c, l.ifindex, &down, err, err_size);
-	if (r >= 0 && strcmp(ifname, name) != 0)
+	if (r >= 0 && strcmp(l.name, name) != 0)
 		r = rename_link(&c, l.ifindex, name, err, err_size);
 	if (r >= 0)
 		r = set_link(&c, l.ifindex, &home, err, err_size);

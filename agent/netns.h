@@ -24,7 +24,9 @@ struct netns_config {
 int netns_open(const char *spec, int *ret_fd, char *err, size_t err_size);
 int netns_inode(int fd, ino_t *ret);
 bool netns_alive(const char *spec, ino_t inode);
+int netns_snapshot(const char *netdev, json_t **ret, char *err, size_t err_size);
+int netns_holds(const char *spec, ino_t inode, const char *ifname);
 int netns_attach(const char *netdev, int netns_fd, const struct netns_config *cfg,
-		 json_t **ret_original, char *err, size_t err_size);
+		 json_t *original, char *err, size_t err_size);
 int netns_detach(json_t *original, int netns_fd, const char *found_as, char *err,
 		 size_t err_size);

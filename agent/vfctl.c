@@ -86,21 +86,32 @@ static void log_stderr(void *userdata, int priority, const char *file, int line,
 	fputc('\n', stderr);
 }
 
+/* A library context on this host's sysfs (or --sysfs-root). */
+static int local_ctx(const struct vfctl *c, struct vfp_ctx **ret)
+{
+	struct vfp_ctx *ctx = NULL;
+	int r = vfp_ctx_new(&ctx);
+
+	if (r < 0)
+		return r;
+	vfp_ctx_set_log_fn(ctx, log_stderr, NULL);
+	if (c->sysfs_root && vfp_ctx_set_sysfs_root(ctx, c->sysfs_root) < 0) {
+		fprintf(stderr, "vfctl: --sysfs-root %s: must be an absolute path\n", c->sysfs_root);
+		vfp_ctx_unref(ctx);
+		return -EINVAL;
+	}
+	*ret = ctx;
+	return 0;
+}
+
 /* {"pfs":[…]} read from sysfs here, as the agent would serve it (without ledger fields). */
 static int local_pfs(const struct vfctl *c, json_t **ret)
 {
 	struct vfp_ctx *ctx = NULL;
 	struct vfp_inventory *inv = NULL;
-	int r = vfp_ctx_new(&ctx);
+	int r = local_ctx(c, &ctx);
 
 	if (r >= 0) {
-		vfp_ctx_set_log_fn(ctx, log_stderr, NULL);
-		if (c->sysfs_root && vfp_ctx_set_sysfs_root(ctx, c->sysfs_root) < 0) {
-			fprintf(stderr, "vfctl: --sysfs-root %s: must be an absolute path\n",
-				c->sysfs_root);
-			vfp_ctx_unref(ctx);
-			return -EINVAL;
-		}
 		r = vfp_inventory_scan(ctx, &inv);
 		if (r < 0)
 			fprintf(stderr, "vfctl: cannot read %s/bus/pci/devices: %s\n",
@@ -360,6 +371,38 @@ static int cmd_numvfs(struct vfctl *c)
 	return ret;
 }
 
+/*
+ * bind PCI DRIVER|-: rebind a device through sysfs here, as the agent binds
+ * unmanaged hostdevs (driver_override, unbind, drivers_probe); "-" gives it
+ * back to its own driver. A maintenance tool: the ledger is not asked.
+ */
+static int cmd_bind(struct vfctl *c)
+{
+	const char *pci = c->argv[0], *driver = strcmp(c->argv[1], "-") ? c->argv[1] : NULL;
+	struct vfp_ctx *ctx = NULL;
+	char now[64] = "";
+	int r;
+
+	if (!vfp_pci_addr_is_valid(pci)) {
+		fprintf(stderr, "vfctl: bind: \"%s\" is not a PCI address like 0000:3b:00.1\n", pci);
+		return EXIT_USAGE;
+	}
+	r = local_ctx(c, &ctx);
+	if (r >= 0)
+		r = vfp_device_bind_driver(ctx, pci, driver);
+	if (r >= 0 || r == -ENXIO)
+		vfp_device_read_driver(ctx, pci, now, sizeof(now));
+	vfp_ctx_unref(ctx);
+	if (r == -ENXIO)
+		fprintf(stderr, "vfctl: bind: no driver took %s%s%s\n", pci, driver ? " as " : "",
+			driver ? driver : "");
+	else if (r < 0)
+		fprintf(stderr, "vfctl: bind %s: %s\n", pci, strerror(-r));
+	else
+		printf("%s: %s\n", pci, now[0] ? now : "(no driver)");
+	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 static int cmd_events(struct vfctl *c)
 {
 	return vfctl_stream(&c->http, "/v1/events") < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
@@ -378,6 +421,8 @@ static const struct command commands[] = {
 	{ "release", "ID   restore and free an allocation's VFs", 1, 1, cmd_release },
 	{ "numvfs", "PF N [--dry-run]   resize a PF", 2, 2, cmd_numvfs },
 	{ "events", "follow inventory and allocation changes", 0, 0, cmd_events },
+	{ "bind", "PCI DRIVER|-   rebind a device here through sysfs ('-': its own driver)", 2, 2,
+	  cmd_bind },
 	{}
 };
 
@@ -505,8 +550,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vfctl: %s: wrong number of arguments; see 'vfctl --help'\n", cmd->name);
 		return EXIT_USAGE;
 	}
-	if (c.local && strcmp(cmd->name, "list") != 0 && strcmp(cmd->name, "show") != 0) {
-		fprintf(stderr, "vfctl: --local works with list and show only\n");
+	if (c.local && strcmp(cmd->name, "list") != 0 && strcmp(cmd->name, "show") != 0 &&
+	    strcmp(cmd->name, "bind") != 0) {
+		fprintf(stderr, "vfctl: --local works with list, show and bind only\n");
 		return EXIT_USAGE;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);

@@ -39,7 +39,9 @@ int main(int argc, char **argv)
 		snprintf(addr, sizeof(addr), "10.77.%d.%d/16", i >> 8, i & 0xff);
 		addrs = json_pack("[s]", addr);
 		cfg.addresses = addrs;
-		r = netns_attach(argv[i], fd, &cfg, &orig, err, sizeof(err));
+		r = netns_snapshot(argv[i], &orig, err, sizeof(err));
+		if (r >= 0)
+			r = netns_attach(argv[i], fd, &cfg, orig, err, sizeof(err));
 		json_decref(addrs);
 		json_decref(orig);
 		if (r < 0) {

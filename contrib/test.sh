@@ -27,4 +27,10 @@ step "unit tests under valgrind"
 step "cppcheck"
 make -C "$top/build" -s cppcheck
 
+step "the QEMU SR-IOV lab (make check-lab)"
+rc=0
+sh "$top/tests/lab/run.sh" || rc=$? # not through make: its exit code 77 (skipped) must survive
+[ $rc = 0 ] || [ $rc = 77 ] || exit 1
+if [ $rc = 77 ]; then echo "(skipped: its downloads are unreachable)"; fi
+
 step "all tests passed"

@@ -201,6 +201,29 @@ static int read_netdev(struct vfp_inventory *inv, const char *pci, struct vfp_de
 	return dup_or_null(buf, &f->mac);
 }
 
+/*
+ * A software RDMA device over @netdev (rdma_rxe names its netdev in its
+ * "parent" attribute; it has no infiniband/ entry under the PCI device):
+ * the RDMA device of a VF whose netdev carries RoCE through rxe.
+ */
+static int read_soft_rdma(struct vfp_inventory *inv, const char *netdev, char **ret_name)
+{
+	char **names = NULL, rel[PATH_MAX], buf[VFP_ATTR_MAX];
+	size_t n = 0;
+	int r = vfp_sysfs_list_dir(inv->ctx, "class/infiniband", &names, &n);
+
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
+	for (size_t i = 0; i < n && !*ret_name; i++) {
+		snprintf(rel, sizeof(rel), "class/infiniband/%s/parent", names[i]);
+		if (name_is_sane(names[i]) && vfp_sysfs_read(inv->ctx, rel, buf, sizeof(buf)) >= 0 &&
+		    strcmp(buf, netdev) == 0)
+			*ret_name = TAKE_PTR(names[i]);
+	}
+	vfp_strv_free(names, n);
+	return 0;
+}
+
 void vfp_devfacts_clear(struct vfp_devfacts *f)
 {
 	free(f->vendor);
@@ -234,6 +257,8 @@ int vfp_device_read_facts(struct vfp_inventory *inv, const char *pci, struct vfp
 		r = read_netdev(inv, pci, f);
 	if (r >= 0)
 		r = read_single_entry(inv, pci, "infiniband", &f->rdma_device);
+	if (r >= 0 && !f->rdma_device && f->netdev)
+		r = read_soft_rdma(inv, f->netdev, &f->rdma_device);
 	return r;
 }
 

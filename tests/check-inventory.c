@@ -116,6 +116,21 @@ START_TEST(test_intel_vfs)
 }
 END_TEST
 
+/* rxe over a VF's netdev: no infiniband/ entry under the VF, its "parent" names the netdev. */
+START_TEST(test_soft_rdma_over_vf_netdev)
+{
+	struct vfp_inventory *inv;
+
+	ck_assert_int_eq(sim_write(fx.root, "class/infiniband/rxe0/parent", "ens5f0v3\n"), 0);
+	ck_assert_int_eq(sim_write(fx.root, "class/infiniband/siw9/parent", "nosuchdev\n"), 0);
+	inv = fixture_scan(&fx);
+	ck_assert_str_eq(vfp_vf_get_rdma_device(vfp_inventory_find_vf(inv, "0000:af:01.3")), "rxe0");
+	ck_assert_ptr_null(vfp_vf_get_rdma_device(vfp_inventory_find_vf(inv, "0000:af:01.2")));
+	ck_assert_str_eq(vfp_vf_get_rdma_device(vfp_inventory_find_vf(inv, "0000:3b:00.1")), "mlx5_1");
+	vfp_inventory_unref(inv);
+}
+END_TEST
+
 START_TEST(test_non_sriov_devices_not_listed)
 {
 	struct vfp_inventory *inv = fixture_scan(&fx);
@@ -222,6 +237,7 @@ Suite *suite_inventory(void)
 	tcase_add_test(tc, test_pfs_in_order_with_exact_fields);
 	tcase_add_test(tc, test_cx6_vfs);
 	tcase_add_test(tc, test_intel_vfs);
+	tcase_add_test(tc, test_soft_rdma_over_vf_netdev);
 	tcase_add_test(tc, test_non_sriov_devices_not_listed);
 	tcase_add_test(tc, test_inventory_json_shape);
 	tcase_add_test(tc, test_unbound_pf_not_writable);

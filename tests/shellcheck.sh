@@ -7,4 +7,6 @@ shellcheck -x hooks/guest/vfagent-ipoib hooks/one/im/vfagent-pci.sh \
 	hooks/one/vmm/kvm-sriov/deploy hooks/one/vmm/kvm-sriov/shutdown \
 	hooks/one/vmm/kvm-sriov/cancel hooks/one/vmm/kvm-sriov/reset hooks/one/vmm/kvm-sriov/save \
 	hooks/one/vmm/kvm-sriov/restore hooks/one/vmm/kvm-sriov/migrate \
-	hooks/one/vmm/kvm-sriov/vfagent-common.sh tests/libvirtd-lib.sh
+	hooks/one/vmm/kvm-sriov/vfagent-common.sh tests/libvirtd-lib.sh tests/lab/run.sh \
+	tests/lab/fetch.sh tests/lab/build-initramfs.sh tests/lab/init.sh tests/lab/scenario.sh \
+	bench/vm.sh

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Builds the lab guest's initramfs in $VFAGENT_LAB_CACHE/initrd.gz: busybox,
+# the kernel modules the lab needs (with their dependencies, resolved by the
+# host's modprobe against the unpacked kernel), udevd, our vfagentd and vfctl
+# from a static-libvfpool build ($1), the hooks, and iproute2, rdma, jq and
+# libibverbs' rxe provider for the assertions, each with its libraries.
+set -eu
+build=$1
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${VFAGENT_LAB_CACHE:-/var/cache/vfagent-lab}
+root=$cache/root
+for d in "$root"/lib/modules/*; do k=${d##*/}; done
+[ -f "$root/lib/modules/$k/modules.dep" ] || depmod -b "$root" "$k"
+i=$cache/initrd
+rm -rf "$i"
+mkdir -p "$i/bin" "$i/sbin" "$i/etc" "$i/proc" "$i/sys" "$i/dev" "$i/tmp" "$i/run" "$i/lib64" \
+	"$i/usr/bin" "$i/usr/lib/x86_64-linux-gnu" "$i/lib/modules/$k" "$i/lib/systemd" "$i/lab"
+cp "$root/bin/busybox" "$i/bin/busybox"
+for a in $("$i/bin/busybox" --list); do [ -e "$i/bin/$a" ] || ln -s busybox "$i/bin/$a"; done
+ln -s ../bin/busybox "$i/sbin/modprobe" # the kernel's request_module() runs /sbin/modprobe
+
+mods="nvme virtio_pci virtio_net igb igbvf veth rdma_rxe ib_uverbs vfio-pci crc32_generic"
+for m in $mods; do
+	modprobe -d "$root" -S "$k" --show-depends "$m" | awk '$1 == "insmod" {print $2}'
+done | sort -u | while read -r ko; do
+	rel=${ko#"$root"/}
+	mkdir -p "$i/$(dirname "$rel")"
+	cp "$root/$rel" "$i/$rel"
+done
+cp "$root/lib/modules/$k/modules.order" "$root/lib/modules/$k/modules.builtin" \
+	"$root/lib/modules/$k/modules.builtin.modinfo" "$i/lib/modules/$k/"
+depmod -b "$i" "$k"
+
+cp "$root/bin/udevadm" "$i/bin/udevadm"
+ln -s /bin/udevadm "$i/lib/systemd/systemd-udevd"
+for f in "$build/agent/vfagentd" "$build/agent/vfctl"; do
+	if [ ! -x "$f" ] || grep -q libtool "$f"; then
+		echo "lab: $f is not a linked binary (build with --disable-shared)"
+		exit 1
+	fi
+done
+bins="$build/agent/vfagentd $build/agent/vfctl /usr/sbin/ip /usr/bin/rdma /usr/bin/jq"
+# shellcheck disable=SC2086 # a list of paths without spaces
+cp $bins "$i/usr/bin/"
+rxe=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
+# shellcheck disable=SC2086
+for b in $bins "$i/bin/udevadm" $rxe; do ldd "$b"; done | awk '/=> \// {print $3}' | sort -u |
+	while read -r l; do cp -L "$l" "$i/usr/lib/x86_64-linux-gnu/"; done
+cp -L /lib64/ld-linux-x86-64.so.2 "$i/lib64/"
+ln -s ../usr/lib/x86_64-linux-gnu "$i/lib/x86_64-linux-gnu"
+mkdir -p "$i/usr/lib/x86_64-linux-gnu/libibverbs" "$i/etc/libibverbs.d"
+cp "$rxe" "$i/usr/lib/x86_64-linux-gnu/libibverbs/"
+cp /etc/libibverbs.d/rxe.driver "$i/etc/libibverbs.d/"
+cp -r "$top/hooks" "$i/lab/hooks"
+cp "$top/tests/lab/init.sh" "$i/init"
+cp "$top/tests/lab/scenario.sh" "$i/lab/scenario.sh"
+chmod +x "$i/init"
+(cd "$i" && find . | cpio -o -H newc --quiet | gzip -1) >"$cache/initrd.gz"
+cp "$root/boot/vmlinuz-$k" "$cache/vmlinuz"

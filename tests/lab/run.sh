@@ -1,0 +1,49 @@
+#!/bin/sh
+# make check-lab: fetches (or reuses) the lab's kernel and QEMU 10, builds
+# vfagent with libvfpool linked in (build-lab/), builds the initramfs, boots a
+# q35 guest under TCG with an emulated IOMMU, an NVMe PF (sriov_max_vfs=4)
+# and an igb PF, runs
+# tests/lab/scenario.sh in it, and prints one line per step and the wall
+# time. Exit 77 when the downloads cannot be reached; 1 when a step fails or
+# the guest does not finish. QEMU's intel-iommu gives the guest IOMMU groups,
+# which vfio-pci needs (Debian's kernel has no VFIO no-IOMMU mode).
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${VFAGENT_LAB_CACHE:-/var/cache/vfagent-lab}
+export VFAGENT_LAB_CACHE="$cache"
+t0=$(date +%s)
+[ "$(id -u)" = 0 ] || { echo "lab: needs root (apt-get download, depmod)"; exit 77; }
+for tool in cpio depmod modprobe; do
+	command -v "$tool" >/dev/null || { echo "lab: $tool is missing (apt-get install cpio kmod)"; exit 1; }
+done
+rc=0
+sh "$top/tests/lab/fetch.sh" || rc=$?
+[ $rc = 0 ] || exit $rc
+BUILD_DIR="$top/build-lab" "$top/contrib/build.sh" --disable-shared
+sh "$top/tests/lab/build-initramfs.sh" "$top/build-lab"
+q=$cache/bpo/root/usr
+log=$cache/console.log
+timeout 600 "$q/bin/qemu-system-x86_64" -machine q35 -accel tcg -cpu max -smp 2 -m 1024 \
+	-L "$q/share/seabios" -bios "$q/share/seabios/bios-256k.bin" -L "$q/share/qemu" \
+	-device intel-iommu \
+	-kernel "$cache/vmlinuz" -initrd "$cache/initrd.gz" \
+	-append "console=ttyS0 quiet panic=-1 intel_iommu=on" \
+	-display none -vga none -serial "file:$log" -monitor none -no-reboot \
+	-netdev user,id=n0,restrict=on -device virtio-net-pci,netdev=n0 \
+	-device pcie-root-port,id=rp1,bus=pcie.0,chassis=1 \
+	-device nvme-subsys,id=subsys0 \
+	-device nvme,serial=vfagentlab,subsys=subsys0,bus=rp1,sriov_max_vfs=4,sriov_vq_flexible=8,sriov_vi_flexible=4 \
+	-device pcie-root-port,id=rp2,bus=pcie.0,chassis=2 \
+	-netdev user,id=n1,restrict=on -device igb,netdev=n1,bus=rp2,romfile= \
+	>"$cache/qemu.log" 2>&1 || true
+t1=$(date +%s)
+grep '^LAB ' "$log" | tr -d '\r' | sed 's/^LAB //'
+passed=$(grep -c '^LAB PASS' "$log" || true)
+failed=$(grep -c '^LAB FAIL' "$log" || true)
+echo "lab: $passed passed, $failed failed, $((t1 - t0)) s wall (console: $log)"
+if ! grep -q '^LAB END' "$log"; then
+	echo "lab: the guest did not finish; the console's end:"
+	tail -20 "$log"
+	exit 1
+fi
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]

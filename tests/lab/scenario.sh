@@ -1,0 +1,218 @@
+#!/bin/sh
+# The lab scenario, run inside the guest on the real /sys: vfagentd and vfctl
+# against real SR-IOV PFs (QEMU's igb, 7 VFs with igbvf netdevs; QEMU's NVMe,
+# 4 VFs), asserted with the kernel's own tools (/usr/bin/ip: busybox's ip
+# shadows it otherwise). One line per step: "LAB PASS name", "LAB FAIL name:
+# why" or "LAB INFO name: what was seen".
+ip=/usr/bin/ip
+sock=/run/vfagent.sock
+export VFAGENT_SOCKET=$sock
+pass() { echo "LAB PASS $1"; }
+fail() { echo "LAB FAIL $1: $2"; }
+info() { echo "LAB INFO $1: $2"; }
+api() { vfctl -o json "$@" 2>&1; }
+
+pf_of() { # VENDOR DEVICE → the PF's address
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor")" = "0x$1" ] && [ "$(cat "$d/device")" = "0x$2" ] &&
+			[ -e "$d/sriov_totalvfs" ] && { basename "$d"; return; }
+	done
+}
+igb=$(pf_of 8086 10c9)
+nvme=$(pf_of 1b36 0010)
+igb_net=$(ls "/sys/bus/pci/devices/$igb/net" 2>/dev/null)
+if [ -z "$igb" ] || [ -z "$nvme" ] || [ -z "$igb_net" ]; then
+	fail setup "no igb PF ($igb, netdev $igb_net) or NVMe PF ($nvme)"
+	exit 0
+fi
+
+cat >/etc/vfagent/vfagent.json <<JSON
+{"pools": [{"name": "igb", "selector": {"devices": ["10ca"]}},
+           {"name": "nvme", "selector": {"vendors": ["1b36"]}}],
+ "libvirt": {"uri": "test:///default", "managed": false}}
+JSON
+start_agent() {
+	vfagentd --listen "unix:$sock" --state-dir /var/lib/vfagent >>/run/agent.log 2>&1 &
+	agent=$!
+	for _ in $(seq 50); do vfctl pools >/dev/null 2>&1 && return 0; sleep 0.1; done
+	fail agent "vfagentd did not answer: $(tail -3 /run/agent.log)"
+	exit 0
+}
+start_agent
+
+# -- inventory matches sysfs
+pf_json=$(api show "$igb")
+nv_json=$(api show "$nvme")
+if [ "$(echo "$pf_json" | jq .totalvfs)" = 7 ] && [ "$(echo "$nv_json" | jq .totalvfs)" = 4 ] &&
+	[ "$(echo "$pf_json" | jq -r .vendor):$(echo "$pf_json" | jq -r .device)" = 8086:10c9 ] &&
+	[ "$(echo "$pf_json" | jq -r .netdev)" = "$igb_net" ]; then
+	pass "inventory: igb $igb totalvfs 7, NVMe $nvme totalvfs 4"
+else
+	fail inventory "igb: $pf_json / nvme: $nv_json"
+fi
+
+# -- numvfs: dry run, then grow igb 0 → 4
+if vfctl numvfs "$igb" 4 --dry-run >/run/out 2>&1 && [ "$(cat "/sys/bus/pci/devices/$igb/sriov_numvfs")" = 0 ]; then
+	pass "numvfs dry run: plan made, sriov_numvfs still 0"
+else
+	fail "numvfs dry run" "$(cat /run/out)"
+fi
+vfctl numvfs "$igb" 4 >/run/out 2>&1
+udevadm settle --timeout=10
+want=$(for n in 0 1 2 3; do basename "$(readlink "/sys/bus/pci/devices/$igb/virtfn$n")"; done | tr '\n' ' ')
+got=$(api show "$igb" | jq -r '[.vfs[].pci] | join(" ")')
+if [ "$(cat "/sys/bus/pci/devices/$igb/sriov_numvfs")" = 4 ] && [ "$got " = "$want" ]; then
+	pass "numvfs 0 → 4: VFs $got as virtfn0-3 say"
+else
+	fail "numvfs grow" "sysfs $want, agent $got: $(cat /run/out)"
+fi
+
+# -- hotplug: VFs made behind the agent's back reach it through udev
+echo 0 >"/sys/bus/pci/devices/$nvme/sriov_drivers_autoprobe"
+echo 2 >"/sys/bus/pci/devices/$nvme/sriov_numvfs"
+for _ in $(seq 50); do
+	[ "$(api show "$nvme" | jq '.vfs | length')" = 2 ] && break
+	sleep 0.1
+done
+nvf=$(api show "$nvme" | jq -r '.vfs[0].pci')
+if [ "$(api show "$nvme" | jq '.vfs | length')" = 2 ] && [ "$(api show "$nvf" | jq -r .netdev)" = null ]; then
+	pass "udev: 2 NVMe VFs made through sysfs seen without a restart; no netdev"
+else
+	fail udev "$(api show "$nvme")"
+fi
+
+# -- NVMe VF to vfio-pci and back
+before=$(basename "$(readlink "/sys/bus/pci/devices/$nvf/driver" 2>/dev/null)" 2>/dev/null)
+vfctl bind "$nvf" vfio-pci >/run/out 2>&1
+mid=$(basename "$(readlink "/sys/bus/pci/devices/$nvf/driver" 2>/dev/null)" 2>/dev/null)
+vfctl bind "$nvf" - >>/run/out 2>&1
+after=$(basename "$(readlink "/sys/bus/pci/devices/$nvf/driver" 2>/dev/null)" 2>/dev/null)
+if [ "$mid" = vfio-pci ] && [ "$after" != vfio-pci ] && [ -e /dev/vfio ]; then
+	pass "vfio-pci: NVMe VF $nvf ${before:-unbound} → vfio-pci → ${after:-unbound}"
+else
+	fail vfio-pci "${before:-unbound} → ${mid:-unbound} → ${after:-unbound}: $(cat /run/out) $(dmesg | grep -i -e vfio -e iommu | tail -n 3)"
+fi
+
+# -- two containers, one igb VF each: MAC and VLAN on the PF, netdev, name and IP inside
+$ip netns add c1
+$ip netns add c2
+claim() { # NETNS MAC → allocation id
+	api alloc igb --owner "netns:/run/netns/$1" --mac "$2" --vlan 100 | jq -r .id
+}
+id1=$(claim c1 02:00:0a:09:00:01)
+id2=$(claim c2 02:00:0a:09:00:02)
+idx1=$(api show "$igb" | jq -r --arg id "$id1" '.vfs[] | select(.allocation == $id) | .index')
+idx2=$(api show "$igb" | jq -r --arg id "$id2" '.vfs[] | select(.allocation == $id) | .index')
+pci1=$(vfctl -o json show "$igb" | jq -r --arg id "$id1" '.vfs[] | select(.allocation == $id) | .pci')
+name1=$(ls "/sys/bus/pci/devices/$pci1/net")
+vfctl attach "$id1" --netns c1 --ifname eth1 --address 10.9.0.1/24 >/run/out 2>&1 || info attach "$(cat /run/out)"
+vfctl attach "$id2" --netns c2 --ifname eth1 --address 10.9.0.2/24 >>/run/out 2>&1 || info attach "$(cat /run/out)"
+vfline() { $ip link show "$igb_net" | grep "vf $1 "; }
+if vfline "$idx1" | grep -q "02:00:0a:09:00:01.*vlan 100" && vfline "$idx2" | grep -q "02:00:0a:09:00:02.*vlan 100"; then
+	pass "PF $igb_net: vf $idx1 and vf $idx2 carry their MAC and VLAN 100 ($(vfline "$idx1" | tr -s ' '))"
+else
+	fail "VF MAC/VLAN" "$($ip link show "$igb_net" | grep ' vf ' | tr -s ' ' | tr '\n' ';') $(cat /run/out)"
+fi
+if $ip -n c1 -4 addr show eth1 | grep -q 10.9.0.1/24 && $ip -n c2 -4 addr show eth1 | grep -q 10.9.0.2/24 &&
+	$ip -n c1 link show eth1 | grep -q "02:00:0a:09:00:01"; then
+	pass "netns: c1 and c2 each hold eth1 with its address and MAC"
+else
+	fail netns "$($ip -n c1 -br addr) / $($ip -n c2 -br addr)"
+fi
+if $ip netns exec c1 ping -c 2 -W 2 10.9.0.2 >/run/ping 2>&1; then
+	info traffic "c1 → c2 over two VFs: ping answered"
+else
+	info traffic "c1 → c2 over two VFs: no answer (QEMU's igb does not switch VF to VF here)"
+fi
+
+# -- a shrink while VFs are attached names the blocking allocation
+if ! vfctl numvfs "$igb" 0 >/run/out 2>&1 && grep -q "$id1" /run/out; then
+	pass "numvfs shrink refused while attached, naming $id1"
+else
+	fail "numvfs shrink" "$(cat /run/out)"
+fi
+
+# -- release: netdev back under its own name, MAC and VLAN as they were
+vfctl release "$id1" >/run/out 2>&1
+if [ "$(ls "/sys/bus/pci/devices/$pci1/net" 2>/dev/null)" = "$name1" ] &&
+	$ip link show "$name1" >/dev/null 2>&1 && ! vfline "$idx1" | grep -q "vlan 100" &&
+	! vfline "$idx1" | grep -q "02:00:0a:09:00:01"; then
+	pass "release: $name1 back in the host, vf $idx1 MAC and VLAN restored ($(vfline "$idx1" | tr -s ' '))"
+else
+	fail release "$(ls "/sys/bus/pci/devices/$pci1/net") / $(vfline "$idx1") / $(cat /run/out)"
+fi
+
+# -- the namespace deleted under an attached VF: the agent notices and restores it
+pci2=$(vfctl -o json show "$igb" | jq -r --arg id "$id2" '.vfs[] | select(.allocation == $id) | .pci')
+$ip netns del c2
+for _ in $(seq 50); do
+	[ "$(api show "$pci2" | jq -r .state)" = free ] && break
+	sleep 0.1
+done
+if [ "$(api show "$pci2" | jq -r .state)" = free ] && [ -n "$(ls "/sys/bus/pci/devices/$pci2/net")" ] &&
+	! vfline "$idx2" | grep -q "vlan 100"; then
+	pass "netns deleted: $pci2 released and restored ($(ls "/sys/bus/pci/devices/$pci2/net"))"
+else
+	fail "netns deleted" "$(api show "$pci2" | jq -c '{state, netdev}') $(vfline "$idx2")"
+fi
+
+# -- rxe: an RDMA device on a VF netdev is inventoried; in exclusive mode its move is refused
+if ! rdma system | grep -q exclusive; then
+	fail rxe "the RDMA netns mode is not exclusive: $(rdma system 2>&1)"
+elif [ -d /sys/module/rdma_rxe ]; then
+	pci3=$(vfctl -o json show "$igb" | jq -r '.vfs[2].pci')
+	n3=$(ls "/sys/bus/pci/devices/$pci3/net")
+	$ip link set "$n3" up
+	rdma link add rxe0 type rxe netdev "$n3"
+	# a pool of that one VF, first so it wins
+	jq --arg pci "$pci3" '.pools = [{name: "rxe", selector: {pci_addresses: [$pci]}}] + .pools' \
+		/etc/vfagent/vfagent.json >/run/cfg && mv /run/cfg /etc/vfagent/vfagent.json
+	kill "$agent"; wait "$agent" 2>/dev/null
+	start_agent
+	rd=$(api show "$pci3" | jq -r .rdma_device)
+	if [ "$rd" = rxe0 ]; then
+		pass "rxe: rxe0 on $n3 inventoried as VF $pci3's RDMA device"
+	else
+		fail rxe "VF $pci3 rdma_device $rd; $(cd "/sys/bus/pci/devices/$pci3/" && echo *)"
+	fi
+	$ip netns add c3
+	id3=$(api alloc rxe --owner netns:/run/netns/c3 | jq -r .id)
+	if vfctl attach "$id3" --netns c3 --ifname ib0 >/run/out 2>&1; then
+		fail "rxe move" "attached; host: $(rdma dev | tr '\n' ' '); c3: $(ip netns exec c3 rdma dev 2>&1 | tr '\n' ' '); $(grep -i rdma /run/agent.log | tail -n 3 | tr '\n' ' ')"
+	else
+		left=$($ip -n c3 link show 2>/dev/null | grep -c '^[0-9]')
+		rxe_now=$(rdma dev | grep -q rxe0 && echo "rxe0 still there" || echo "rxe0 gone (the kernel's doing)")
+		if [ "$left" = 1 ] && [ -n "$(ls "/sys/bus/pci/devices/$pci3/net")" ] &&
+			[ "$(api show "$pci3" | jq -r .state)" = reserved ]; then
+			pass "rxe in exclusive mode: attach failed cleanly, $n3 back in the host, $rxe_now: $(tr '\n' ' ' </run/out | cut -c1-150)"
+		else
+			fail "rxe move" "c3 links $left; $(rdma dev); $(cat /run/out)"
+		fi
+	fi
+else
+	fail rxe "rdma_rxe did not load"
+fi
+
+# -- SIGKILL in the middle of attaches: after reconcile the ledger matches the kernel
+$ip netns add c4
+id4=$(api alloc igb --owner netns:/run/netns/c4 | jq -r .id)
+pci4=$(vfctl -o json show "$igb" | jq -r --arg id "$id4" '.vfs[] | select(.allocation == $id) | .pci')
+ok=1
+for round in 1 2 3 4 5 6; do
+	(while :; do vfctl attach "$id4" --netns c4 --ifname eth4 >/dev/null 2>&1
+		vfctl detach "$id4" >/dev/null 2>&1; done) &
+	cycler=$!
+	sleep "0.$(od -An -N1 -tu1 /dev/urandom | tr -d ' ')"
+	kill -9 "$agent"; wait "$agent" 2>/dev/null
+	kill "$cycler"; wait "$cycler" 2>/dev/null
+	start_agent
+	state=$(api show "$pci4" | jq -r .state)
+	inside=$($ip -n c4 link show eth4 >/dev/null 2>&1 && echo yes || echo no)
+	host=$([ -n "$(ls "/sys/bus/pci/devices/$pci4/net" 2>/dev/null)" ] && echo yes || echo no)
+	case "$state:$inside:$host" in
+	attached:yes:no | reserved:no:yes) ;;
+	*) ok=0; fail "kill -9 round $round" "ledger $state, in c4 $inside, in host $host" ;;
+	esac
+done
+[ $ok = 1 ] && pass "kill -9 during attach/detach, 6 rounds: ledger and kernel agree after each restart"
+kill "$agent"
