@@ -59,6 +59,7 @@ struct vfp_inventory *agent_get_inventory(struct agent *a);
 struct vfp_config *agent_get_config(struct agent *a);
 void agent_replace_inventory(struct agent *a, struct vfp_inventory *inv);
 
+void agent_set_log_priority(int priority);
 void agent_log(int priority, const char *format, ...) __attribute__((format(printf, 2, 3)));
 #define log_info(...) agent_log(6, __VA_ARGS__)
 #define log_warning(...) agent_log(4, __VA_ARGS__)

@@ -9,6 +9,7 @@
 
 #include "libvfpool/macro.h"
 #include "link-watch.h"
+#include "nlmsg.h"
 
 struct link_watch {
 	struct mnl_socket *nl;
@@ -62,7 +63,7 @@ int link_watch_drain(struct link_watch *w)
 		}
 		if (len < 0)
 			return errno == ENOBUFS ? n + 1 : n;
-		for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left))
+		for (; left >= 0 && nl_msg_ok(nlh, (size_t)left); nlh = mnl_nlmsg_next(nlh, &left))
 			n += nlh->nlmsg_type == RTM_NEWLINK || nlh->nlmsg_type == RTM_DELLINK;
 	}
 }

@@ -139,7 +139,7 @@ int nl_parse_link(const void *buf, size_t len, struct nl_link *ret)
 	struct link_attrs a = { { NULL } };
 	struct nl_link l = { 0 };
 
-	if (!mnl_nlmsg_ok(nlh, (int)len) || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
+	if (!nl_msg_ok(nlh, len) || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
 		return -EBADMSG;
 	if (nlh->nlmsg_type != RTM_NEWLINK)
 		return -EPROTO;
@@ -172,7 +172,7 @@ int nl_parse_ack(const void *buf, size_t len, char *msg, size_t msg_size)
 	const struct nlattr *attr;
 
 	msg[0] = '\0';
-	if (!mnl_nlmsg_ok(nlh, (int)len))
+	if (!nl_msg_ok(nlh, len))
 		return -EBADMSG;
 	if (nlh->nlmsg_type != NLMSG_ERROR)
 		return -EPROTO;
@@ -182,10 +182,14 @@ int nl_parse_ack(const void *buf, size_t len, char *msg, size_t msg_size)
 	if (err->error == 0)
 		return 0;
 	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
-		size_t off = sizeof(*err);
+		size_t off = sizeof(*err), payload = mnl_nlmsg_get_payload_len(nlh);
 
+		/* the echoed request's length is the sender's word: check it against ours */
 		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-			off += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
+			off = err->msg.nlmsg_len >= sizeof(struct nlmsghdr) &&
+				      err->msg.nlmsg_len - sizeof(struct nlmsghdr) <= payload - off
+				      ? off + err->msg.nlmsg_len - sizeof(struct nlmsghdr)
+				      : payload;
 		mnl_attr_for_each(attr, nlh, off)
 			if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
 			    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
@@ -198,6 +202,20 @@ static int hex_digit(char c)
 {
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
 	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/**
+ * nl_msg_ok() - @nlh is a whole message inside @len bytes
+ *
+ * As mnl_nlmsg_ok(), but stricter where libmnl trusts the sender: the
+ * claimed nlmsg_len is compared unsigned (libmnl casts it to int, and 2^31
+ * or more passes), and with its padding (libmnl's attribute walk reads up
+ * to the aligned end).
+ */
+bool nl_msg_ok(const struct nlmsghdr *nlh, size_t len)
+{
+	return len >= sizeof(*nlh) && len <= INT32_MAX && nlh->nlmsg_len >= sizeof(*nlh) &&
+	       nlh->nlmsg_len <= len && MNL_ALIGN(nlh->nlmsg_len) <= len;
 }
 
 /* "02:aa:bb:cc:dd:01", exactly: six two-digit hex bytes; @mac is untouched on failure. */

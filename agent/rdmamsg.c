@@ -6,6 +6,7 @@
 #include <rdma/rdma_netlink.h>
 #include <string.h>
 
+#include "nlmsg.h"
 #include "rdmamsg.h"
 
 static struct nlmsghdr *start(void *buf, int cmd, uint16_t flags, uint32_t seq)
@@ -82,7 +83,7 @@ int rdmamsg_parse_netns_mode(const void *buf, size_t len, int *ret_exclusive)
 	struct attrs a = { { NULL } };
 	int r;
 
-	if (len > INT32_MAX || !mnl_nlmsg_ok(nlh, (int)len))
+	if (!nl_msg_ok(nlh, len))
 		return -EBADMSG;
 	r = parse_one(nlh, RDMA_NLDEV_CMD_SYS_GET, &a);
 	if (r < 0)
@@ -104,9 +105,9 @@ int rdmamsg_find_dev(const void *buf, size_t len, const char *name, uint32_t *re
 	const struct nlmsghdr *nlh = buf;
 	int left = len > INT32_MAX ? -1 : (int)len;
 
-	if (left < 0 || !mnl_nlmsg_ok(nlh, left))
+	if (left < 0 || !nl_msg_ok(nlh, (size_t)left))
 		return -EBADMSG;
-	for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+	for (; left >= 0 && nl_msg_ok(nlh, (size_t)left); nlh = mnl_nlmsg_next(nlh, &left)) {
 		struct attrs a = { { NULL } };
 		int r;
 

@@ -8,6 +8,7 @@
 #include <linux/rtnetlink.h>
 #include <string.h>
 
+#include "nlmsg.h"
 #include "vfinfo.h"
 
 void vf_settings_init(struct vf_settings *s, unsigned index)
@@ -279,7 +280,7 @@ int vfinfo_parse(const void *buf, size_t len, unsigned index, struct vf_settings
 	struct vf_settings s;
 	struct find_vf f = { .index = index, .s = &s };
 
-	if (len > INT32_MAX || !mnl_nlmsg_ok(nlh, (int)len) ||
+	if (!nl_msg_ok(nlh, len) ||
 	    nlh->nlmsg_len < mnl_nlmsg_size(sizeof(struct ifinfomsg)))
 		return -EBADMSG;
 	if (nlh->nlmsg_type != RTM_NEWLINK)

@@ -9,14 +9,15 @@
 #include "agent/rdma.h"
 #include "api.h"
 
+/* A request made in this process (the API fuzzer's) has no connection, so no query or header. */
 const char *api_query(struct api_request *req, const char *key)
 {
-	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+	return req->conn ? MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key) : NULL;
 }
 
 const char *api_header(struct api_request *req, const char *key)
 {
-	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, key);
+	return req->conn ? MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, key) : NULL;
 }
 
 /* The VF as DESIGN.md §3 has it: facts, then pool, state, allocation. Call with ledger_lock. */

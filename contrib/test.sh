@@ -27,6 +27,9 @@ step "unit tests under valgrind"
 step "cppcheck"
 make -C "$top/build" -s cppcheck
 
+step "fuzzing: every harness for ${FUZZ_SECONDS:-60} s (make fuzz)"
+FUZZ_SECONDS=${FUZZ_SECONDS:-60} sh "$top/tests/fuzz/run.sh"
+
 step "the QEMU SR-IOV lab (make check-lab)"
 rc=0
 sh "$top/tests/lab/run.sh" || rc=$? # not through make: its exit code 77 (skipped) must survive

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * REST request bodies, route by route, against a whole agent in this
+ * process (a simulated host in /dev/shm, its ledger, test:///default): the
+ * first byte picks the route, the rest is the body. Every answer is a
+ * status with a message or a reply, never a crash or a leak; whatever a
+ * request claimed is given back afterwards, so the pools never run dry.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent.h"
+#include "agent/release.h"
+#include "api/api.h"
+#include "fuzz.h"
+
+static struct agent a;
+static char fixed_id[64];
+
+static void setup(void)
+{
+	static char dir[64] = "/dev/shm/vfagent-fuzz-api-XXXXXX";
+	json_t *alloc = NULL;
+	char *err = NULL;
+	struct vfp_claim c = { .pool = "eth", .count = 1, .numa_node = -1 };
+
+	if (!mkdtemp(dir))
+		abort();
+	strcat(dir, "/host");
+	a.opt.simulate_dir = dir;
+	agent_set_log_priority(3);
+	if (agent_init(&a) < 0)
+		abort();
+	c.owner = json_pack("{s:s, s:s}", "kind", "vm", "name", "fuzz");
+	if (vfp_ledger_claim(a.ledger, a.config, &c, &alloc) < 0)
+		abort();
+	snprintf(fixed_id, sizeof(fixed_id), "%s", json_string_value(json_object_get(alloc, "id")));
+	json_decref(alloc);
+	json_decref(c.owner);
+	free(err);
+}
+
+/* Every allocation but the fixed one back, so the next input finds VFs free. */
+static void give_back(void)
+{
+	json_t *list = vfp_ledger_list_allocations(a.ledger, NULL, false), *o;
+	char err[256];
+	size_t i;
+
+	json_array_foreach(list, i, o) {
+		const char *id = json_string_value(json_object_get(o, "id"));
+
+		if (strcmp(id, fixed_id) != 0)
+			agent_release_allocation(&a, id, err, sizeof(err));
+	}
+	json_decref(list);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct {
+		const char *method, *path;
+		api_handler handler;
+	} routes[] = {
+		{ "POST", "/v1/allocations", api_post_allocation },
+		{ "PUT", "/v1/pfs/0000:d8:00.0/numvfs", api_put_numvfs },
+		{ "POST", "/v1/allocations/ID/attach", api_attach },
+		{ "POST", "/v1/domain-xml", api_domain_xml },
+	};
+	struct api_request req = { 0 };
+	size_t k;
+	int r;
+
+	if (size < 1)
+		return 0;
+	if (!a.ctx)
+		setup();
+	k = data[0] % (sizeof(routes) / sizeof(routes[0]));
+	req = (struct api_request){ .agent = &a, .method = routes[k].method, .path = routes[k].path,
+				    .body = (const char *)data + 1, .body_len = size - 1,
+				    .status = 200 };
+	req.params[0] = k == 1 ? "0000:d8:00.0" : fixed_id;
+	r = routes[k].handler(&req);
+	if (r < 0 && !req.error[0])
+		abort(); /* a refusal must say why */
+	json_decref(req.json);
+	free(req.text);
+	give_back();
+	return 0;
+}
