@@ -23,6 +23,7 @@
 #include "agent.h"
 #include "api/api.h"
 #include "listen.h"
+#include "privileges.h"
 #include "libvirt.h"
 #include "link-watch.h"
 #include "release.h"
@@ -198,6 +199,8 @@ static int serve(struct agent *a, const sigset_t *mask)
 	sfd = signalfd(-1, mask, SFD_CLOEXEC);
 	n = open_listeners(a, fds, is_tcp);
 	if (sfd < 0 || n <= 0)
+		return EXIT_FAILURE;
+	if (privileges_drop() < 0)
 		return EXIT_FAILURE;
 	if (api_server_start(a, fds, is_tcp, n, &server) < 0) {
 		log_error("starting the HTTP server failed");

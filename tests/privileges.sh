@@ -1,0 +1,51 @@
+#!/bin/sh
+# Least privilege: once serving, vfagentd holds CAP_NET_ADMIN, CAP_SYS_ADMIN
+# and CAP_SYS_PTRACE only (effective, permitted, bounding; none inheritable)
+# with no_new_privs; its unix socket is 0660 and in the configured group, so
+# a user outside the group gets EACCES and one inside is served; request
+# bodies never reach the log.
+set -eu
+. "${top_srcdir:-.}/tests/api-lib.sh"
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+command -v setpriv >/dev/null || { echo "SKIP: needs setpriv (util-linux)"; exit 77; }
+chmod 755 "$tmp" # the socket's directory must be passable; the socket itself is the gate
+group=vfagent-test
+getent group "$group" >/dev/null || groupadd --system "$group"
+for u in vfa-member vfa-outsider; do
+	getent passwd "$u" >/dev/null || useradd --system --no-create-home --shell /usr/sbin/nologin "$u"
+done
+usermod -a -G "$group" vfa-member
+cat >"$tmp/vfagent.json" <<JSON
+{"pools": [{"name": "eth", "selector": {"vendors": ["8086"]}}], "socket_group": "$group"}
+JSON
+start_agent --config "$tmp/vfagent.json"
+
+status() { sed -n "s/^$1:[[:space:]]*//p" "/proc/$agent_pid/status"; }
+want=0000000000281000 # bits 12 (net_admin), 19 (sys_ptrace), 21 (sys_admin)
+[ "$(status CapEff)" = $want ] || fail "CapEff $(status CapEff), wanted $want"
+[ "$(status CapPrm)" = $want ] || fail "CapPrm $(status CapPrm)"
+[ "$(status CapBnd)" = $want ] || fail "CapBnd $(status CapBnd)"
+[ "$(status CapInh)" = 0000000000000000 ] || fail "CapInh $(status CapInh)"
+[ "$(status NoNewPrivs)" = 1 ] || fail "no_new_privs not set"
+
+[ "$(stat -c '%a %G' "$sock")" = "660 $group" ] || fail "socket is $(stat -c '%a %G' "$sock")"
+# connect(2) itself must fail with EACCES (curl only says it could not connect)
+connect='import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])'
+out=$(setpriv --reuid=vfa-outsider --regid=vfa-outsider --init-groups \
+	/usr/bin/python3 -c "$connect" "$sock" 2>&1) && fail "an outsider could connect"
+printf '%s' "$out" | grep -q "Errno 13" || fail "outsider: $out"
+code=$(setpriv --reuid=vfa-member --regid=vfa-member --init-groups \
+	curl -s -o /dev/null -w '%{http_code}' --unix-socket "$sock" http://x/v1/host)
+[ "$code" = 200 ] || fail "a member of $group got $code"
+
+marker=BODY-MARKER-$$
+api POST /v1/allocations -d "{\"pool\":\"eth\",\"owner\":{\"kind\":\"vm\",\"name\":\"$marker\"}}"
+expect 201
+api POST /v1/allocations -d "{\"pool\":\"$marker\""
+expect 400
+api POST /v1/domain-xml --data-binary "<domain><name>$marker</name></domain>"
+expect 200
+if grep -q "$marker" "$tmp/agent.log"; then
+	fail "a request body reached the log: $(grep "$marker" "$tmp/agent.log" | head -n 2)"
+fi
+echo "privileges: all checks passed"
