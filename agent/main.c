@@ -3,7 +3,7 @@
  * vfagentd — the per-host SR-IOV agent: opens the ledger, reconciles, and
  * serves the REST API; a udev monitor keeps the inventory current. SIGTERM
  * stops accepting, lets requests in flight finish and closes the ledger;
- * SIGHUP reloads the pools.
+ * SIGHUP reloads the pools and rescans the host.
  */
 #include "config.h"
 
@@ -180,6 +180,7 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 		if (si.ssi_signo == SIGHUP) {
 			sd_notify(0, "RELOADING=1");
 			agent_reload_config(a);
+			agent_rescan(a, "SIGHUP");
 			sd_notify(0, "READY=1");
 			continue;
 		}

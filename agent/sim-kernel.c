@@ -212,12 +212,48 @@ static bool is_unbind(const char *rel)
  * Handles the writes whose effect the kernel makes (sriov_numvfs,
  * drivers_probe, unbind); the others (driver_override) go to the file.
  */
+/*
+ * A fault a test asks for: <root>/sim-faults holds "ATTR ERRNO [COUNT]"
+ * (e.g. "sriov_numvfs EBUSY", "drivers_probe EIO 1"); a write to a path
+ * that ends in ATTR then fails as the kernel would fail it, every time, or
+ * the next COUNT times.
+ */
+static int injected_fault(const char *root, const char *rel)
+{
+	static const struct {
+		const char *name;
+		int err;
+	} errnos[] = { { "EBUSY", EBUSY }, { "EIO", EIO }, { "EINVAL", EINVAL },
+		       { "ENOMEM", ENOMEM }, { "EPERM", EPERM }, { "ENODEV", ENODEV } };
+	char buf[256], attr[128], name[16];
+	size_t n = strlen(rel), m;
+	int count = -1, fields;
+
+	if (read_file(root, "sim-faults", buf, sizeof(buf)) < 0 ||
+	    (fields = sscanf(buf, "%127s %15s %d", attr, name, &count)) < 2 || count == 0)
+		return 0;
+	m = strlen(attr);
+	if (m > n || strcmp(rel + n - m, attr) != 0)
+		return 0;
+	if (fields == 3)
+		sim_write(root, "sim-faults", "%s %s %d\n", attr, name, count - 1);
+	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+		if (strcmp(name, errnos[i].name) == 0)
+			return -errnos[i].err;
+	return 0;
+}
+
 int sim_kernel_write(void *userdata, const char *root, const char *rel, const char *value,
 		     int *ret_result)
 {
 	char pf[32], addr[32];
 	const char *attr;
+	int fault = injected_fault(root, rel);
 
+	if (fault < 0) {
+		*ret_result = fault;
+		return 1;
+	}
 	snprintf(addr, sizeof(addr), "%.*s", (int)strcspn(value, "\n"), value);
 	if (strcmp(rel, "bus/pci/drivers_probe") == 0) {
 		*ret_result = probe(root, addr);

@@ -79,10 +79,10 @@ static int bind_vfio(struct agent *a, const struct vf_facts *f, json_t *orig, ch
 	if (r >= 0)
 		r = vfp_device_bind_driver(a->ctx, f->pci, "vfio-pci");
 	if (r == -ENXIO)
-		snprintf(err, err_size, "VF %s: vfio-pci did not take it (is the vfio-pci module "
-			 "loaded?)", f->pci);
+		snprintf(err, err_size, "vfio-pci did not take %s (is the vfio-pci module loaded?)",
+			 f->pci);
 	else if (r < 0)
-		snprintf(err, err_size, "VF %s: binding to vfio-pci: %s", f->pci, strerror(-r));
+		snprintf(err, err_size, "binding %s to vfio-pci: %s", f->pci, strerror(-r));
 	if (r < 0 && driver[0])
 		vfp_device_bind_driver(a->ctx, f->pci, driver);
 	agent_rescan(a, "VF rebound"); /* udev says so too on a real host; a simulated one is quiet */

@@ -157,6 +157,39 @@ api GET /v1/host
 grep -q "VF 0000:af:01.3 is in domain vfagent-foreign" "$tmp/agent.log" || fail "not logged"
 lv undefine vfagent-foreign >/dev/null
 
+# libvirtd killed in the middle of an attach (frozen, then SIGKILLed under the call): the
+# answer says libvirt failed, the claim is as it was, and after a restart attaches work
+libvirtd_freeze_kill() {
+	kill -STOP "$(cat "$LV_DIR/libvirtd.pid")"
+	curl -s -o "$tmp/midattach" -w '%{http_code}' --unix-socket "$sock" -X POST \
+		-d '{"domain":"vfagent-test","config":true}' \
+		"http://x/v1/allocations/$1/attach" >"$tmp/midattach.code" &
+	mid=$!
+	sleep 0.5
+	kill -9 "$(cat "$LV_DIR/libvirtd.pid")"
+	wait "$mid" || true
+}
+claim eth
+libvirtd_freeze_kill "$id"
+case "$(cat "$tmp/midattach.code")" in
+502 | 503) ;;
+*) fail "attach with libvirtd killed under it: HTTP $(cat "$tmp/midattach.code") $(cat "$tmp/midattach")" ;;
+esac
+[ "$(vf_state "$pci")" = reserved ] || fail "VF $pci after libvirtd died mid-attach: $(vf_state "$pci")"
+libvirtd_kill
+libvirtd_restart
+for _ in $(seq 100); do
+	api GET /v1/host
+	[ "$(jget .libvirt.connected)" = true ] && break
+	sleep 0.1
+done
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
+expect 200
+api POST "/v1/allocations/$id/detach"
+expect 200
+api DELETE "/v1/allocations/$id"
+expect 204
+
 # libvirtd killed: 503 and nothing changes; restarted: the agent reconnects
 claim eth
 libvirtd_kill
