@@ -73,7 +73,7 @@ json_t *restore_point_load(struct agent *a, const char *pci)
 
 /* PF side: the restore point is in the ledger before the PF is asked to change. */
 int pf_side_apply(struct agent *a, const struct vf_facts *f, const struct vf_settings *want,
-			 json_t *orig, char *err, size_t err_size)
+		  json_t *orig, char *err, size_t err_size)
 {
 	struct vf_target t = pf_side_target(a, f);
 	struct vf_settings snap;
@@ -100,8 +100,9 @@ int pf_side_apply(struct agent *a, const struct vf_facts *f, const struct vf_set
 	return r;
 }
 
-void pf_side_restore(struct agent *a, const struct vf_facts *f, json_t *orig,
-			    char *err, size_t err_size)
+/* PF side back as the restore point says; @err is empty when nothing failed. */
+void pf_side_restore(struct agent *a, const struct vf_facts *f, json_t *orig, char *err,
+		     size_t err_size)
 {
 	struct vf_target t = pf_side_target(a, f);
 	struct vf_settings snap;

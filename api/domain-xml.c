@@ -165,11 +165,9 @@ static void give_back(struct agent *a, struct rewrite *w)
 	}
 }
 
-static void confirm_all(struct agent *a, struct rewrite *w, bool begin, bool ok, char *ids,
-			size_t ids_size)
+/* Each allocation's attach intent: begun before its VFs are prepared, confirmed after. */
+static void intents(struct agent *a, struct rewrite *w, bool begin, bool ok)
 {
-	size_t len = 0;
-
 	pthread_mutex_lock(&a->ledger_lock);
 	for (size_t p = 0; p < w->n_pools && w->allocs[p]; p++) {
 		const char *id = json_string_value(json_object_get(w->allocs[p], "id"));
@@ -178,15 +176,25 @@ static void confirm_all(struct agent *a, struct rewrite *w, bool begin, bool ok,
 			vfp_ledger_begin(a->ledger, id, VFP_OP_ATTACH);
 		else
 			vfp_ledger_confirm(a->ledger, id, VFP_OP_ATTACH, ok, ok ? NULL : "rewrite failed");
-		if (ids && len < ids_size)
-			len += (size_t)snprintf(ids + len, ids_size - len, "%s%s", p ? ", " : "", id);
 	}
 	pthread_mutex_unlock(&a->ledger_lock);
+}
+
+/* "id1, id2" for X-Allocation-Id. */
+static void allocation_ids(const struct rewrite *w, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t p = 0; p < w->n_pools && w->allocs[p] && len < size; p++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", p ? ", " : "",
+					json_string_value(json_object_get(w->allocs[p], "id")));
 }
 
 static int rewrite(struct api_request *req, struct rewrite *w)
 {
 	const char *owner = api_query(req, "owner");
+	bool begun;
 	int r = domxml_ensure_uuid(w->doc, w->uuid);
 
 	if (r < 0)
@@ -195,11 +203,13 @@ static int rewrite(struct api_request *req, struct rewrite *w)
 	if (!owner && !(owner = w->name))
 		return api_fail(req, -EINVAL, "body: the domain has no <name>; give ?owner=");
 	r = claim_all(req, w, owner);
-	if (r >= 0)
-		confirm_all(req->agent, w, true, false, NULL, 0);
+	begun = r >= 0;
+	if (begun)
+		intents(req->agent, w, true, false);
 	for (size_t i = 0; r >= 0 && i < w->n_nics; i++)
 		r = replace_nic(req, w, i);
-	confirm_all(req->agent, w, false, r >= 0, req->extra_value, sizeof(req->extra_value));
+	if (begun)
+		intents(req->agent, w, false, r >= 0);
 	if (r < 0) {
 		give_back(req->agent, w);
 		return r;
@@ -211,6 +221,7 @@ static int rewrite(struct api_request *req, struct rewrite *w)
 		domxml_append_device(w->doc, d);
 	}
 	req->extra_header = "X-Allocation-Id";
+	allocation_ids(w, req->extra_value, sizeof(req->extra_value));
 	return reply_xml(req, domxml_format(w->doc));
 }
 

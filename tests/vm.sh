@@ -32,6 +32,20 @@ wait_state() { # PCI STATE
 	for _ in $(seq 50); do [ "$(vf_state "$1")" = "$2" ] && return 0; sleep 0.1; done
 	fail "VF $1 is $(vf_state "$1"), wanted $2"
 }
+wait_reconnect() { # the agent back on libvirt within 10 s
+	for _ in $(seq 100); do
+		api GET /v1/host
+		[ "$(jget .libvirt.connected)" = true ] && return 0
+		sleep 0.1
+	done
+	fail "no reconnect to libvirt: $body"
+}
+attach_detach_works() { # ID: to the config and back, both answered 200
+	api POST "/v1/allocations/$1/attach" -d '{"domain":"vfagent-test","config":true}'
+	expect 200
+	api POST "/v1/allocations/$1/detach"
+	expect 200
+}
 inactive() { lv dumpxml --inactive vfagent-test >"$tmp/dom.xml"; xmllint --xpath "$1" "$tmp/dom.xml"; }
 
 write_config true
@@ -178,15 +192,8 @@ esac
 [ "$(vf_state "$pci")" = reserved ] || fail "VF $pci after libvirtd died mid-attach: $(vf_state "$pci")"
 libvirtd_kill
 libvirtd_restart
-for _ in $(seq 100); do
-	api GET /v1/host
-	[ "$(jget .libvirt.connected)" = true ] && break
-	sleep 0.1
-done
-api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
-expect 200
-api POST "/v1/allocations/$id/detach"
-expect 200
+wait_reconnect
+attach_detach_works "$id"
 api DELETE "/v1/allocations/$id"
 expect 204
 
@@ -199,16 +206,8 @@ expect 503
 api GET /v1/host
 [ "$(jget .libvirt.connected)" = false ] || fail "$body"
 libvirtd_restart
-for _ in $(seq 100); do
-	api GET /v1/host
-	[ "$(jget .libvirt.connected)" = true ] && break
-	sleep 0.1
-done
-[ "$(jget .libvirt.connected)" = true ] || fail "no reconnect: $body"
-api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
-expect 200
-api POST "/v1/allocations/$id/detach"
-expect 200
+wait_reconnect
+attach_detach_works "$id"
 
 # the agent SIGKILLed at random points of attach/detach cycles: after each restart
 # the ledger says what libvirt's config shows, whichever side of an intent it died on
