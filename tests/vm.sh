@@ -173,29 +173,35 @@ lv undefine vfagent-foreign >/dev/null
 
 # libvirtd killed in the middle of an attach (frozen, then SIGKILLed under the call): the
 # answer says libvirt failed, the claim is as it was, and after a restart attaches work
-libvirtd_freeze_kill() {
+libvirtd_freeze_kill() { # PATH BODY: POSTed while libvirtd is frozen, then killed under it
 	kill -STOP "$(cat "$LV_DIR/libvirtd.pid")"
-	curl -s -o "$tmp/midattach" -w '%{http_code}' --unix-socket "$sock" -X POST \
-		-d '{"domain":"vfagent-test","config":true}' \
-		"http://x/v1/allocations/$1/attach" >"$tmp/midattach.code" &
+	curl -s -o "$tmp/midattach" -w '%{http_code}' --unix-socket "$sock" -X POST -d "$2" \
+		"http://x$1" >"$tmp/midattach.code" &
 	mid=$!
 	sleep 0.5
 	kill -9 "$(cat "$LV_DIR/libvirtd.pid")"
 	wait "$mid" || true
+	case "$(cat "$tmp/midattach.code")" in
+	502 | 503) ;;
+	*) fail "POST $1 with libvirtd killed under it: HTTP $(cat "$tmp/midattach.code") $(cat "$tmp/midattach")" ;;
+	esac
+	libvirtd_kill
+	libvirtd_restart
+	wait_reconnect
 }
 claim eth
-libvirtd_freeze_kill "$id"
-case "$(cat "$tmp/midattach.code")" in
-502 | 503) ;;
-*) fail "attach with libvirtd killed under it: HTTP $(cat "$tmp/midattach.code") $(cat "$tmp/midattach")" ;;
-esac
+libvirtd_freeze_kill "/v1/allocations/$id/attach" '{"domain":"vfagent-test","config":true}'
 [ "$(vf_state "$pci")" = reserved ] || fail "VF $pci after libvirtd died mid-attach: $(vf_state "$pci")"
-libvirtd_kill
-libvirtd_restart
-wait_reconnect
 attach_detach_works "$id"
 api DELETE "/v1/allocations/$id"
 expect 204
+# claimed and attached in one call: the claim is rolled back with the attach
+api GET "/v1/vfs?pool=eth&state=free"
+free=$(jget '.vfs | length')
+libvirtd_freeze_kill /v1/allocations \
+	'{"pool":"eth","owner":{"kind":"vm","name":"vfagent-test"},"attach":{"domain":"vfagent-test","config":true}}'
+api GET "/v1/vfs?pool=eth&state=free"
+[ "$(jget '.vfs | length')" = "$free" ] || fail "a claim outlived its attach under a dying libvirtd"
 
 # libvirtd killed: 503 and nothing changes; restarted: the agent reconnects
 claim eth
