@@ -96,4 +96,6 @@ int api_detach(struct api_request *req);
 int api_domain_xml(struct api_request *req);
 int api_attach_domain(struct api_request *req, json_t *alloc, json_t *body);
 int api_claim(struct api_request *req, const struct vfp_claim *c, json_t **ret);
+int api_ledger_step(struct agent *a, const char *id, enum vfp_op op, bool begin, bool ok,
+		    const char *reason, struct api_request *req);
 int api_get_events(struct api_request *req);

@@ -100,16 +100,10 @@ int api_attach_domain(struct api_request *req, json_t *alloc, json_t *body)
 	if (r < 0)
 		return r;
 	t = (struct vm_target){ .uuid = d.uuid, .name = d.name, .flags = flags };
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_begin(a->ledger, id, VFP_OP_ATTACH);
-	if (r < 0)
-		api_fail(req, r, "%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
+	r = api_ledger_step(a, id, VFP_OP_ATTACH, true, false, NULL, req);
 	if (r < 0)
 		return r;
 	r = attach_all(req, alloc, &t);
-	pthread_mutex_lock(&a->ledger_lock);
-	vfp_ledger_confirm(a->ledger, id, VFP_OP_ATTACH, r >= 0, r < 0 ? req->error : NULL);
-	pthread_mutex_unlock(&a->ledger_lock);
+	api_ledger_step(a, id, VFP_OP_ATTACH, false, r >= 0, r < 0 ? req->error : NULL, NULL);
 	return r;
 }

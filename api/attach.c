@@ -107,8 +107,12 @@ static json_t *get_allocation(struct api_request *req)
 	return alloc;
 }
 
-static int ledger_step(struct agent *a, const char *id, enum vfp_op op, bool begin, bool ok,
-		       const char *reason, struct api_request *req)
+/**
+ * api_ledger_step() - begin (@begin) or confirm (@ok, @reason) intent @op of allocation @id
+ * @req: where a failure's message goes, or NULL
+ */
+int api_ledger_step(struct agent *a, const char *id, enum vfp_op op, bool begin, bool ok,
+		    const char *reason, struct api_request *req)
 {
 	int r;
 
@@ -137,7 +141,7 @@ static int attach_all(struct api_request *req, const char *id, json_t *alloc, st
 {
 	json_t *vfs = json_object_get(alloc, "vfs");
 	size_t i, n = json_array_size(vfs);
-	int r = ledger_step(req->agent, id, VFP_OP_ATTACH, true, false, NULL, req);
+	int r = api_ledger_step(req->agent, id, VFP_OP_ATTACH, true, false, NULL, req);
 	bool begun = r >= 0;
 
 	for (i = 0; r >= 0 && i < n; i++) {
@@ -156,7 +160,7 @@ static int attach_all(struct api_request *req, const char *id, json_t *alloc, st
 	if (r < 0 && i > 0)
 		undo(req->agent, vfs, i - 1, q->t.fd);
 	if (begun)
-		ledger_step(req->agent, id, VFP_OP_ATTACH, false, r >= 0, r < 0 ? req->error : NULL,
+		api_ledger_step(req->agent, id, VFP_OP_ATTACH, false, r >= 0, r < 0 ? req->error : NULL,
 			    NULL);
 	return r;
 }
@@ -213,10 +217,10 @@ int api_detach(struct api_request *req)
 
 	if (!alloc)
 		return -ENOENT;
-	r = ledger_step(req->agent, id, VFP_OP_DETACH, true, false, NULL, req);
+	r = api_ledger_step(req->agent, id, VFP_OP_DETACH, true, false, NULL, req);
 	if (r >= 0) {
 		r = agent_detach_all(req->agent, alloc, err, sizeof(err));
-		ledger_step(req->agent, id, VFP_OP_DETACH, false, r >= 0, r < 0 ? err : NULL, NULL);
+		api_ledger_step(req->agent, id, VFP_OP_DETACH, false, r >= 0, r < 0 ? err : NULL, NULL);
 		if (r < 0)
 			api_fail(req, r, "%s", err);
 	}

@@ -168,16 +168,9 @@ static void give_back(struct agent *a, struct rewrite *w)
 /* Each allocation's attach intent: begun before its VFs are prepared, confirmed after. */
 static void intents(struct agent *a, struct rewrite *w, bool begin, bool ok)
 {
-	pthread_mutex_lock(&a->ledger_lock);
-	for (size_t p = 0; p < w->n_pools && w->allocs[p]; p++) {
-		const char *id = json_string_value(json_object_get(w->allocs[p], "id"));
-
-		if (begin)
-			vfp_ledger_begin(a->ledger, id, VFP_OP_ATTACH);
-		else
-			vfp_ledger_confirm(a->ledger, id, VFP_OP_ATTACH, ok, ok ? NULL : "rewrite failed");
-	}
-	pthread_mutex_unlock(&a->ledger_lock);
+	for (size_t p = 0; p < w->n_pools && w->allocs[p]; p++)
+		api_ledger_step(a, json_string_value(json_object_get(w->allocs[p], "id")),
+				VFP_OP_ATTACH, begin, ok, ok ? NULL : "rewrite failed", NULL);
 }
 
 /* "id1, id2" for X-Allocation-Id. */
