@@ -48,8 +48,9 @@ void agent_log(int priority, const char *format, ...)
 	va_end(ap);
 }
 
-static void log_library(void *userdata, int priority, const char *file, int line,
-			const char *fn, const char *format, va_list args)
+static __attribute__((format(printf, 6, 0))) void
+log_library(void *userdata, int priority, const char *file, int line, const char *fn,
+	    const char *format, va_list args)
 {
 	char msg[1024];
 

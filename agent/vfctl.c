@@ -78,8 +78,9 @@ static int print_json(json_t *o)
 	return EXIT_SUCCESS;
 }
 
-static void log_stderr(void *userdata, int priority, const char *file, int line, const char *fn,
-		       const char *format, va_list args)
+static __attribute__((format(printf, 6, 0))) void
+log_stderr(void *userdata, int priority, const char *file, int line, const char *fn,
+	   const char *format, va_list args)
 {
 	fprintf(stderr, "vfctl: %s: ", priority <= LOG_ERR ? "error" : "warning");
 	vfprintf(stderr, format, args);

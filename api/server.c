@@ -252,7 +252,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	}
 }
 
-static void mhd_log(void *cls, const char *fmt, va_list ap)
+static __attribute__((format(printf, 2, 0))) void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char msg[512];
 
