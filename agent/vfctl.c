@@ -373,13 +373,14 @@ static int cmd_numvfs(struct vfctl *c)
 }
 
 /*
- * bind PCI DRIVER|-: rebind a device through sysfs here, as the agent binds
- * unmanaged hostdevs (driver_override, unbind, drivers_probe); "-" gives it
- * back to its own driver. A maintenance tool: the ledger is not asked.
+ * bind PCI DRIVER|-|none: rebind a device through sysfs here, as the agent
+ * binds unmanaged hostdevs (driver_override, unbind, drivers_probe); "-"
+ * gives it back to its own driver, "none" leaves it unbound. A maintenance
+ * tool: the ledger is not asked.
  */
 static int cmd_bind(struct vfctl *c)
 {
-	const char *pci = c->argv[0], *driver = strcmp(c->argv[1], "-") ? c->argv[1] : NULL;
+	const char *pci = c->argv[0], *driver = c->argv[1];
 	struct vfp_ctx *ctx = NULL;
 	char now[64] = "";
 	int r;
@@ -388,6 +389,10 @@ static int cmd_bind(struct vfctl *c)
 		fprintf(stderr, "vfctl: bind: \"%s\" is not a PCI address like 0000:3b:00.1\n", pci);
 		return EXIT_USAGE;
 	}
+	if (strcmp(driver, "-") == 0)
+		driver = NULL;
+	else if (strcmp(driver, "none") == 0)
+		driver = "";
 	r = local_ctx(c, &ctx);
 	if (r >= 0)
 		r = vfp_device_bind_driver(ctx, pci, driver);
@@ -422,7 +427,7 @@ static const struct command commands[] = {
 	{ "release", "ID   restore and free an allocation's VFs", 1, 1, cmd_release },
 	{ "numvfs", "PF N [--dry-run]   resize a PF", 2, 2, cmd_numvfs },
 	{ "events", "follow inventory and allocation changes", 0, 0, cmd_events },
-	{ "bind", "PCI DRIVER|-   rebind a device here through sysfs ('-': its own driver)", 2, 2,
+	{ "bind", "PCI DRIVER|-|none   rebind a device here through sysfs ('-': its own driver)", 2, 2,
 	  cmd_bind },
 	{}
 };

@@ -83,7 +83,7 @@ static int bind_vfio(struct agent *a, const struct vf_facts *f, json_t *orig, ch
 			 f->pci);
 	else if (r < 0)
 		snprintf(err, err_size, "binding %s to vfio-pci: %s", f->pci, strerror(-r));
-	if (r < 0 && driver[0])
+	if (r < 0)
 		vfp_device_bind_driver(a->ctx, f->pci, driver);
 	agent_rescan(a, "VF rebound"); /* udev says so too on a real host; a simulated one is quiet */
 	return r;
@@ -97,11 +97,11 @@ static int restore_driver(struct agent *a, const char *pci, json_t *orig, char *
 
 	if (!driver)
 		return 0;
-	r = vfp_device_bind_driver(a->ctx, pci, driver[0] ? driver : NULL);
+	r = vfp_device_bind_driver(a->ctx, pci, driver); /* "": unbound, as it was */
 	agent_rescan(a, "VF rebound");
 	if (r < 0)
 		snprintf(err, err_size, "rebinding VF %s to %s: %s", pci,
-			 driver[0] ? driver : "its own driver", strerror(-r));
+			 driver[0] ? driver : "no driver", strerror(-r));
 	return r;
 }
 

@@ -76,7 +76,8 @@ VFP_EXPORT int vfp_device_read_netdev(struct vfp_ctx *ctx, const char *pci, char
 	return r;
 }
 
-static int unbind_and_probe(struct vfp_ctx *ctx, const char *pci)
+/* @pci off its driver, if it has one; then, if @probe, offered to the drivers again. */
+static int unbind(struct vfp_ctx *ctx, const char *pci, bool probe)
 {
 	char rel[64], drv[64];
 	int r = vfp_device_read_driver(ctx, pci, drv, sizeof(drv));
@@ -85,26 +86,28 @@ static int unbind_and_probe(struct vfp_ctx *ctx, const char *pci)
 		snprintf(rel, sizeof(rel), "bus/pci/devices/%s/driver/unbind", pci);
 		r = vfp_sysfs_write(ctx, rel, pci);
 	}
-	if (r >= 0)
+	if (r >= 0 && probe)
 		r = vfp_sysfs_write(ctx, "bus/pci/drivers_probe", pci);
 	return r;
 }
 
 /**
  * vfp_device_bind_driver() - rebind @pci to @driver
- * @driver: a driver name, or NULL for the device's own driver (the override
- *	    is cleared and the kernel picks, as at boot)
+ * @driver: a driver name; "" for none (unbound, the override cleared, no
+ *	    probe); or NULL for the device's own driver (the override is
+ *	    cleared and the kernel picks, as at boot)
  *
  * Returns 0 when @pci ends up bound to @driver (or to some driver, for
- * NULL); -ENXIO when no driver took it, which leaves it unbound with the
- * override in place for the caller to undo; the kernel's -errno otherwise.
+ * NULL; to none, for ""); -ENXIO when no driver took it, which leaves it
+ * unbound with the override in place for the caller to undo; the kernel's
+ * -errno otherwise.
  */
 VFP_EXPORT int vfp_device_bind_driver(struct vfp_ctx *ctx, const char *pci, const char *driver)
 {
 	char rel[64], now[64] = "";
 	int r;
 
-	if (!vfp_pci_addr_is_valid(pci) || (driver && !valid_driver_name(driver)))
+	if (!vfp_pci_addr_is_valid(pci) || (driver && driver[0] && !valid_driver_name(driver)))
 		return -EINVAL;
 	r = vfp_device_read_driver(ctx, pci, now, sizeof(now));
 	if (r < 0)
@@ -112,14 +115,15 @@ VFP_EXPORT int vfp_device_bind_driver(struct vfp_ctx *ctx, const char *pci, cons
 	if (driver && strcmp(now, driver) == 0)
 		return 0;
 	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/driver_override", pci);
-	r = vfp_sysfs_write(ctx, rel, driver ? driver : "\n");
+	r = vfp_sysfs_write(ctx, rel, driver && driver[0] ? driver : "\n");
 	if (r >= 0)
-		r = unbind_and_probe(ctx, pci);
+		r = unbind(ctx, pci, !driver || driver[0]);
 	if (r >= 0)
 		r = vfp_device_read_driver(ctx, pci, now, sizeof(now));
 	if (r >= 0 && (driver ? strcmp(now, driver) != 0 : now[0] == '\0'))
 		r = -ENXIO;
-	vfp_dbg(ctx, "%s: bind to %s: %d", pci, driver ? driver : "its own driver", r);
+	vfp_dbg(ctx, "%s: bind to %s: %d", pci, !driver ? "its own driver" : driver[0] ? driver : "none",
+		r);
 	return r;
 }
 
@@ -133,5 +137,5 @@ VFP_EXPORT int vfp_device_rebind(struct vfp_ctx *ctx, const char *pci)
 {
 	if (!vfp_pci_addr_is_valid(pci))
 		return -EINVAL;
-	return unbind_and_probe(ctx, pci);
+	return unbind(ctx, pci, true);
 }

@@ -62,6 +62,17 @@ START_TEST(test_bind_back_by_name)
 }
 END_TEST
 
+/* "" leaves a device with no driver, and no probe gives it one back; NULL does. */
+START_TEST(test_bind_to_none)
+{
+	ck_assert_int_eq(vfp_device_bind_driver(fx.ctx, "0000:af:01.1", ""), 0);
+	ck_assert_str_eq(driver_of("0000:af:01.1"), "");
+	ck_assert_int_eq(vfp_device_bind_driver(fx.ctx, "0000:af:01.1", ""), 0); /* no-op */
+	ck_assert_int_eq(vfp_device_bind_driver(fx.ctx, "0000:af:01.1", NULL), 0);
+	ck_assert_str_eq(driver_of("0000:af:01.1"), "iavf");
+}
+END_TEST
+
 /* The third ConnectX-6 VF has no driver: reading says "", binding gives it one. */
 START_TEST(test_bind_unbound)
 {
@@ -165,6 +176,7 @@ Suite *suite_bind(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_bind_vfio_and_back);
 	tcase_add_test(tc, test_bind_back_by_name);
+	tcase_add_test(tc, test_bind_to_none);
 	tcase_add_test(tc, test_bind_unbound);
 	tcase_add_test(tc, test_bind_bad_input);
 	tcase_add_test(tc, test_bind_nobody_takes_it);

@@ -62,4 +62,13 @@ src=${top_srcdir:-.}
 "$b/agent/vfagentd" --simulate "$tmp/sys" --config "$src/contrib/vfagent.json" \
 	--state-dir "$tmp/state2" --once 2>"$tmp/example.log" || fail "example config: $(cat "$tmp/example.log")"
 bash -n "$src/contrib/bash-completion/vfctl" || fail "bash completion does not parse"
+# bind: bad input is a usage error; a host without the kernel's bind files says so
+set +e
+vfctl --sysfs-root "$tmp/sys" bind 0000:zz vfio-pci 2>"$tmp/err"; rc=$?
+set -e
+[ $rc = 2 ] && grep -q 'not a PCI address' "$tmp/err" || fail "bind, bad address: $rc $(cat "$tmp/err")"
+set +e
+vfctl --sysfs-root "$tmp/sys" bind 0000:99:00.1 vfio-pci 2>"$tmp/err"; rc=$?
+set -e
+[ $rc = 1 ] && grep -q 'bind 0000:99:00.1' "$tmp/err" || fail "bind, no device: $rc $(cat "$tmp/err")"
 echo "vfctl: all checks passed"
