@@ -16,13 +16,13 @@
 #include <time.h>
 
 #include "agent.h"
+#include "claim-queue.h"
 #include "container.h"
+#include "events.h"
 #include "libvirt.h"
 #include "release.h"
-#include "vm.h"
-#include "claim-queue.h"
-#include "events.h"
 #include "sim-host.h"
+#include "vm.h"
 
 static int log_max = 7;
 

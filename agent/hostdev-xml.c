@@ -123,7 +123,7 @@ xmlNodePtr hostdev_xml_dummy_nic(const unsigned char prefix[2], uint32_t ipv4)
  * allocation and VF every time (libvirt would pick a random one on each
  * attach), locally administered, unicast.
  */
-int hostdev_xml_stable_mac(const char *allocation_id, unsigned index, unsigned char mac[6])
+void hostdev_xml_stable_mac(const char *allocation_id, unsigned index, unsigned char mac[6])
 {
 	unsigned long long h = 1469598103934665603ULL; /* FNV-1a */
 
@@ -135,5 +135,4 @@ int hostdev_xml_stable_mac(const char *allocation_id, unsigned index, unsigned c
 	mac[2] = 0x00;
 	for (int i = 3; i < 6; i++)
 		mac[i] = (unsigned char)(h >> (8 * i));
-	return 0;
 }

@@ -22,13 +22,13 @@
 
 #include "agent.h"
 #include "api/api.h"
-#include "listen.h"
-#include "privileges.h"
 #include "libvirt.h"
 #include "link-watch.h"
+#include "listen.h"
+#include "privileges.h"
 #include "release.h"
-#include "vm.h"
 #include "udev-monitor.h"
+#include "vm.h"
 
 #define DEFAULT_LISTEN "unix:/run/vfagent/vfagent.sock"
 
@@ -156,8 +156,8 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 		char why[256];
 		int n = poll(p, 4, 60 * 1000);
 
-		if (n == 0) { /* a minute of quiet: leases that expire with time */
-			agent_sweep_dead_owners(a);
+		if (n == 0) { /* a minute of quiet: leases that expire with time, and a safety net */
+			agent_sweep_dead_owners(a, SWEEP_ALL);
 			continue;
 		}
 		if (n < 0) {
@@ -169,10 +169,10 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 		if (p[1].revents & POLLIN && udev_watch_drain(udev, why, sizeof(why)) > 0)
 			agent_rescan(a, why);
 		if (p[2].revents & POLLIN && link_watch_drain(links) > 0)
-			agent_sweep_dead_owners(a);
+			agent_sweep_dead_owners(a, SWEEP_NETNS);
 		if (p[3].revents & POLLIN) { /* a domain stopped or went, or libvirt came back */
 			libvirt_conn_drain(a->libvirt);
-			agent_sweep_dead_owners(a);
+			agent_sweep_dead_owners(a, SWEEP_DOMAINS);
 			vm_report_foreign(a);
 		}
 		if (!(p[0].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
@@ -211,7 +211,7 @@ static int serve(struct agent *a, const sigset_t *mask)
 		log_warning("no udev monitor: hotplug is seen only at the next start or SIGHUP");
 	if (link_watch_new(&links, &links_fd) < 0)
 		log_warning("no link events: dead namespaces are seen only at the next start");
-	agent_sweep_dead_owners(a); /* namespaces and domains that died while the agent was down */
+	agent_sweep_dead_owners(a, SWEEP_ALL); /* owners that died while the agent was down */
 	vm_report_foreign(a);
 	sd_notify(0, "READY=1\nSTATUS=serving");
 	log_info("ready");

@@ -92,6 +92,22 @@ int netns_inode(int fd, ino_t *ret)
 	return 0;
 }
 
+/* The namespace @spec names, open, if it is still the one with @inode; else -1. */
+static int open_if_same(const char *spec, ino_t inode)
+{
+	char ignored[256];
+	ino_t now = 0;
+	int fd;
+
+	if (!spec || netns_open(spec, &fd, ignored, sizeof(ignored)) < 0)
+		return -1;
+	if (netns_inode(fd, &now) < 0 || now != inode) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /**
  * netns_alive() - @spec still names the namespace whose inode is @inode
  *
@@ -100,16 +116,11 @@ int netns_inode(int fd, ino_t *ret)
  */
 bool netns_alive(const char *spec, ino_t inode)
 {
-	char ignored[256];
-	ino_t now = 0;
-	int fd;
+	int fd = open_if_same(spec, inode);
 
-	if (!spec || netns_open(spec, &fd, ignored, sizeof(ignored)) < 0)
-		return false;
-	if (netns_inode(fd, &now) < 0)
-		now = 0;
-	close(fd);
-	return now == inode;
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
 }
 
 static int add_addresses(struct nl_conn *c, int ifindex, json_t *addresses, char *err,
@@ -216,13 +227,11 @@ int netns_holds(const char *spec, ino_t inode, const char *ifname)
 {
 	struct nl_conn c = { 0 };
 	struct nl_link l = { 0 };
-	char ignored[256];
-	ino_t now = 0;
-	int fd, r;
+	int fd = ifname ? open_if_same(spec, inode) : -1, r;
 
-	if (!spec || !ifname || netns_open(spec, &fd, ignored, sizeof(ignored)) < 0)
+	if (fd < 0)
 		return 0;
-	r = netns_inode(fd, &now) < 0 || now != inode ? -ENOENT : nl_conn_open(NETLINK_ROUTE, fd, &c);
+	r = nl_conn_open(NETLINK_ROUTE, fd, &c);
 	if (r >= 0)
 		r = get_link(&c, ifname, &l);
 	nl_conn_close(&c);

@@ -82,12 +82,12 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 	return 0;
 }
 
-/* Whether @alloc's owner is gone: its namespace, or its domain. */
-static const char *owner_gone(struct agent *a, json_t *alloc)
+/* Whether @alloc's owner is gone, asking only about the kinds in @owners. */
+static const char *owner_gone(struct agent *a, json_t *alloc, unsigned owners)
 {
-	if (container_netns_alive(a, alloc) == 0)
+	if (owners & SWEEP_NETNS && container_netns_alive(a, alloc) == 0)
 		return "its network namespace is gone";
-	if (vm_domain_alive(a, alloc) == 0)
+	if (owners & SWEEP_DOMAINS && vm_domain_alive(a, alloc) == 0)
 		return "its domain is gone";
 	return NULL;
 }
@@ -98,10 +98,11 @@ static const char *owner_gone(struct agent *a, json_t *alloc)
  * The lease of a container allocation is its namespace: once the name it
  * was attached under no longer leads to the same namespace (inode), the
  * container is gone. The lease of a VM allocation is its domain, by UUID:
- * undefined, or a transient domain stopped. Their VFs come back. Returns how
- * many were released.
+ * undefined, or a transient domain stopped. Their VFs come back. @owners
+ * says which to ask about (a link event says nothing of domains, a libvirt
+ * event nothing of namespaces). Returns how many were released.
  */
-unsigned agent_sweep_dead_owners(struct agent *a)
+unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners)
 {
 	json_t *list, *alloc;
 	unsigned n = 0;
@@ -116,7 +117,7 @@ unsigned agent_sweep_dead_owners(struct agent *a)
 		char err[256];
 
 		if (strcmp(json_string_value(json_object_get(alloc, "state")), "attached") != 0 ||
-		    !(why = owner_gone(a, alloc)))
+		    !(why = owner_gone(a, alloc, owners)))
 			continue;
 		log_info("allocation %s: %s: releasing", id, why);
 		if (agent_release_allocation(a, id, err, sizeof(err)) >= 0)

@@ -9,4 +9,6 @@
 
 int agent_detach_all(struct agent *a, json_t *alloc, char *err, size_t err_size);
 int agent_release_allocation(struct agent *a, const char *id, char *err, size_t err_size);
-unsigned agent_sweep_dead_owners(struct agent *a);
+enum { SWEEP_NETNS = 1 << 0, SWEEP_DOMAINS = 1 << 1, SWEEP_ALL = SWEEP_NETNS | SWEEP_DOMAINS };
+
+unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners);

@@ -117,7 +117,8 @@ int api_ledger_step(struct agent *a, const char *id, enum vfp_op op, bool begin,
 	int r;
 
 	pthread_mutex_lock(&a->ledger_lock);
-	r = begin ? vfp_ledger_begin(a->ledger, id, op) : vfp_ledger_confirm(a->ledger, id, op, ok, reason);
+	r = begin ? vfp_ledger_begin(a->ledger, id, op)
+		  : vfp_ledger_confirm(a->ledger, id, op, ok, reason);
 	if (r < 0 && req)
 		api_fail(req, r, "%s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
