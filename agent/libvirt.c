@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,7 +30,7 @@ struct libvirt_conn {
 	int event_fd, timer;
 	pthread_t thread;
 	volatile bool stop;
-	unsigned char seen[SEEN_MAX][VIR_UUID_BUFLEN]; /* domains defined or started lately */
+	char seen[SEEN_MAX][VIR_UUID_STRING_BUFLEN]; /* domains defined or started lately */
 	unsigned n_seen;
 };
 
@@ -82,9 +83,9 @@ static int last_error(const char *what, char *err, size_t err_size)
 /* A ring of the domains defined or started lately: one may be gone before a sweep looks. */
 static void remember(struct libvirt_conn *c, virDomainPtr dom)
 {
-	unsigned char uuid[VIR_UUID_BUFLEN];
+	char uuid[VIR_UUID_STRING_BUFLEN];
 
-	if (virDomainGetUUID(dom, uuid) < 0)
+	if (virDomainGetUUIDString(dom, uuid) < 0)
 		return;
 	pthread_mutex_lock(&c->lock);
 	memcpy(c->seen[c->n_seen++ % SEEN_MAX], uuid, sizeof(uuid));
@@ -101,35 +102,14 @@ static void on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int de
 	signal_event(opaque);
 }
 
-static int parse_uuid(const char *s, unsigned char out[VIR_UUID_BUFLEN])
-{
-	unsigned n = 0;
-
-	for (; *s && n < 2 * VIR_UUID_BUFLEN; s++) {
-		const char *hex = "0123456789abcdef", *p;
-
-		if (*s == '-')
-			continue;
-		p = strchr(hex, *s >= 'A' && *s <= 'F' ? *s + 32 : *s);
-		if (!p || !*p)
-			return -EINVAL;
-		out[n / 2] = (unsigned char)(n % 2 ? out[n / 2] << 4 | (p - hex) : (p - hex));
-		n++;
-	}
-	return n == 2 * VIR_UUID_BUFLEN && !*s ? 0 : -EINVAL;
-}
-
 /* Whether domain @uuid was defined or started since the connection opened (lately). */
 bool libvirt_conn_was_seen(struct libvirt_conn *c, const char *uuid)
 {
-	unsigned char raw[VIR_UUID_BUFLEN];
 	bool seen = false;
 
-	if (parse_uuid(uuid, raw) < 0)
-		return false;
 	pthread_mutex_lock(&c->lock);
 	for (unsigned i = 0; i < SEEN_MAX && i < c->n_seen && !seen; i++)
-		seen = memcmp(c->seen[i], raw, sizeof(raw)) == 0;
+		seen = strcasecmp(c->seen[i], uuid) == 0;
 	pthread_mutex_unlock(&c->lock);
 	return seen;
 }
@@ -328,23 +308,11 @@ static void put(struct libvirt_conn *c, virConnectPtr conn)
 	virConnectClose(conn);
 }
 
-static bool looks_like_uuid(const char *s)
-{
-	if (strlen(s) != VIR_UUID_STRING_BUFLEN - 1)
-		return false;
-	for (int i = 0; s[i]; i++)
-		if ((i == 8 || i == 13 || i == 18 || i == 23) ? s[i] != '-'
-							      : !strchr("0123456789abcdefABCDEF", s[i]))
-			return false;
-	return true;
-}
-
+/* By UUID first (libvirt refuses a non-UUID before asking the daemon), else by name. */
 static virDomainPtr lookup(virConnectPtr conn, const char *name_or_uuid)
 {
-	virDomainPtr dom = NULL;
+	virDomainPtr dom = virDomainLookupByUUIDString(conn, name_or_uuid);
 
-	if (looks_like_uuid(name_or_uuid))
-		dom = virDomainLookupByUUIDString(conn, name_or_uuid);
 	return dom ? dom : virDomainLookupByName(conn, name_or_uuid);
 }
 
