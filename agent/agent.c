@@ -15,14 +15,14 @@
 #include <syslog.h>
 #include <time.h>
 
-#include "agent.h"
-#include "claim-queue.h"
-#include "container.h"
-#include "events.h"
-#include "libvirt.h"
-#include "release.h"
-#include "sim-host.h"
-#include "vm.h"
+#include "agent/agent.h"
+#include "agent/claim-queue.h"
+#include "agent/container/container.h"
+#include "agent/events.h"
+#include "agent/vm/libvirt.h"
+#include "agent/release.h"
+#include "agent/sim/sim-host.h"
+#include "agent/vm/vm.h"
 
 static int log_max = 7;
 

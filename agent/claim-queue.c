@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "claim-queue.h"
+#include "agent/claim-queue.h"
 
 #define BATCH_MAX 64
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "events.h"
+#include "agent/events.h"
 
 struct events {
 	pthread_mutex_t lock;

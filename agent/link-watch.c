@@ -8,8 +8,8 @@
 #include <sys/socket.h>
 
 #include "libvfpool/macro.h"
-#include "link-watch.h"
-#include "nlmsg.h"
+#include "agent/link-watch.h"
+#include "agent/netlink/nlmsg.h"
 
 struct link_watch {
 	struct mnl_socket *nl;

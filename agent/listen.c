@@ -19,9 +19,9 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 #include "libvfpool/macro.h"
-#include "listen.h"
+#include "agent/listen.h"
 
 /* A socket file left by a dead agent is removed; one a live agent answers on is -EADDRINUSE. */
 static int remove_stale(const struct sockaddr_un *sa)

@@ -20,15 +20,15 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 #include "api/api.h"
-#include "libvirt.h"
-#include "link-watch.h"
-#include "listen.h"
-#include "privileges.h"
-#include "release.h"
-#include "udev-monitor.h"
-#include "vm.h"
+#include "agent/vm/libvirt.h"
+#include "agent/link-watch.h"
+#include "agent/listen.h"
+#include "agent/privileges.h"
+#include "agent/release.h"
+#include "agent/udev-monitor.h"
+#include "agent/vm/vm.h"
 
 #define DEFAULT_LISTEN "unix:/run/vfagent/vfagent.sock"
 

@@ -6,8 +6,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "privileges.h"
+#include "agent/agent.h"
+#include "agent/privileges.h"
 
 /**
  * privileges_drop() - keep CAP_NET_ADMIN, CAP_SYS_ADMIN and CAP_SYS_PTRACE only

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "container.h"
-#include "libvirt.h"
-#include "vm.h"
-#include "events.h"
-#include "release.h"
+#include "agent/container/container.h"
+#include "agent/vm/libvirt.h"
+#include "agent/vm/vm.h"
+#include "agent/events.h"
+#include "agent/release.h"
 
 /**
  * agent_detach_all() - every VF of @alloc back to the host, from a domain or a namespace

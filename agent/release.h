@@ -5,7 +5,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 int agent_detach_all(struct agent *a, json_t *alloc, char *err, size_t err_size);
 int agent_release_allocation(struct agent *a, const char *id, char *err, size_t err_size);

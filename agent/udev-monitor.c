@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "udev-monitor.h"
+#include "agent/udev-monitor.h"
 
 struct udev_watch {
 	struct udev *udev;

@@ -8,8 +8,8 @@
 #include "agent/claim-queue.h"
 #include "agent/release.h"
 #include "agent/events.h"
-#include "api.h"
-#include "validate.h"
+#include "api/api.h"
+#include "api/validate.h"
 
 /* The VF settings beyond MAC and VLAN: each key, its checker, and what it must be. */
 static int parse_vf_knobs(struct api_request *req, json_t *body, json_t *s)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * POST /v1/allocations/{id}/attach with {"domain":…,"live":…,"config":…}:
- * the allocation's VFs into a libvirt domain (agent/vm.c does the work).
+ * the allocation's VFs into a libvirt domain (agent/vm/vm.c does the work).
  * With neither "live" nor "config", the domain's current state decides:
  * live while it runs, its config while it is defined and shut off.
  */
@@ -10,9 +10,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "agent/libvirt.h"
-#include "agent/vm.h"
-#include "api.h"
+#include "agent/vm/libvirt.h"
+#include "agent/vm/vm.h"
+#include "api/api.h"
 
 static int parse_flags(struct api_request *req, json_t *body, const struct libvirt_domain *d,
 		       unsigned *ret)

@@ -2,7 +2,7 @@
 /*
  * POST /v1/allocations/{id}/attach and …/detach. Containers: the VFs go
  * into a network namespace ({"netns":…,"ifname":…,"addresses":[…],"mtu":…,
- * "gateway":…}); agent/container.c does the work. VMs ({"domain":…}) go
+ * "gateway":…}); agent/container/container.c does the work. VMs ({"domain":…}) go
  * through api/attach-vm.c. A detach brings VFs back from either.
  */
 #include "config.h"
@@ -12,12 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/container.h"
+#include "agent/container/container.h"
 #include "agent/release.h"
 #include "agent/events.h"
-#include "agent/netns.h"
-#include "api.h"
-#include "validate.h"
+#include "agent/container/netns.h"
+#include "api/api.h"
+#include "api/validate.h"
 
 static bool valid_ifname(const char *s)
 {

@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/domain-xml.h"
-#include "agent/hostdev-xml.h"
+#include "agent/vm/domain-xml.h"
+#include "agent/vm/hostdev-xml.h"
 #include "agent/release.h"
-#include "agent/vm.h"
-#include "api.h"
+#include "agent/vm/vm.h"
+#include "api/api.h"
 
 #define MAX_POOLS 8
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "agent/events.h"
-#include "api.h"
+#include "api/api.h"
 
 struct stream {
 	struct events *events;

@@ -4,9 +4,9 @@
 
 #include <errno.h>
 
-#include "agent/libvirt.h"
-#include "agent/rdma.h"
-#include "api.h"
+#include "agent/vm/libvirt.h"
+#include "agent/container/rdma.h"
+#include "api/api.h"
 
 /* {state: n} over every pool. */
 static json_t *state_totals(struct agent *a)

@@ -5,7 +5,7 @@
 #include <errno.h>
 
 #include "agent/events.h"
-#include "api.h"
+#include "api/api.h"
 
 static json_t *pf_json(struct api_request *req, const struct vfp_pf *pf)
 {

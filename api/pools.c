@@ -2,7 +2,7 @@
 /* GET /v1/pools: each pool's selector and how many of its VFs are in each state. */
 #include "config.h"
 
-#include "api.h"
+#include "api/api.h"
 
 int api_list_pools(struct api_request *req)
 {

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api.h"
+#include "api/api.h"
 
 static const struct {
 	int err;

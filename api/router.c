@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api.h"
+#include "api/api.h"
 
 const struct api_route api_routes[] = {
 	{ "GET", "/v1/host", api_get_host },

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api.h"
+#include "api/api.h"
 
 struct listener {
 	struct api_server *server;

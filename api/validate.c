@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "validate.h"
+#include "api/validate.h"
 
 static int hexval(char c)
 {

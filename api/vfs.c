@@ -6,8 +6,8 @@
 #include <microhttpd.h>
 #include <string.h>
 
-#include "agent/rdma.h"
-#include "api.h"
+#include "agent/container/rdma.h"
+#include "api/api.h"
 
 /* A request made in this process (the API fuzzer's) has no connection, so no query or header. */
 const char *api_query(struct api_request *req, const char *key)

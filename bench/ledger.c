@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "agent/claim-queue.h"
-#include "agent/sim-host.h"
+#include "agent/sim/sim-host.h"
 #include "libvfpool/libvfpool.h"
 
 #define OPS 400

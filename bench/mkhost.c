@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "agent/sim-host.h"
+#include "agent/sim/sim-host.h"
 
 int main(int argc, char **argv)
 {

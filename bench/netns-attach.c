@@ -2,7 +2,7 @@
 /*
  * The agent's container attach, as bench/netns.sh times it: each named
  * netdev goes into NETNS as c<N>, with a MAC, an address, and up, through
- * agent/netns.c (the code the API runs). Prints the elapsed milliseconds.
+ * agent/container/netns.c (the code the API runs). Prints the elapsed milliseconds.
  */
 #include "config.h"
 
@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/netns.h"
+#include "agent/container/netns.h"
 
 int main(int argc, char **argv)
 {

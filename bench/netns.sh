@@ -56,4 +56,4 @@ done
 median() { sort -n "$1" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 agent=$(median "$tmp/agent.ms"); ipb=$(median "$tmp/ip.ms")
 echo "bench/netns: $n links per round, median of $rounds rounds"
-echo "$agent $ipb $n" | awk '{printf "  agent (agent/netns.c): %8.2f ms  (%.3f ms per attach)\n  ip -batch (2 batches): %8.2f ms  (%.3f ms per attach)\n  ratio agent/ip: %.2f\n", $1, $1 / $3, $2, $2 / $3, $1 / $2}'
+echo "$agent $ipb $n" | awk '{printf "  agent (agent/container/netns.c): %8.2f ms  (%.3f ms per attach)\n  ip -batch (2 batches): %8.2f ms  (%.3f ms per attach)\n  ratio agent/ip: %.2f\n", $1, $1 / $3, $2, $2 / $3, $1 / $2}'

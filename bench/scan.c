@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/sim-host.h"
+#include "agent/sim/sim-host.h"
 #include "libvfpool/libvfpool.h"
 
 #define RUNS 21

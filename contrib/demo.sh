@@ -16,19 +16,19 @@ export VFAGENT_SOCKET=$sock
 agent=$!
 trap 'kill $agent 2>/dev/null; wait $agent 2>/dev/null' EXIT
 for _ in $(seq 50); do
-	"$b/agent/vfctl" pools >/dev/null 2>&1 && break
+	"$b/agent/vfctl/vfctl" pools >/dev/null 2>&1 && break
 	sleep 0.1
 done
 run() {
 	printf '\n$ vfctl %s\n' "$*"
-	"$b/agent/vfctl" "$@"
+	"$b/agent/vfctl/vfctl" "$@"
 }
 
 echo "vfagentd is serving a simulated host (sysfs in $sim, socket $sock, log $sim.log)"
 run list
 run pools
 run alloc ib --owner vm:one-42 -n 2 --ip 10.1.0.5/16
-id=$("$b/agent/vfctl" -o json alloc eth --owner netns:/run/netns/demo --pack | sed -n 's/^  "id": "\(.*\)",$/\1/p')
+id=$("$b/agent/vfctl/vfctl" -o json alloc eth --owner netns:/run/netns/demo --pack | sed -n 's/^  "id": "\(.*\)",$/\1/p')
 printf '\n$ vfctl alloc eth --owner netns:/run/netns/demo --pack\nallocation %s\n' "$id"
 run numvfs 0000:d8:00.0 6 --dry-run || true
 run numvfs 0000:af:00.0 8 --dry-run

@@ -41,4 +41,4 @@ expect() {
 
 jget() { printf '%s' "$body" | jq -r "$1"; }
 
-vfctl() { VFAGENT_SOCKET=$sock "$b/agent/vfctl" "$@"; }
+vfctl() { VFAGENT_SOCKET=$sock "$b/agent/vfctl/vfctl" "$@"; }

@@ -22,7 +22,7 @@ c=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer ${token}x" 
 [ "$c" = 401 ] || fail "wrong token: $c"
 c=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" "$url/v1/host")
 [ "$c" = 200 ] || fail "right token: $c"
-"$b/agent/vfctl" --url "$url" --token-file "$tmp/token" pools >/dev/null || fail "vfctl --url"
+"$b/agent/vfctl/vfctl" --url "$url" --token-file "$tmp/token" pools >/dev/null || fail "vfctl --url"
 api GET /v1/host; expect 200 # the unix socket needs no token
 grep -q "$token" "$tmp/agent.log" && fail "the token is in the log"
 stop_agent

@@ -100,7 +100,7 @@ set +e
 vfctl release "$aid" 2>"$tmp/err"; rc=$?
 set -e
 [ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] || fail "second release: rc $rc $(cat "$tmp/err")"
-VFAGENT_SOCKET=$tmp/none.sock "$b/agent/vfctl" pools 2>"$tmp/err" && fail "no agent"
+VFAGENT_SOCKET=$tmp/none.sock "$b/agent/vfctl/vfctl" pools 2>"$tmp/err" && fail "no agent"
 grep -q 'agent not running' "$tmp/err" || fail "no-agent message: $(cat "$tmp/err")"
 
 # ---- events

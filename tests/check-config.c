@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/sim-host.h"
+#include "agent/sim/sim-host.h"
 #include "check-suites.h"
 #include "fixtures.h"
 #include "libvfpool/selector.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* agent/domain-xml.c and agent/hostdev-xml.c: the XML a VM gets, and the XML it comes with. */
+/* agent/vm/domain-xml.c and agent/vm/hostdev-xml.c: the XML a VM gets, and the XML it comes with. */
 #include "config.h"
 
 #include <check.h>
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/domain-xml.h"
-#include "agent/hostdev-xml.h"
+#include "agent/vm/domain-xml.h"
+#include "agent/vm/hostdev-xml.h"
 #include "check-suites.h"
 
 START_TEST(test_hostdev_ethernet)

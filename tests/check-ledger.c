@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/sim-host.h"
+#include "agent/sim/sim-host.h"
 #include "check-suites.h"
 #include "ledger-fixture.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "agent/nlmsg.h"
+#include "agent/netlink/nlmsg.h"
 #include "check-suites.h"
 
 /* A link reply as the kernel sends it, with an attribute this build may not know. */

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "agent/sim-host.h"
+#include "agent/sim/sim-host.h"
 #include "check-suites.h"
 #include "ledger-fixture.h"
 #include "libvfpool/sysfs.h"

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/sim-host.h"
+#include "agent/sim/sim-host.h"
 #include "check-suites.h"
 #include "fixtures.h"
 #include "libvfpool/sysfs.h"

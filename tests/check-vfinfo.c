@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/rdmamsg.h"
-#include "agent/vfinfo.h"
+#include "agent/netlink/rdmamsg.h"
+#include "agent/netlink/vfinfo.h"
 #include "check-suites.h"
 
 #define BIG (256 * 1024)

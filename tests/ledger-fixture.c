@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/sim-host.h"
+#include "agent/sim/sim-host.h"
 #include "ledger-fixture.h"
 
 /* ib: the Mellanox VFs; eth: the Intel ones; one ConnectX-6 VF stays with the host. */

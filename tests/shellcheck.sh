@@ -9,4 +9,4 @@ shellcheck -x hooks/guest/vfagent-ipoib hooks/one/im/vfagent-pci.sh \
 	hooks/one/vmm/kvm-sriov/restore hooks/one/vmm/kvm-sriov/migrate \
 	hooks/one/vmm/kvm-sriov/vfagent-common.sh tests/libvirtd-lib.sh tests/lab/run.sh \
 	tests/lab/fetch.sh tests/lab/build-initramfs.sh tests/lab/init.sh tests/lab/scenario.sh \
-	bench/vm.sh
+	bench/vm.sh tests/layout.sh

@@ -9,7 +9,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$b/agent/vfagentd" --simulate "$tmp/sys" --once 2>"$tmp/agent.log"
 grep -q '4 PFs, 14 VFs under' "$tmp/agent.log" || fail "agent summary: $(cat "$tmp/agent.log")"
 
-vfctl() { "$b/agent/vfctl" "$@"; }
+vfctl() { "$b/agent/vfctl/vfctl" "$@"; }
 
 # table: PF rows with their VFs indented under them
 vfctl --sysfs-root "$tmp/sys" list >"$tmp/table"

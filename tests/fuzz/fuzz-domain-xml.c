@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/domain-xml.h"
-#include "agent/hostdev-xml.h"
+#include "agent/vm/domain-xml.h"
+#include "agent/vm/hostdev-xml.h"
 #include "fuzz.h"
 
 static struct vfp_config *config(void)

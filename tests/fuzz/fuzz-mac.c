@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/domain-xml.h"
-#include "agent/hostdev-xml.h"
-#include "agent/nlmsg.h"
+#include "agent/vm/domain-xml.h"
+#include "agent/vm/hostdev-xml.h"
+#include "agent/netlink/nlmsg.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

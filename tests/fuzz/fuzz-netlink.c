@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/nlmsg.h"
-#include "agent/rdmamsg.h"
-#include "agent/vfinfo.h"
+#include "agent/netlink/nlmsg.h"
+#include "agent/netlink/rdmamsg.h"
+#include "agent/netlink/vfinfo.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/sim-host.h"
+#include "agent/sim/sim-host.h"
 #include "fuzz.h"
 #include "libvfpool/libvfpool.h"
 

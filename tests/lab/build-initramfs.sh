@@ -33,13 +33,13 @@ depmod -b "$i" "$k"
 
 cp "$root/bin/udevadm" "$i/bin/udevadm"
 ln -s /bin/udevadm "$i/lib/systemd/systemd-udevd"
-for f in "$build/agent/vfagentd" "$build/agent/vfctl"; do
+for f in "$build/agent/vfagentd" "$build/agent/vfctl/vfctl"; do
 	if [ ! -x "$f" ] || grep -q libtool "$f"; then
 		echo "lab: $f is not a linked binary (build with --disable-shared)"
 		exit 1
 	fi
 done
-bins="$build/agent/vfagentd $build/agent/vfctl /usr/sbin/ip /usr/bin/rdma /usr/bin/jq"
+bins="$build/agent/vfagentd $build/agent/vfctl/vfctl /usr/sbin/ip /usr/bin/rdma /usr/bin/jq"
 # shellcheck disable=SC2086 # a list of paths without spaces
 cp $bins "$i/usr/bin/"
 rxe=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "libvfpool/macro.h"
-#include "sim-host.h"
+#include "agent/sim/sim-host.h"
 
 static int read_file(const char *root, const char *rel, char *buf, size_t size)
 {

@@ -17,7 +17,7 @@
 
 #include "libvfpool/libvfpool.h"
 #include "libvfpool/macro.h"
-#include "vfctl.h"
+#include "agent/vfctl/vfctl.h"
 
 #define EXIT_USAGE 2
 

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "libvfpool/macro.h"
-#include "nlmsg.h"
-#include "nlsock.h"
+#include "agent/netlink/nlmsg.h"
+#include "agent/netlink/nlsock.h"
 
 /*
  * A netlink socket of @protocol in the namespace @netns_fd (-1: ours). The

@@ -8,8 +8,8 @@
 #include <linux/rtnetlink.h>
 #include <string.h>
 
-#include "nlmsg.h"
-#include "vfinfo.h"
+#include "agent/netlink/nlmsg.h"
+#include "agent/netlink/vfinfo.h"
 
 void vf_settings_init(struct vf_settings *s, unsigned index)
 {

@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "libvirt.h"
+#include "agent/agent.h"
+#include "agent/vm/libvirt.h"
 
 #define BACKOFF_MAX 60
 #define SEEN_MAX 64

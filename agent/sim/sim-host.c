@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "libvfpool/macro.h"
-#include "sim-host.h"
+#include "agent/sim/sim-host.h"
 
 struct card_shape {
 	const char *vendor, *pf_device, *vf_device;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "libvfpool/macro.h"
-#include "pf-side.h"
+#include "agent/pf/pf-side.h"
 
 /* Changes on one PF are serialized; different PFs go in parallel (striped locks). */
 static pthread_mutex_t pf_locks[32] = { [0 ... 31] = PTHREAD_MUTEX_INITIALIZER };

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vfctl.h"
+#include "agent/vfctl/vfctl.h"
 
 #define ROW "%-17s %-10s %-10s %-14s %-11s %-8s %-5s %s\n"
 

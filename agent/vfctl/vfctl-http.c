@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vfctl.h"
+#include "agent/vfctl/vfctl.h"
 
 #define RESPONSE_MAX (64u << 20)
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hostdev-xml.h"
+#include "agent/vm/hostdev-xml.h"
 
 static void set_prop(xmlNodePtr n, const char *name, const char *value)
 {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "libvfpool/macro.h"
-#include "sim-host.h"
+#include "agent/sim/sim-host.h"
 
 /*
  * snprintf for paths: a path that does not fit becomes "" so the file

@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "libvfpool/libvfpool.h"
-#include "vfinfo.h"
+#include "agent/netlink/vfinfo.h"
 
 struct vf_target {
 	struct vfp_ctx *ctx;

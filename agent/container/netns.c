@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "libvfpool/macro.h"
-#include "netns.h"
-#include "nlmsg.h"
-#include "nlsock.h"
+#include "agent/container/netns.h"
+#include "agent/netlink/nlmsg.h"
+#include "agent/netlink/nlsock.h"
 
 static int get_link(struct nl_conn *c, const char *name, struct nl_link *ret)
 {

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "agent.h"
+#include "agent/agent.h"
 
 struct container_target {
 	const char *netns; /* as the request named it */

@@ -6,8 +6,8 @@
 #include <rdma/rdma_netlink.h>
 #include <string.h>
 
-#include "nlmsg.h"
-#include "rdmamsg.h"
+#include "agent/netlink/nlmsg.h"
+#include "agent/netlink/rdmamsg.h"
 
 static struct nlmsghdr *start(void *buf, int cmd, uint16_t flags, uint32_t seq)
 {

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "libvfpool/macro.h"
-#include "nlmsg.h"
-#include "nlsock.h"
-#include "vfconfig.h"
+#include "agent/netlink/nlmsg.h"
+#include "agent/netlink/nlsock.h"
+#include "agent/pf/vfconfig.h"
 
 static const char *const link_states[] = {
 	[IFLA_VF_LINK_STATE_AUTO] = "auto",

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nlmsg.h"
+#include "agent/netlink/nlmsg.h"
 
 static struct nlmsghdr *start(void *buf, uint16_t type, uint16_t flags, uint32_t seq)
 {

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "agent.h"
-#include "vfconfig.h"
+#include "agent/agent.h"
+#include "agent/pf/vfconfig.h"
 
 /* What the inventory knows of a VF and its PF, copied out of it. */
 struct vf_facts {

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "libvfpool/macro.h"
-#include "nlmsg.h"
-#include "nlsock.h"
-#include "rdma.h"
-#include "rdmamsg.h"
+#include "agent/netlink/nlmsg.h"
+#include "agent/netlink/nlsock.h"
+#include "agent/container/rdma.h"
+#include "agent/netlink/rdmamsg.h"
 
 /* One request, one reply datagram (the caller frees it). */
 static int ask(struct nl_conn *c, void *buf, size_t len, void **ret_reply, size_t *ret_len)

@@ -7,13 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "container.h"
+#include "agent/container/container.h"
 #include "libvfpool/macro.h"
-#include "netns.h"
-#include "nlmsg.h"
-#include "rdma.h"
-#include "pf-side.h"
-#include "vfconfig.h"
+#include "agent/container/netns.h"
+#include "agent/netlink/nlmsg.h"
+#include "agent/container/rdma.h"
+#include "agent/pf/pf-side.h"
+#include "agent/pf/vfconfig.h"
 
 /*
  * In exclusive RDMA netns mode the RDMA device follows the netdev, and must

@@ -7,12 +7,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "domain-xml.h"
-#include "hostdev-xml.h"
-#include "libvirt.h"
-#include "nlmsg.h"
-#include "pf-side.h"
-#include "vm.h"
+#include "agent/vm/domain-xml.h"
+#include "agent/vm/hostdev-xml.h"
+#include "agent/vm/libvirt.h"
+#include "agent/netlink/nlmsg.h"
+#include "agent/pf/pf-side.h"
+#include "agent/vm/vm.h"
 
 /* How long a deployment file's allocation waits for its domain to appear. */
 #define PENDING_GRACE_SECONDS 300

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "domain-xml.h"
-#include "nlmsg.h"
+#include "agent/vm/domain-xml.h"
+#include "agent/netlink/nlmsg.h"
 
 /* No network, no DTD, no entity expansion, no messages on stderr. */
 #define PARSE_OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Each room of the source tree includes only what its README's "May include:" line allows
+# (a folder: any header directly in it; a path: that header). "FILE may include:" lines
+# allow more for one file. A room's own files may include each other by bare name.
+set -u
+top=${top_srcdir:-.}
+cd "$top" || exit 1
+bad=0
+for readme in libvfpool/README api/README agent/README agent/*/README; do
+	room=${readme%/README}
+	allowed=$(sed -n 's/^May include: //p' "$readme")
+	[ -n "$allowed" ] || { echo "FAIL: $readme has no 'May include:' line"; bad=1; continue; }
+	for f in "$room"/*.c "$room"/*.h; do
+		[ -f "$f" ] || continue
+		extra=$(sed -n "s/^$(basename "$f") may include: //p" "$readme")
+		incs=$(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f")
+		for inc in $incs; do
+			[ "$inc" = config.h ] && continue
+			case $inc in */*) path=$inc ;; *) path=$room/$inc ;; esac
+			[ -f "$path" ] || { echo "FAIL: $f includes $inc, which is not in the tree"; bad=1; continue; }
+			dir=$(dirname "$path")
+			ok=0
+			for a in $allowed $extra; do
+				[ "$a" = "$dir" ] || [ "$a" = "$path" ] && ok=1
+			done
+			[ $ok = 1 ] || { echo "FAIL: $f includes $path; $readme allows: $allowed $extra"; bad=1; }
+		done
+	done
+done
+# Every source folder has its README, so a new room cannot slip past the rules.
+for d in $(find agent api libvfpool -name '*.[ch]' -exec dirname {} \; | sort -u); do
+	[ -f "$d/README" ] || { echo "FAIL: $d has source files and no README with its rules"; bad=1; }
+done
+[ $bad = 0 ] || exit 1
+echo "layout: every include is one its room allows"
