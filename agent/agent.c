@@ -163,21 +163,21 @@ static void log_report(const struct vfp_reconcile_report *rep)
 }
 
 /* How reconcile asks the host about an intent a crash left half done. */
-static int op_is_attached(void *userdata, json_t *alloc)
+static int op_is_attached(void *userdata, const struct vfp_allocation *alloc)
 {
 	struct agent *a = userdata;
-	json_t *vf = json_array_get(json_object_get(alloc, "vfs"), 0);
+	const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, 0);
 
 	return vf && vm_is_vm_vf(a, vf) ? vm_is_attached(a, alloc) : container_is_attached(a, alloc);
 }
 
-static int op_undo(void *userdata, json_t *alloc)
+static int op_undo(void *userdata, const struct vfp_allocation *alloc)
 {
 	char err[256];
 	int r = agent_detach_all(userdata, alloc, err, sizeof(err));
 
 	if (r < 0)
-		log_error("allocation %s: %s", json_string_value(json_object_get(alloc, "id")), err);
+		log_error("allocation %s: %s", vfp_allocation_get_id(alloc), err);
 	return r;
 }
 
@@ -252,7 +252,7 @@ void agent_fini(struct agent *a)
 {
 	claim_queue_free(a->claims);
 	libvirt_conn_free(a->libvirt);
-	json_decref(a->foreign_vfs);
+	free(a->foreign_vfs.vfs);
 	if (a->events)
 		events_shutdown(a->events);
 	vfp_ledger_unref(a->ledger);
@@ -316,9 +316,7 @@ int agent_rescan(struct agent *a, const char *why)
 	if (r >= 0 && (rep.added || rep.vanished || rep.returned)) {
 		log_info("rescan (%s): %u new VFs, %u vanished, %u returned", why, rep.added,
 			 rep.vanished, rep.returned);
-		events_emit(a->events, "inventory",
-			    json_pack("{s:s, s:i, s:i, s:i}", "reason", why, "added", rep.added,
-				      "vanished", rep.vanished, "returned", rep.returned));
+		events_emit_inventory(a->events, why, &rep);
 	}
 	return r;
 }
@@ -341,7 +339,35 @@ int agent_reload_config(struct agent *a)
 	pthread_mutex_unlock(&a->ledger_lock);
 	pthread_rwlock_unlock(&a->state_lock);
 	log_info("reload: %zu pools", vfp_config_get_pool_count(c));
-	events_emit(a->events, "config", json_pack("{s:i}", "pools",
-						   (int)vfp_config_get_pool_count(c)));
+	events_emit_config(a->events, vfp_config_get_pool_count(c));
+	return r;
+}
+
+/* Allocation @id as the ledger has it now; -ENOENT with @err saying so. */
+int agent_get_allocation(struct agent *a, const char *id, struct vfp_allocation **ret, char *err,
+			 size_t err_size)
+{
+	int r;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_ledger_get_allocation(a->ledger, id, ret);
+	if (r < 0)
+		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
+	pthread_mutex_unlock(&a->ledger_lock);
+	return r;
+}
+
+/* Begins (@begin) or confirms (@ok, @reason) intent @op of allocation @id; @err on failure. */
+int agent_intent(struct agent *a, const char *id, enum vfp_op op, bool begin, bool ok,
+		 const char *reason, char *err, size_t err_size)
+{
+	int r;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	r = begin ? vfp_ledger_begin(a->ledger, id, op)
+		  : vfp_ledger_confirm(a->ledger, id, op, ok, reason);
+	if (r < 0 && err)
+		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
+	pthread_mutex_unlock(&a->ledger_lock);
 	return r;
 }

@@ -32,6 +32,18 @@ struct agent_options {
 	bool once;
 };
 
+/* A VF a domain holds that the ledger does not give it (GET /v1/host). */
+struct agent_foreign_vf {
+	char pci[VFP_PCI_ADDR_LEN + 1];
+	char domain[256];
+	char uuid[37];
+};
+
+struct agent_foreign_vfs {
+	struct agent_foreign_vf *vfs;
+	size_t n, cap;
+};
+
 struct agent {
 	struct agent_options opt;
 	struct vfp_ctx *ctx;
@@ -44,7 +56,7 @@ struct agent {
 	struct events *events;
 	struct metrics *metrics;
 	struct libvirt_conn *libvirt;
-	json_t *foreign_vfs; /* VFs domains hold that the ledger does not give them; ledger_lock */
+	struct agent_foreign_vfs foreign_vfs; /* under ledger_lock */
 	char *token; /* bearer token for TCP listeners; never logged */
 	double scan_seconds;
 };
@@ -58,6 +70,10 @@ int agent_load_config(const struct agent *a, struct vfp_config **ret);
 struct vfp_inventory *agent_get_inventory(struct agent *a);
 struct vfp_config *agent_get_config(struct agent *a);
 void agent_replace_inventory(struct agent *a, struct vfp_inventory *inv);
+int agent_get_allocation(struct agent *a, const char *id, struct vfp_allocation **ret, char *err,
+			 size_t err_size);
+int agent_intent(struct agent *a, const char *id, enum vfp_op op, bool begin, bool ok,
+		 const char *reason, char *err, size_t err_size);
 
 void agent_set_log_priority(int priority);
 void agent_log(int priority, const char *format, ...) __attribute__((format(printf, 2, 3)));

@@ -14,7 +14,7 @@ struct waiter {
 	const struct vfp_config *config;
 	const struct vfp_claim *req;
 	int result;
-	json_t *allocation;
+	struct vfp_allocation *allocation;
 	char *error;
 	bool done;
 	struct waiter *next;
@@ -35,7 +35,7 @@ static void commit_batch(struct claim_queue *q, struct waiter **w, size_t n)
 {
 	struct vfp_claim reqs[BATCH_MAX];
 	int results[BATCH_MAX];
-	json_t *allocs[BATCH_MAX];
+	struct vfp_allocation *allocs[BATCH_MAX];
 	char *errors[BATCH_MAX];
 	size_t i = 0;
 
@@ -112,6 +112,9 @@ int claim_queue_new(struct vfp_ledger *l, pthread_mutex_t *ledger_lock,
 	pthread_cond_init(&q->finished, NULL);
 	r = pthread_create(&q->committer, NULL, committer, q);
 	if (r != 0) {
+		pthread_cond_destroy(&q->queued);
+		pthread_cond_destroy(&q->finished);
+		pthread_mutex_destroy(&q->lock);
 		free(q);
 		return -r;
 	}
@@ -141,7 +144,8 @@ void claim_queue_free(struct claim_queue *q)
  * @ret_error: the message of a failure, to free(); may be NULL
  */
 int claim_queue_claim(struct claim_queue *q, const struct vfp_config *config,
-		      const struct vfp_claim *req, json_t **ret_allocation, char **ret_error)
+		      const struct vfp_claim *req, struct vfp_allocation **ret_allocation,
+		      char **ret_error)
 {
 	struct waiter w = { .config = config, .req = req };
 
@@ -161,6 +165,6 @@ int claim_queue_claim(struct claim_queue *q, const struct vfp_config *config,
 	if (w.result >= 0)
 		*ret_allocation = w.allocation;
 	else
-		json_decref(w.allocation);
+		vfp_allocation_unref(w.allocation);
 	return w.result;
 }

@@ -16,4 +16,5 @@ int claim_queue_new(struct vfp_ledger *l, pthread_mutex_t *ledger_lock,
 		    struct claim_queue **ret_q);
 void claim_queue_free(struct claim_queue *q);
 int claim_queue_claim(struct claim_queue *q, const struct vfp_config *config,
-		      const struct vfp_claim *req, json_t **ret_allocation, char **ret_error);
+		      const struct vfp_claim *req, struct vfp_allocation **ret_allocation,
+		      char **ret_error);

@@ -67,6 +67,26 @@ void events_emit(struct events *e, const char *type, json_t *data)
 	free(json);
 }
 
+/* The typed events the agent's core emits; the bus's wire format (SSE data) is JSON. */
+void events_emit_allocation(struct events *e, const char *id, enum vfp_allocation_state state)
+{
+	events_emit(e, "allocation", json_pack("{s:s, s:s}", "id", id, "state",
+					       vfp_allocation_state_to_string(state)));
+}
+
+void events_emit_inventory(struct events *e, const char *why,
+			   const struct vfp_reconcile_report *rep)
+{
+	events_emit(e, "inventory", json_pack("{s:s, s:i, s:i, s:i}", "reason", why, "added",
+					      rep->added, "vanished", rep->vanished, "returned",
+					      rep->returned));
+}
+
+void events_emit_config(struct events *e, size_t pools)
+{
+	events_emit(e, "config", json_pack("{s:i}", "pools", (int)pools));
+}
+
 uint64_t events_last_id(struct events *e)
 {
 	uint64_t id;

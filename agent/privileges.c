@@ -3,10 +3,12 @@
 
 #include <cap-ng.h>
 #include <errno.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "libvfpool/macro.h"
 #include "agent/privileges.h"
 
 /**
@@ -31,8 +33,10 @@ int privileges_drop(void)
 		return -EPERM;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		log_error("no_new_privs: %m");
-		return -errno;
+		int r = negative_errno(); /* before the log can change it */
+
+		log_error("no_new_privs: %s", strerror(-r));
+		return r;
 	}
 	log_info("capabilities: net_admin, sys_admin, sys_ptrace kept; the rest dropped");
 	return 0;

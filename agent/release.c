@@ -17,23 +17,22 @@
  * Each VF goes back the way its restore point says it went; every VF is
  * tried, and the first error is returned.
  */
-int agent_detach_all(struct agent *a, json_t *alloc, char *err, size_t err_size)
+int agent_detach_all(struct agent *a, const struct vfp_allocation *alloc, char *err,
+		     size_t err_size)
 {
-	size_t i;
-	json_t *vf;
 	int r = 0;
 
-	json_array_foreach(json_object_get(alloc, "vfs"), i, vf) {
-		const char *pci = json_string_value(json_object_get(vf, "pci"));
+	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {
+		const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, i);
 		char msg[512];
 		int rr = vm_is_vm_vf(a, vf) ? vm_restore_vf(a, vf, msg, sizeof(msg))
 					    : container_restore_vf(a, vf, -1, msg, sizeof(msg));
 
 		if (msg[0])
-			log_warning("VF %s: %s", pci, msg);
+			log_warning("VF %s: %s", vf->pci, msg);
 		if (rr < 0 && r == 0) {
 			r = rr;
-			snprintf(err, err_size, "VF %s: %s", pci, msg[0] ? msg : strerror(-rr));
+			snprintf(err, err_size, "VF %s: %s", vf->pci, msg[0] ? msg : strerror(-rr));
 		}
 	}
 	return r;
@@ -49,20 +48,20 @@ int agent_detach_all(struct agent *a, json_t *alloc, char *err, size_t err_size)
  */
 int agent_release_allocation(struct agent *a, const char *id, char *err, size_t err_size)
 {
+	struct vfp_allocation *alloc = NULL;
 	char why[256] = "";
-	json_t *alloc;
 	int r, restored = 0;
 
 	pthread_mutex_lock(&a->ledger_lock);
-	alloc = vfp_ledger_get_allocation(a->ledger, id);
-	if (!alloc)
-		r = -ENOENT, snprintf(err, err_size, "no allocation %s", id);
-	else if (strcmp(json_string_value(json_object_get(alloc, "state")), "released") == 0)
+	r = vfp_ledger_get_allocation(a->ledger, id, &alloc);
+	if (r < 0)
+		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
+	else if (vfp_allocation_get_state(alloc) == VFP_ALLOCATION_RELEASED)
 		r = -ENOENT, snprintf(err, err_size, "allocation %s was released already", id);
 	else if ((r = vfp_ledger_begin(a->ledger, id, VFP_OP_RELEASE)) < 0)
 		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
-	if (r >= 0 && strcmp(json_string_value(json_object_get(alloc, "state")), "attached") == 0)
+	if (r >= 0 && vfp_allocation_get_state(alloc) == VFP_ALLOCATION_ATTACHED)
 		restored = agent_detach_all(a, alloc, why, sizeof(why));
 	if (r >= 0) {
 		pthread_mutex_lock(&a->ledger_lock);
@@ -74,16 +73,17 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 		if (restored < 0)
 			log_error("allocation %s: restore failed, VFs quarantined: %s", id, why);
 	}
-	json_decref(alloc);
+	vfp_allocation_unref(alloc);
 	if (r < 0)
 		return r;
 	log_info("allocation %s: released", id);
-	events_emit(a->events, "allocation", json_pack("{s:s, s:s}", "id", id, "state", "released"));
+	events_emit_allocation(a->events, id, VFP_ALLOCATION_RELEASED);
 	return 0;
 }
 
 /* Whether @alloc's owner is gone, asking only about the kinds in @owners. */
-static const char *owner_gone(struct agent *a, json_t *alloc, unsigned owners)
+static const char *owner_gone(struct agent *a, const struct vfp_allocation *alloc,
+			      unsigned owners)
 {
 	if (owners & SWEEP_NETNS && container_netns_alive(a, alloc) == 0)
 		return "its network namespace is gone";
@@ -104,20 +104,21 @@ static const char *owner_gone(struct agent *a, json_t *alloc, unsigned owners)
  */
 unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners)
 {
-	json_t *list, *alloc;
+	struct vfp_allocation **list = NULL;
 	unsigned n = 0;
-	size_t i;
+	size_t count = 0;
 
 	pthread_mutex_lock(&a->ledger_lock);
-	list = vfp_ledger_list_allocations(a->ledger, NULL, false);
+	if (vfp_ledger_list_allocations(a->ledger, NULL, false, &list, &count) < 0)
+		log_error("sweep: %s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
-	json_array_foreach(list, i, alloc) {
-		const char *id = json_string_value(json_object_get(alloc, "id"));
+	for (size_t i = 0; i < count; i++) {
+		const char *id = vfp_allocation_get_id(list[i]);
 		const char *why;
 		char err[256];
 
-		if (strcmp(json_string_value(json_object_get(alloc, "state")), "attached") != 0 ||
-		    !(why = owner_gone(a, alloc, owners)))
+		if (vfp_allocation_get_state(list[i]) != VFP_ALLOCATION_ATTACHED ||
+		    !(why = owner_gone(a, list[i], owners)))
 			continue;
 		log_info("allocation %s: %s: releasing", id, why);
 		if (agent_release_allocation(a, id, err, sizeof(err)) >= 0)
@@ -125,6 +126,6 @@ unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners)
 		else
 			log_error("allocation %s: release after its owner went: %s", id, err);
 	}
-	json_decref(list);
+	vfp_allocation_list_free(list, count);
 	return n;
 }

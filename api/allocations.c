@@ -3,71 +3,104 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "agent/claim-queue.h"
+#include "agent/claim.h"
 #include "agent/release.h"
-#include "agent/events.h"
 #include "api/api.h"
 #include "api/validate.h"
 
-/* The VF settings beyond MAC and VLAN: each key, its checker, and what it must be. */
-static int parse_vf_knobs(struct api_request *req, json_t *body, json_t *s)
+/* A boolean knob: 0 or 1, VFP_UNSET when absent. */
+static int parse_tristate(struct api_request *req, json_t *body, const char *key, int *ret)
 {
-	static const struct {
-		const char *key, *what;
-		long long max; /* integers: [0, max]; 0 for a boolean or a string */
-		const char *const choices[4];
-	} knobs[] = {
-		{ "qos", "an integer in [0, 7]", 7, { NULL } },
-		{ "vlan_proto", "\"802.1Q\" or \"802.1ad\"", 0, { "802.1Q", "802.1ad" } },
-		{ "spoofchk", "true or false", 0, { NULL } },
-		{ "trust", "true or false", 0, { NULL } },
-		{ "link_state", "\"auto\", \"enable\" or \"disable\"", 0,
-		  { "auto", "enable", "disable" } },
-		{ "min_tx_rate", "Mbit/s, an integer in [0, 4294967295]", 4294967295LL, { NULL } },
-		{ "max_tx_rate", "Mbit/s, an integer in [0, 4294967295]", 4294967295LL, { NULL } },
-	};
+	json_t *v = json_object_get(body, key);
 
-	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
-		json_t *v = json_object_get(body, knobs[i].key);
-		bool ok;
-
-		if (!v)
-			continue;
-		if (knobs[i].max)
-			ok = json_is_integer(v) && json_integer_value(v) >= 0 &&
-			     json_integer_value(v) <= knobs[i].max;
-		else if (knobs[i].choices[0]) {
-			ok = false;
-			for (size_t c = 0; knobs[i].choices[c]; c++)
-				ok = ok || (json_is_string(v) &&
-					    strcmp(json_string_value(v), knobs[i].choices[c]) == 0);
-		} else
-			ok = json_is_boolean(v);
-		if (!ok)
-			return api_fail(req, -EINVAL, "%s: must be %s", knobs[i].key, knobs[i].what);
-		json_object_set(s, knobs[i].key, v);
-	}
-	if ((json_object_get(s, "qos") || json_object_get(s, "vlan_proto")) &&
-	    !json_object_get(s, "vlan"))
-		return api_fail(req, -EINVAL, "qos, vlan_proto: need a vlan");
+	if (v && !json_is_boolean(v))
+		return api_fail(req, -EINVAL, "%s: must be true or false", key);
+	*ret = v ? json_is_true(v) : VFP_UNSET;
 	return 0;
 }
 
-/* The requested settings, each checked: {"mac","vlan","guid","ip",…} as given. */
-static int parse_settings(struct api_request *req, json_t *body, json_t **ret)
+static int parse_rate(struct api_request *req, json_t *body, const char *key, long long *ret)
+{
+	json_t *v = json_object_get(body, key);
+
+	if (v && !(json_is_integer(v) && json_integer_value(v) >= 0 &&
+		   json_integer_value(v) <= 4294967295LL))
+		return api_fail(req, -EINVAL, "%s: must be Mbit/s, an integer in [0, 4294967295]",
+				key);
+	*ret = v ? json_integer_value(v) : VFP_UNSET;
+	return 0;
+}
+
+/* One of @choices (their index), VFP_UNSET when absent. */
+static int parse_choice(struct api_request *req, json_t *body, const char *key,
+			const char *const *choices, const char *what, int *ret)
+{
+	json_t *v = json_object_get(body, key);
+
+	*ret = VFP_UNSET;
+	for (int i = 0; v && choices[i]; i++)
+		if (json_is_string(v) && strcmp(json_string_value(v), choices[i]) == 0)
+			*ret = i;
+	if (v && *ret < 0)
+		return api_fail(req, -EINVAL, "%s: must be %s", key, what);
+	return 0;
+}
+
+/* The VF settings beyond MAC and VLAN, each checked with a message naming it. */
+static int parse_vf_knobs(struct api_request *req, json_t *body, struct vfp_settings *s)
+{
+	static const char *const protos[] = { "802.1Q", "802.1ad", NULL };
+	static const char *const links[] = { "auto", "enable", "disable", NULL };
+	long long qos = VFP_UNSET;
+	int proto = VFP_UNSET, r;
+
+	r = api_get_int(req, body, "qos", 0, 7, false, &qos);
+	s->qos = (int)qos;
+	if (r >= 0)
+		r = parse_choice(req, body, "vlan_proto", protos, "\"802.1Q\" or \"802.1ad\"", &proto);
+	s->vlan_proto = r < 0 || proto < 0 ? VFP_UNSET : proto == 0 ? 0x8100 : 0x88a8;
+	if (r >= 0)
+		r = parse_tristate(req, body, "spoofchk", &s->spoofchk);
+	if (r >= 0)
+		r = parse_tristate(req, body, "trust", &s->trust);
+	if (r >= 0)
+		r = parse_choice(req, body, "link_state", links,
+				 "\"auto\", \"enable\" or \"disable\"", &s->link_state);
+	if (r >= 0)
+		r = parse_rate(req, body, "min_tx_rate", &s->min_tx_rate);
+	if (r >= 0)
+		r = parse_rate(req, body, "max_tx_rate", &s->max_tx_rate);
+	if (r >= 0 && (s->qos >= 0 || s->vlan_proto >= 0) && s->vlan < 0)
+		r = api_fail(req, -EINVAL, "qos, vlan_proto: need a vlan");
+	return r;
+}
+
+static int copy_string(struct api_request *req, const char *key, const char *v, char *buf,
+		       size_t size)
+{
+	if (v && strlen(v) >= size)
+		return api_fail(req, -EINVAL, "%s: longer than %zu characters", key, size - 1);
+	snprintf(buf, size, "%s", v ? v : "");
+	return 0;
+}
+
+/* The requested settings, each checked: {"mac","vlan","guid","ip",…}. */
+static int parse_settings(struct api_request *req, json_t *body, struct vfp_settings *s)
 {
 	const char *mac = NULL, *guid = NULL, *ip = NULL;
 	long long vlan = -1;
-	json_t *s;
 	int r;
 
+	vfp_settings_init(s);
 	r = api_get_string(req, body, "mac", false, &mac);
 	if (r >= 0 && mac && !valid_mac(mac))
 		r = api_fail(req, -EINVAL, "mac: \"%.32s\" is not a unicast MAC address", mac);
 	if (r >= 0)
 		r = api_get_int(req, body, "vlan", 0, 4094, false, &vlan);
+	s->vlan = (int)vlan;
 	if (r >= 0)
 		r = api_get_string(req, body, "guid", false, &guid);
 	if (r >= 0 && guid && !valid_guid(guid))
@@ -78,27 +111,48 @@ static int parse_settings(struct api_request *req, json_t *body, json_t **ret)
 	if (r >= 0 && ip && !valid_ip_prefix(ip, NULL))
 		r = api_fail(req, -EINVAL, "ip: \"%.64s\" is not an address with a prefix length "
 					   "(10.1.0.5/16)", ip);
-	if (r < 0)
-		return r;
-	s = json_object();
-	if (mac)
-		json_object_set_new(s, "mac", json_string(mac));
-	if (vlan >= 0)
-		json_object_set_new(s, "vlan", json_integer(vlan));
-	if (guid)
-		json_object_set_new(s, "guid", json_string(guid));
-	if (ip)
-		json_object_set_new(s, "ip", json_string(ip));
-	r = parse_vf_knobs(req, body, s);
-	if (r < 0) {
-		json_decref(s);
-		return r;
-	}
-	*ret = s;
-	return 0;
+	if (r >= 0)
+		r = copy_string(req, "mac", mac, s->mac, sizeof(s->mac));
+	if (r >= 0)
+		r = copy_string(req, "guid", guid, s->guid, sizeof(s->guid));
+	if (r >= 0)
+		r = copy_string(req, "ip", ip, s->ip, sizeof(s->ip));
+	return r < 0 ? r : parse_vf_knobs(req, body, s);
 }
 
-static int parse_claim(struct api_request *req, json_t *body, struct vfp_claim *c)
+/* {"kind":"vm","name":…[,"uuid":…]} or {"kind":"container","netns":…|"pid":…}. */
+static int parse_owner(struct api_request *req, json_t *body, struct vfp_owner *o)
+{
+	static const char *const keys[] = { "kind", "name", "uuid", "netns", "pid", NULL };
+	json_t *j = json_object_get(body, "owner");
+	const char *kind = NULL;
+	long long pid = 0;
+	int r;
+
+	if (!json_is_object(j))
+		return api_fail(req, -EINVAL, "owner: required, an object like "
+					      "{\"kind\":\"vm\",\"name\":\"one-42\"}");
+	r = api_check_keys(req, j, keys);
+	if (r >= 0)
+		r = api_get_string(req, j, "kind", false, &kind);
+	if (r >= 0 && (!kind || (strcmp(kind, "vm") && strcmp(kind, "container"))))
+		r = api_fail(req, -EINVAL, "owner.kind: must be \"vm\" or \"container\"");
+	*o = (struct vfp_owner){ .kind = kind && !strcmp(kind, "vm") ? VFP_OWNER_VM
+								       : VFP_OWNER_CONTAINER };
+	if (r >= 0)
+		r = api_get_string(req, j, "name", false, &o->name);
+	if (r >= 0)
+		r = api_get_string(req, j, "uuid", false, &o->uuid);
+	if (r >= 0)
+		r = api_get_string(req, j, "netns", false, &o->netns);
+	if (r >= 0)
+		r = api_get_int(req, j, "pid", 1, 4194304, false, &pid);
+	o->pid = pid;
+	return r;
+}
+
+static int parse_claim(struct api_request *req, json_t *body, struct vfp_claim *c,
+		       struct vfp_owner *owner)
 {
 	static const char *const keys[] = { "pool", "count", "owner", "mac", "vlan", "guid", "ip",
 					    "qos", "vlan_proto", "spoofchk", "trust", "link_state",
@@ -113,9 +167,8 @@ static int parse_claim(struct api_request *req, json_t *body, struct vfp_claim *
 		r = api_get_string(req, body, "pool", true, &c->pool);
 	if (r >= 0)
 		r = api_get_int(req, body, "count", 1, 64, false, &count);
-	if (r >= 0 && !json_is_object(json_object_get(body, "owner")))
-		r = api_fail(req, -EINVAL, "owner: required, an object like "
-					   "{\"kind\":\"vm\",\"name\":\"one-42\"}");
+	if (r >= 0)
+		r = parse_owner(req, body, owner);
 	if (r >= 0)
 		r = api_get_int(req, body, "numa_node", -1, 4095, false, &numa);
 	if (r >= 0)
@@ -129,7 +182,7 @@ static int parse_claim(struct api_request *req, json_t *body, struct vfp_claim *
 	if (r < 0)
 		return r;
 	c->count = (unsigned)count;
-	c->owner = json_object_get(body, "owner");
+	c->owner = owner;
 	c->numa_node = (int)numa;
 	c->placement = placement && strcmp(placement, "pack") == 0 ? VFP_PLACE_PACK
 								   : VFP_PLACE_SPREAD;
@@ -138,73 +191,41 @@ static int parse_claim(struct api_request *req, json_t *body, struct vfp_claim *
 	return 0;
 }
 
-/* No free VF: a pool with a "grow" policy resizes an idle PF, once. */
-static bool grow_pool(struct agent *a, const char *pool)
+/* "attach": {"domain":…,"live":…,"config":…} of a claim, or of POST …/attach. */
+int api_parse_domain_request(struct api_request *req, json_t *o, struct agent_domain_request *q)
 {
-	struct vfp_inventory *inv = NULL;
-	int r;
+	static const char *const keys[] = { "domain", "live", "config", NULL };
+	bool live = false, config = false;
+	int r = api_check_keys(req, o, keys);
 
-	pthread_rwlock_wrlock(&a->state_lock);
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_pool_grow(a->ledger, a->config, a->inv, pool, &inv);
-	if (inv)
-		agent_replace_inventory(a, inv);
-	pthread_mutex_unlock(&a->ledger_lock);
-	pthread_rwlock_unlock(&a->state_lock);
 	if (r >= 0)
-		log_info("pool %s: grew a PF", pool);
-	return r >= 0;
-}
-
-/* Claims through the group-commit queue, growing the pool once if it ran dry. */
-int api_claim(struct api_request *req, const struct vfp_claim *c, json_t **ret)
-{
-	struct vfp_config *config = agent_get_config(req->agent);
-	char *err = NULL;
-	int r;
-
-	r = claim_queue_claim(req->agent->claims, config, c, ret, &err);
-	if (r == -EBUSY && err && strstr(err, "free VF") && grow_pool(req->agent, c->pool)) {
-		free(err);
-		err = NULL;
-		r = claim_queue_claim(req->agent->claims, config, c, ret, &err);
-	}
-	vfp_config_unref(config);
-	if (r < 0)
-		api_fail(req, r, "%s", err ? err : "claim failed");
-	free(err);
+		r = api_get_string(req, o, "domain", true, &q->domain);
+	if (r >= 0)
+		r = api_get_bool(req, o, "live", &live);
+	if (r >= 0)
+		r = api_get_bool(req, o, "config", &config);
+	q->live = json_object_get(o, "live") ? live : VFP_UNSET;
+	q->config = json_object_get(o, "config") ? config : VFP_UNSET;
 	return r;
 }
 
-/* @alloc as the ledger has it now (the reference passed in is dropped). */
-static json_t *reread(struct api_request *req, json_t *alloc)
+static int claim(struct api_request *req, const struct vfp_claim *c, json_t *attach,
+		 struct vfp_allocation **ret)
 {
-	json_t *now;
+	struct agent_domain_request q;
+	char err[512] = "";
+	int r = 0;
 
-	pthread_mutex_lock(&req->agent->ledger_lock);
-	now = vfp_ledger_get_allocation(req->agent->ledger,
-					json_string_value(json_object_get(alloc, "id")));
-	pthread_mutex_unlock(&req->agent->ledger_lock);
-	json_decref(alloc);
-	return now;
-}
-
-/*
- * A new claim with "attach": {"domain":…} goes into the domain at once, and
- * a failed attach gives the claim back: all or nothing.
- */
-static int attach_new(struct api_request *req, json_t *alloc, json_t *attach)
-{
-	const char *id = json_string_value(json_object_get(alloc, "id"));
-	char err[256];
-	int r;
-
-	if (!json_is_object(attach) || !json_object_get(attach, "domain"))
-		r = api_fail(req, -EINVAL, "attach: must be an object like {\"domain\": \"one-42\"}");
-	else
-		r = api_attach_domain(req, alloc, attach);
-	if (r < 0 && agent_release_allocation(req->agent, id, err, sizeof(err)) < 0)
-		log_error("allocation %s: giving the claim back: %s", id, err);
+	if (attach && (!json_is_object(attach) || !json_object_get(attach, "domain")))
+		return api_fail(req, -EINVAL,
+				"attach: must be an object like {\"domain\": \"one-42\"}");
+	if (attach)
+		r = api_parse_domain_request(req, attach, &q);
+	if (r >= 0)
+		r = attach ? agent_claim_and_attach(req->agent, c, &q, ret, err, sizeof(err))
+			   : agent_claim(req->agent, c, ret, err, sizeof(err));
+	if (r < 0 && !req->error[0])
+		api_fail(req, r, "%s", err);
 	return r;
 }
 
@@ -212,58 +233,76 @@ static int attach_new(struct api_request *req, json_t *alloc, json_t *attach)
 int api_post_allocation(struct api_request *req)
 {
 	struct vfp_claim c = { 0 };
-	json_t *body = NULL, *alloc = NULL, *settings = NULL, *attach;
+	struct vfp_settings settings;
+	struct vfp_owner owner;
+	struct vfp_allocation *alloc = NULL;
+	json_t *body = NULL;
 	int r;
 
 	r = api_parse_body(req, &body);
 	if (r >= 0)
-		r = parse_claim(req, body, &c);
+		r = parse_claim(req, body, &c, &owner);
 	if (r >= 0)
 		r = parse_settings(req, body, &settings);
-	c.settings = settings;
+	c.settings = &settings;
 	if (r >= 0)
-		r = api_claim(req, &c, &alloc);
-	attach = json_object_get(body, "attach");
-	if (r == 0 && attach)
-		r = attach_new(req, alloc, attach);
-	if (r == 0 && attach)
-		alloc = reread(req, alloc);
-	json_decref(settings);
+		r = claim(req, &c, json_object_get(body, "attach"), &alloc);
 	json_decref(body);
-	if (r < 0) {
-		json_decref(alloc);
+	if (r < 0)
 		return r;
-	}
-	if (r == 0)
-		events_emit(req->agent->events, "allocation",
-			    json_pack("{s:O, s:s}", "id", json_object_get(alloc, "id"), "state",
-				      json_string_value(json_object_get(alloc, "state"))));
-	return api_reply(req, r == 1 ? 200 : 201, alloc);
+	r = api_reply(req, r == 1 ? 200 : 201, api_allocation_json(alloc));
+	vfp_allocation_unref(alloc);
+	return r;
+}
+
+static json_t *list_json(struct vfp_allocation **list, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, api_allocation_json(list[i]));
+	return a;
 }
 
 int api_list_allocations(struct api_request *req)
 {
 	const char *owner = api_query(req, "owner"), *all = api_query(req, "include_released");
-	json_t *a;
+	struct vfp_allocation **list = NULL;
+	size_t n = 0;
+	json_t *a = NULL;
+	int r;
 
 	if (all && strcmp(all, "true") != 0 && strcmp(all, "false") != 0)
 		return api_fail(req, -EINVAL, "include_released: must be true or false");
 	pthread_mutex_lock(&req->agent->ledger_lock);
-	a = vfp_ledger_list_allocations(req->agent->ledger, owner, all && !strcmp(all, "true"));
+	r = vfp_ledger_list_allocations(req->agent->ledger, owner, all && !strcmp(all, "true"),
+					&list, &n);
+	if (r < 0)
+		api_fail(req, r, "%s", vfp_ledger_get_error(req->agent->ledger));
 	pthread_mutex_unlock(&req->agent->ledger_lock);
-	return api_reply(req, 200, json_pack("{s:o*}", "allocations", a));
+	if (r >= 0)
+		a = list_json(list, n);
+	vfp_allocation_list_free(list, n);
+	return r < 0 ? r : api_reply(req, 200, json_pack("{s:o*}", "allocations", a));
+}
+
+/* 200 with allocation @id as the ledger has it now. */
+int api_reply_allocation(struct api_request *req, const char *id)
+{
+	struct vfp_allocation *alloc = NULL;
+	char err[512];
+	int r = agent_get_allocation(req->agent, id, &alloc, err, sizeof(err));
+
+	if (r < 0)
+		return api_fail(req, r, "%s", err);
+	r = api_reply(req, 200, api_allocation_json(alloc));
+	vfp_allocation_unref(alloc);
+	return r;
 }
 
 int api_get_allocation(struct api_request *req)
 {
-	json_t *a;
-
-	pthread_mutex_lock(&req->agent->ledger_lock);
-	a = vfp_ledger_get_allocation(req->agent->ledger, req->params[0]);
-	pthread_mutex_unlock(&req->agent->ledger_lock);
-	if (!a)
-		return api_fail(req, -ENOENT, "no allocation %s", req->params[0]);
-	return api_reply(req, 200, a);
+	return api_reply_allocation(req, req->params[0]);
 }
 
 /* Restores and frees the VFs → 204 (agent_release_allocation()). */

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "agent/agent.h"
+#include "agent/attach.h"
 
 #define API_BODY_MAX (64 * 1024)
 #define API_MAX_PARAMS 2
@@ -67,6 +68,10 @@ const char *api_query(struct api_request *req, const char *key);
 const char *api_header(struct api_request *req, const char *key);
 
 json_t *api_vf_json(struct api_request *req, const struct vfp_vf *vf);
+json_t *api_owner_json(const struct vfp_owner *o);
+json_t *api_settings_json(const struct vfp_settings *s);
+json_t *api_allocation_json(const struct vfp_allocation *a);
+int api_reply_allocation(struct api_request *req, const char *id);
 
 struct api_server;
 int api_server_start(struct agent *a, int *fds, const bool *is_tcp, int n_fds,
@@ -94,8 +99,5 @@ int api_delete_allocation(struct api_request *req);
 int api_attach(struct api_request *req);
 int api_detach(struct api_request *req);
 int api_domain_xml(struct api_request *req);
-int api_attach_domain(struct api_request *req, json_t *alloc, json_t *body);
-int api_claim(struct api_request *req, const struct vfp_claim *c, json_t **ret);
-int api_ledger_step(struct agent *a, const char *id, enum vfp_op op, bool begin, bool ok,
-		    const char *reason, struct api_request *req);
 int api_get_events(struct api_request *req);
+int api_parse_domain_request(struct api_request *req, json_t *o, struct agent_domain_request *q);

@@ -31,13 +31,31 @@ static json_t *state_totals(struct agent *a)
 /* {"uri","connected","foreign_vfs":[{"pci","domain","uuid"}]}: VFs domains hold unbooked. */
 static json_t *libvirt_facts(struct agent *a)
 {
-	json_t *foreign;
+	json_t *foreign = json_array();
 
 	pthread_mutex_lock(&a->ledger_lock);
-	foreign = a->foreign_vfs ? json_deep_copy(a->foreign_vfs) : json_array();
+	for (size_t i = 0; foreign && i < a->foreign_vfs.n; i++) {
+		const struct agent_foreign_vf *f = &a->foreign_vfs.vfs[i];
+
+		json_array_append_new(foreign, json_pack("{s:s, s:s, s:s}", "pci", f->pci, "domain",
+							 f->domain, "uuid", f->uuid));
+	}
 	pthread_mutex_unlock(&a->ledger_lock);
 	return json_pack("{s:s, s:b, s:o}", "uri", libvirt_conn_get_uri(a->libvirt), "connected",
 			 libvirt_conn_is_connected(a->libvirt), "foreign_vfs", foreign);
+}
+
+/* {"devices":N,"netns_mode":…}, {"devices":N,"status":…} or {"status":"no RDMA: …"}. */
+static json_t *rdma_json(void)
+{
+	struct rdma_host h;
+
+	rdma_host_facts(&h);
+	if (h.devices < 0)
+		return json_pack("{s:s}", "status", h.status);
+	if (!h.netns_mode[0])
+		return json_pack("{s:i, s:s}", "devices", h.devices, "status", h.status);
+	return json_pack("{s:i, s:s}", "devices", h.devices, "netns_mode", h.netns_mode);
 }
 
 /*
@@ -47,7 +65,7 @@ static json_t *libvirt_facts(struct agent *a)
 int api_get_host(struct api_request *req)
 {
 	struct vfp_inventory *inv = agent_get_inventory(req->agent);
-	json_t *rdma = rdma_host_facts();
+	json_t *rdma = rdma_json();
 	json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:o, s:f, s:O, s:o}", "version",
 			      PACKAGE_VERSION, "sysfs_root", vfp_ctx_get_sysfs_root(req->agent->ctx),
 			      "pfs", (json_int_t)vfp_inventory_get_pf_count(inv), "vfs",

@@ -99,14 +99,16 @@ static void render_http(FILE *f)
 
 static void render_ledger(FILE *f, struct agent *a)
 {
-	json_t *counts, *allocs, *pool, *n, *al;
+	unsigned by_state[_VFP_ALLOCATION_STATE_MAX] = { 0 };
+	struct vfp_allocation **allocs = NULL;
+	json_t *counts, *pool, *n;
 	const char *pname, *state;
-	unsigned reserved = 0, attached = 0, releasing = 0;
-	size_t i;
+	size_t n_allocs = 0;
 
 	pthread_mutex_lock(&a->ledger_lock);
 	counts = vfp_ledger_counts(a->ledger);
-	allocs = vfp_ledger_list_allocations(a->ledger, NULL, false);
+	if (vfp_ledger_list_allocations(a->ledger, NULL, false, &allocs, &n_allocs) < 0)
+		n_allocs = 0;
 	pthread_mutex_unlock(&a->ledger_lock);
 	fputs("# HELP vfagent_vfs VFs by pool and state (pool \"\" is in no pool).\n"
 	      "# TYPE vfagent_vfs gauge\n", f);
@@ -114,21 +116,17 @@ static void render_ledger(FILE *f, struct agent *a)
 		json_object_foreach(pool, state, n)
 			fprintf(f, "vfagent_vfs{pool=\"%s\",state=\"%s\"} %" JSON_INTEGER_FORMAT "\n",
 				pname, state, json_integer_value(n));
-	json_array_foreach(allocs, i, al) {
-		const char *s = json_string_value(json_object_get(al, "state"));
-
-		reserved += strcmp(s, "reserved") == 0;
-		attached += strcmp(s, "attached") == 0;
-		releasing += strcmp(s, "releasing") == 0;
-	}
+	for (size_t i = 0; i < n_allocs; i++)
+		by_state[vfp_allocation_get_state(allocs[i])]++;
 	fprintf(f, "# HELP vfagent_allocations Live allocations by state.\n"
 		   "# TYPE vfagent_allocations gauge\n"
 		   "vfagent_allocations{state=\"reserved\"} %u\n"
 		   "vfagent_allocations{state=\"attached\"} %u\n"
 		   "vfagent_allocations{state=\"releasing\"} %u\n",
-		reserved, attached, releasing);
+		by_state[VFP_ALLOCATION_RESERVED], by_state[VFP_ALLOCATION_ATTACHED],
+		by_state[VFP_ALLOCATION_RELEASING]);
 	json_decref(counts);
-	json_decref(allocs);
+	vfp_allocation_list_free(allocs, n_allocs);
 }
 
 int api_metrics_render(struct agent *a, char **ret_text)

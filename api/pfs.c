@@ -4,7 +4,7 @@
 
 #include <errno.h>
 
-#include "agent/events.h"
+#include "agent/numvfs.h"
 #include "api/api.h"
 
 static json_t *pf_json(struct api_request *req, const struct vfp_pf *pf)
@@ -47,20 +47,6 @@ int api_get_pf(struct api_request *req)
 	return api_reply(req, 200, o);
 }
 
-static int numvfs_in_lock(struct api_request *req, long long n, bool dry_run, json_t **plan)
-{
-	struct agent *a = req->agent;
-	struct vfp_inventory *inv = NULL;
-	int r;
-
-	if (dry_run)
-		return vfp_numvfs_plan(a->ledger, a->inv, req->params[0], (int)n, plan);
-	r = vfp_numvfs_apply(a->ledger, a->config, a->inv, req->params[0], (int)n, plan, &inv);
-	if (inv)
-		agent_replace_inventory(a, inv);
-	return r;
-}
-
 /*
  * {"numvfs":N,"dry_run":true} → 200 with the plan; applied → 200 with the
  * plan; refused → 409 with the plan's reason and the blocking allocations.
@@ -68,10 +54,10 @@ static int numvfs_in_lock(struct api_request *req, long long n, bool dry_run, js
 int api_put_numvfs(struct api_request *req)
 {
 	static const char *const keys[] = { "numvfs", "dry_run", NULL };
-	struct agent *a = req->agent;
 	long long n = 0;
 	bool dry_run = false;
 	json_t *body = NULL, *plan = NULL;
+	char err[512] = "";
 	int r;
 
 	r = api_parse_body(req, &body);
@@ -84,17 +70,9 @@ int api_put_numvfs(struct api_request *req)
 	json_decref(body);
 	if (r < 0)
 		return r;
-	pthread_rwlock_wrlock(&a->state_lock);
-	pthread_mutex_lock(&a->ledger_lock);
-	r = numvfs_in_lock(req, n, dry_run, &plan);
+	r = agent_set_numvfs(req->agent, req->params[0], (int)n, dry_run, &plan, err, sizeof(err));
 	if (r < 0)
-		api_fail(req, r, "%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
-	pthread_rwlock_unlock(&a->state_lock);
-	if (r < 0 && r != -EBUSY) {
-		json_decref(plan);
-		return r;
-	}
+		api_fail(req, r, "%s", err);
 	if (r == -EBUSY) {
 		/* a refusal carries the blockers, so the caller can act on it */
 		if (!plan)
@@ -103,8 +81,9 @@ int api_put_numvfs(struct api_request *req)
 		json_object_set_new(plan, "message", json_string(req->error));
 		return api_reply(req, 409, plan);
 	}
-	json_object_set_new(plan, "dry_run", json_boolean(dry_run));
-	if (!dry_run)
-		events_emit(a->events, "numvfs", json_incref(plan));
+	if (r < 0) {
+		json_decref(plan);
+		return r;
+	}
 	return api_reply(req, 200, plan);
 }

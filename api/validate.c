@@ -8,39 +8,14 @@
 #include <string.h>
 
 #include "api/validate.h"
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* @n bytes "xx:xx:…" into @out. */
-static bool parse_bytes(const char *s, unsigned char *out, size_t n)
-{
-	if (strlen(s) != 3 * n - 1)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		int hi = hexval(s[3 * i]), lo = hexval(s[3 * i + 1]);
-
-		if (hi < 0 || lo < 0 || (i + 1 < n && s[3 * i + 2] != ':'))
-			return false;
-		out[i] = (unsigned char)(hi << 4 | lo);
-	}
-	return true;
-}
+#include "libvfpool/libvfpool.h"
 
 /* A unicast MAC other than all zeros: what a VF can carry. */
 bool valid_mac(const char *s)
 {
 	unsigned char b[6];
 
-	if (!parse_bytes(s, b, 6) || (b[0] & 1))
+	if (vfp_mac_parse(s, b) < 0 || (b[0] & 1))
 		return false;
 	return b[0] | b[1] | b[2] | b[3] | b[4] | b[5];
 }
@@ -48,16 +23,9 @@ bool valid_mac(const char *s)
 /* An InfiniBand GUID other than all zeros and all ones. */
 bool valid_guid(const char *s)
 {
-	unsigned char b[8];
-	unsigned or = 0, and = 0xff;
+	unsigned long long g;
 
-	if (!parse_bytes(s, b, 8))
-		return false;
-	for (int i = 0; i < 8; i++) {
-		or |= b[i];
-		and &= b[i];
-	}
-	return or != 0 && and != 0xff;
+	return vfp_guid_parse(s, &g) == 0 && g != 0 && g != ~0ULL;
 }
 
 /* "10.1.0.5/16" or "fd00::5/64": an address and a prefix length that fits it. */

@@ -20,28 +20,35 @@ const char *api_header(struct api_request *req, const char *key)
 	return req->conn ? MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, key) : NULL;
 }
 
-/* The VF as DESIGN.md §3 has it: facts, then pool, state, allocation. Call with ledger_lock. */
+/* The VF as api/openapi.yaml has it: facts, then pool, state, allocation. Call with ledger_lock. */
 json_t *api_vf_json(struct api_request *req, const struct vfp_vf *vf)
 {
 	json_t *o = vfp_vf_to_json(vf);
-	json_t *l = vfp_ledger_get_vf(req->agent->ledger, vfp_vf_get_pci(vf));
+	struct vfp_ledger_vf l;
+	bool known = vfp_ledger_get_vf(req->agent->ledger, vfp_vf_get_pci(vf), &l) >= 0;
 
 	if (!o)
 		return NULL;
-	json_object_set_new(o, "pool", l ? json_incref(json_object_get(l, "pool")) : json_null());
-	json_object_set_new(o, "state", l ? json_incref(json_object_get(l, "state"))
-					  : json_string("unknown"));
+	json_object_set_new(o, "pool", known && l.pool[0] ? json_string(l.pool) : json_null());
+	json_object_set_new(o, "state", json_string(known ? vfp_vf_state_to_string(l.state)
+							  : "unknown"));
 	json_object_set_new(o, "allocation",
-			    l ? json_incref(json_object_get(l, "allocation")) : json_null());
-	if (l && !json_is_null(json_object_get(l, "reason")))
-		json_object_set(o, "reason", json_object_get(l, "reason"));
-	json_decref(l);
+			    known && l.allocation[0] ? json_string(l.allocation) : json_null());
+	if (known && l.reason[0])
+		json_object_set_new(o, "reason", json_string(l.reason));
 	return o;
 }
 
-static json_t *json_or_null(json_t *o)
+/* Port 1 of the VF's RDMA device, or null. */
+static json_t *rdma_port_json(const char *dev)
 {
-	return o ? o : json_null();
+	struct rdma_port p;
+
+	if (rdma_port_facts(dev, &p) < 0)
+		return json_null();
+	return json_pack("{s:s, s:i, s:s, s:s?, s:i}", "state", p.state, "lid", p.lid,
+			 "link_layer", p.link_layer, "gid0", p.gid0[0] ? p.gid0 : NULL,
+			 "active_mtu", p.active_mtu);
 }
 
 static bool keep(json_t *vf, const char *key, const char *want)
@@ -53,8 +60,6 @@ static bool keep(json_t *vf, const char *key, const char *want)
 
 int api_list_vfs(struct api_request *req)
 {
-	static const char *const states[] = { "free",	     "reserved",    "attached", "releasing",
-					      "quarantined", "unavailable", NULL };
 	const char *pool = api_query(req, "pool"), *state = api_query(req, "state");
 	const char *pf = api_query(req, "pf");
 	struct vfp_inventory *inv;
@@ -63,9 +68,9 @@ int api_list_vfs(struct api_request *req)
 
 	if (pf && !vfp_pci_addr_is_valid(pf))
 		return api_fail(req, -EINVAL, "pf: \"%.64s\" is not a PCI address", pf);
-	for (i = 0; state && states[i] && strcmp(states[i], state) != 0; i++)
-		;
-	if (state && !states[i])
+	/* "released" names an ended allocation's VFs, never a VF of the host */
+	if (state && (vfp_vf_state_from_string(state) < 0 ||
+		      vfp_vf_state_from_string(state) == VFP_VF_RELEASED))
 		return api_fail(req, -EINVAL, "state: \"%.32s\" is not a VF state", state);
 	a = json_array();
 	inv = agent_get_inventory(req->agent);
@@ -99,11 +104,14 @@ int api_get_vf(struct api_request *req)
 		o = api_vf_json(req, vf);
 		pthread_mutex_unlock(&req->agent->ledger_lock);
 		/* only here, not in lists: it opens the device */
-		json_object_set_new(o, "rdma_port", json_or_null(rdma_port_facts(
-							     vfp_vf_get_rdma_device(vf))));
+		if (o)
+			json_object_set_new(o, "rdma_port",
+					    rdma_port_json(vfp_vf_get_rdma_device(vf)));
 	}
 	vfp_inventory_unref(inv);
 	if (!vf)
 		return api_fail(req, -ENOENT, "no VF at %s", req->params[0]);
+	if (!o)
+		return api_fail(req, -ENOMEM, "out of memory");
 	return api_reply(req, 200, o);
 }

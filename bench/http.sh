@@ -7,7 +7,7 @@ set -eu
 b=${top_builddir:-$(dirname "$0")/..}
 for t in wrk nginx curl; do command -v $t >/dev/null || { echo "bench/http: $t is missing"; exit 77; }; done
 tmp=$(mktemp -d /tmp/vfagent-bench-http-XXXXXX)
-agent= nginx_pid=
+agent=
 cleanup() {
 	[ -n "$agent" ] && kill "$agent" 2>/dev/null && wait "$agent" 2>/dev/null
 	[ -f "$tmp/nginx.pid" ] && kill "$(cat "$tmp/nginx.pid")" 2>/dev/null

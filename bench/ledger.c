@@ -78,8 +78,8 @@ struct env {
 /* @n claims of one VF, then their releases; returns the two rates. */
 static int client(struct env *e, int n, double *ret_claims, double *ret_releases)
 {
-	json_t *owner = json_pack("{s:s, s:s}", "kind", "vm", "name", "bench");
-	struct vfp_claim req = { .pool = "all", .count = 1, .owner = owner, .numa_node = -1 };
+	static const struct vfp_owner owner = { .kind = VFP_OWNER_VM, .name = "bench" };
+	struct vfp_claim req = { .pool = "all", .count = 1, .owner = &owner, .numa_node = -1 };
 	struct vfp_ledger *l = NULL;
 	char **ids = calloc((size_t)n, sizeof(*ids));
 	double t0;
@@ -88,14 +88,14 @@ static int client(struct env *e, int n, double *ret_claims, double *ret_releases
 		return -1;
 	t0 = now_s();
 	for (int i = 0; i < n; i++) {
-		json_t *a = NULL;
+		struct vfp_allocation *a = NULL;
 
 		if (vfp_ledger_claim(l, e->config, &req, &a) < 0) {
 			fprintf(stderr, "claim: %s\n", vfp_ledger_get_error(l));
 			return -1;
 		}
-		ids[i] = strdup(json_string_value(json_object_get(a, "id")));
-		json_decref(a);
+		ids[i] = strdup(vfp_allocation_get_id(a));
+		vfp_allocation_unref(a);
 	}
 	*ret_claims = n / (now_s() - t0);
 	t0 = now_s();
@@ -108,14 +108,13 @@ static int client(struct env *e, int n, double *ret_claims, double *ret_releases
 	*ret_releases = n / (now_s() - t0);
 	free(ids);
 	vfp_ledger_unref(l);
-	json_decref(owner);
 	return 0;
 }
 
 struct worker {
 	struct env *e;
 	struct claim_queue *q;
-	json_t *owner;
+	const struct vfp_owner *owner;
 	int n, failed;
 };
 
@@ -125,11 +124,11 @@ static void *worker(void *userdata)
 	struct vfp_claim req = { .pool = "all", .count = 1, .owner = w->owner, .numa_node = -1 };
 
 	for (int i = 0; i < w->n; i++) {
-		json_t *a = NULL;
+		struct vfp_allocation *a = NULL;
 
 		if (claim_queue_claim(w->q, w->e->config, &req, &a, NULL) < 0)
 			w->failed++;
-		json_decref(a);
+		vfp_allocation_unref(a);
 	}
 	return NULL;
 }
@@ -137,6 +136,7 @@ static void *worker(void *userdata)
 /* CLIENTS threads claiming through the agent's group-commit queue; returns claims/s. */
 static double concurrent(struct env *e)
 {
+	static const struct vfp_owner owner = { .kind = VFP_OWNER_VM, .name = "b" };
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct worker w[CLIENTS];
 	pthread_t th[CLIENTS];
@@ -149,14 +149,12 @@ static double concurrent(struct env *e)
 		return -1;
 	t0 = now_s();
 	for (int c = 0; c < CLIENTS; c++) {
-		w[c] = (struct worker){ e, q, json_pack("{s:s, s:s}", "kind", "vm", "name", "b"),
-					OPS / CLIENTS, 0 };
+		w[c] = (struct worker){ e, q, &owner, OPS / CLIENTS, 0 };
 		pthread_create(&th[c], NULL, worker, &w[c]);
 	}
 	for (int c = 0; c < CLIENTS; c++) {
 		pthread_join(th[c], NULL);
 		failed += w[c].failed;
-		json_decref(w[c].owner);
 	}
 	t0 = now_s() - t0;
 	claim_queue_free(q);

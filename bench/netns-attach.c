@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -31,19 +32,19 @@ int main(int argc, char **argv)
 	for (int i = 2; i < argc; i++) {
 		char ifname[16], addr[32];
 		unsigned char mac[6] = { 0x02, 0xbe, 0, 0, (unsigned char)(i >> 8), (unsigned char)i };
-		json_t *addrs, *orig = NULL;
-		struct netns_config cfg = { .ifname = ifname, .mac = mac };
-		int r;
+		const char *addrs[] = { addr };
+		struct netns_config cfg = { .ifname = ifname, .mac = mac, .addresses = addrs,
+					    .n_addresses = 1 };
+		struct vfp_restore_point *orig = vfp_restore_point_new();
+		int r = orig ? 0 : -ENOMEM;
 
 		snprintf(ifname, sizeof(ifname), "c%d", i - 2);
 		snprintf(addr, sizeof(addr), "10.77.%d.%d/16", i >> 8, i & 0xff);
-		addrs = json_pack("[s]", addr);
-		cfg.addresses = addrs;
-		r = netns_snapshot(argv[i], &orig, err, sizeof(err));
+		if (r >= 0)
+			r = netns_snapshot(argv[i], orig, err, sizeof(err));
 		if (r >= 0)
 			r = netns_attach(argv[i], fd, &cfg, orig, err, sizeof(err));
-		json_decref(addrs);
-		json_decref(orig);
+		vfp_restore_point_free(orig);
 		if (r < 0) {
 			fprintf(stderr, "netns-attach: %s: %s\n", argv[i], err);
 			return 1;

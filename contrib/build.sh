@@ -4,6 +4,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${BUILD_DIR:-$top/build}
 cd "$top"
+# shellcheck disable=SC3013 # -nt: dash and every sh on Debian have it
 [ -x configure ] && [ configure -nt configure.ac ] && [ configure -nt Makefile.am ] ||
 	autoreconf -fi >/dev/null 2>&1
 mkdir -p "$dir"

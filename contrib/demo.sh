@@ -10,7 +10,7 @@ b=$top/build
 sim=${VFAGENT_SIM_DIR:-/tmp/vfagent-sim}
 sock=$sim.sock
 rm -rf "$sim" "$sock"
-export VFAGENT_SOCKET=$sock
+export VFAGENT_SOCKET="$sock"
 
 "$b/agent/vfagentd" --simulate "$sim" --listen "unix:$sock" 2>"$sim.log" &
 agent=$!

@@ -1,14 +1,28 @@
 #!/bin/sh
 # Every test: -Werror build, unit and CLI tests, distcheck, the tests again under
-# ASan+UBSan and under valgrind, and cppcheck with a zero-findings baseline.
+# ASan+UBSan and under valgrind, cppcheck with a zero-findings baseline, the fuzzers and
+# the QEMU lab. Each stage prints its wall time. With CI=true a test that skips fails the
+# run unless tests/skips-allowed names it (tests/skip-policy.sh), and the list is printed.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+t_all=$(date +%s)
+t_stage=$t_all
+stage=
+step() {
+	now=$(date +%s)
+	[ -z "$stage" ] || printf '== %s: %d s\n' "$stage" $((now - t_stage))
+	stage=$*
+	t_stage=$now
+	[ -z "$stage" ] || printf '\n== %s\n' "$stage"
+}
+
+step "dependencies (contrib/deps.sh --tests)"
 "$top/contrib/deps.sh" --tests
-step() { printf '\n== %s\n' "$*"; }
 
 step "build (-Werror) and make check"
 "$top/contrib/build.sh" --enable-werror
 make -C "$top/build" -s check || { cat "$top"/build/tests/*.log; exit 1; }
+sh "$top/tests/skip-policy.sh" main "$top/build"
 
 step "make distcheck"
 make -C "$top/build" -s distcheck >/dev/null 2>"$top/build/distcheck.err" ||
@@ -17,6 +31,7 @@ make -C "$top/build" -s distcheck >/dev/null 2>"$top/build/distcheck.err" ||
 step "make check under AddressSanitizer + UBSan"
 BUILD_DIR="$top/build-asan" "$top/contrib/build.sh" --enable-werror --enable-asan
 make -C "$top/build-asan" -s check || { cat "$top"/build-asan/tests/*.log; exit 1; }
+sh "$top/tests/skip-policy.sh" asan "$top/build-asan"
 
 step "unit tests under valgrind"
 # The crash suite is left out: its children, slowed down 20x, are killed before they work.
@@ -34,6 +49,10 @@ step "the QEMU SR-IOV lab (make check-lab)"
 rc=0
 sh "$top/tests/lab/run.sh" || rc=$? # not through make: its exit code 77 (skipped) must survive
 [ $rc = 0 ] || [ $rc = 77 ] || exit 1
-if [ $rc = 77 ]; then echo "(skipped: its downloads are unreachable)"; fi
+sh "$top/tests/skip-policy.sh" lab - tests/lab/run "$rc"
 
-step "all tests passed"
+step ""
+echo
+echo "skips CI accepts (tests/skips-allowed):"
+grep -v '^#' "$top/tests/skips-allowed" | sed 's/^/  /'
+printf '\n== all tests passed in %d s\n' $(($(date +%s) - t_all))

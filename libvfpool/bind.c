@@ -36,10 +36,10 @@ VFP_EXPORT int vfp_device_read_driver(struct vfp_ctx *ctx, const char *pci, char
 
 	if (!vfp_pci_addr_is_valid(pci))
 		return -EINVAL;
-	snprintf(rel, sizeof(rel), "bus/pci/devices/%s", pci);
+	vfp_sysfs_dev(rel, sizeof(rel), pci, NULL);
 	if (vfp_sysfs_exists(ctx, rel) <= 0)
 		return -ENODEV;
-	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/driver", pci);
+	vfp_sysfs_dev(rel, sizeof(rel), pci, "driver");
 	r = vfp_sysfs_link_basename(ctx, rel, buf, size);
 	if (r == -ENOENT) {
 		buf[0] = '\0';
@@ -62,7 +62,7 @@ VFP_EXPORT int vfp_device_read_netdev(struct vfp_ctx *ctx, const char *pci, char
 
 	if (!vfp_pci_addr_is_valid(pci))
 		return -EINVAL;
-	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/net", pci);
+	vfp_sysfs_dev(rel, sizeof(rel), pci, "net");
 	r = vfp_sysfs_list_dir(ctx, rel, &names, &n);
 	if (r >= 0 && n == 0)
 		r = -ENOENT;
@@ -83,7 +83,7 @@ static int unbind(struct vfp_ctx *ctx, const char *pci, bool probe)
 	int r = vfp_device_read_driver(ctx, pci, drv, sizeof(drv));
 
 	if (r >= 0 && drv[0]) {
-		snprintf(rel, sizeof(rel), "bus/pci/devices/%s/driver/unbind", pci);
+		vfp_sysfs_dev(rel, sizeof(rel), pci, "driver/unbind");
 		r = vfp_sysfs_write(ctx, rel, pci);
 	}
 	if (r >= 0 && probe)
@@ -114,7 +114,7 @@ VFP_EXPORT int vfp_device_bind_driver(struct vfp_ctx *ctx, const char *pci, cons
 		return r;
 	if (driver && strcmp(now, driver) == 0)
 		return 0;
-	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/driver_override", pci);
+	vfp_sysfs_dev(rel, sizeof(rel), pci, "driver_override");
 	r = vfp_sysfs_write(ctx, rel, driver && driver[0] ? driver : "\n");
 	if (r >= 0)
 		r = unbind(ctx, pci, !driver || driver[0]);

@@ -220,7 +220,7 @@ static int parse_networks(struct vfp_config *c, json_t *a, char **err)
 }
 
 /* "02:c9:03:00:00:00:00:01": eight lower- or upper-case hex bytes. */
-int vfp_guid_parse(const char *s, unsigned long long *ret)
+VFP_EXPORT int vfp_guid_parse(const char *s, unsigned long long *ret)
 {
 	unsigned long long v = 0;
 
@@ -238,7 +238,24 @@ int vfp_guid_parse(const char *s, unsigned long long *ret)
 	return 0;
 }
 
-void vfp_guid_format(unsigned long long g, char buf[static 24])
+/* "02:aa:bb:cc:dd:01", exactly: six two-digit hex bytes; @mac is untouched on failure. */
+VFP_EXPORT int vfp_mac_parse(const char *s, unsigned char mac[6])
+{
+	unsigned char m[6];
+
+	for (int i = 0; i < 6; i++) {
+		const char *b = s + 3 * i;
+		int hi = vfp_hex_digit(b[0]), lo = hi < 0 ? -1 : vfp_hex_digit(b[1]);
+
+		if (lo < 0 || b[2] != (i < 5 ? ':' : '\0'))
+			return -EINVAL;
+		m[i] = (unsigned char)(hi << 4 | lo);
+	}
+	memcpy(mac, m, sizeof(m));
+	return 0;
+}
+
+VFP_EXPORT void vfp_guid_format(unsigned long long g, char buf[static 24])
 {
 	snprintf(buf, 24, "%02llx:%02llx:%02llx:%02llx:%02llx:%02llx:%02llx:%02llx", g >> 56,
 		 (g >> 48) & 0xff, (g >> 40) & 0xff, (g >> 32) & 0xff, (g >> 24) & 0xff,

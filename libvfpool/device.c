@@ -16,7 +16,6 @@
 #include "private.h"
 #include "sysfs.h"
 
-#define DEV "bus/pci/devices/"
 
 enum vfp_link_type vfp_link_type_from_arphrd(int type)
 {
@@ -61,7 +60,7 @@ static bool read_attr(struct vfp_inventory *inv, const char *pci, const char *at
 	char rel[PATH_MAX];
 	int r;
 
-	snprintf(rel, sizeof(rel), DEV "%s/%s", pci, attr);
+	vfp_sysfs_dev(rel, sizeof(rel), pci, "%s", attr);
 	r = vfp_sysfs_read(inv->ctx, rel, buf, size);
 	if (r >= 0)
 		return true;
@@ -114,7 +113,7 @@ int vfp_device_read_link_name(struct vfp_inventory *inv, const char *pci, const 
 	char rel[PATH_MAX], name[NAME_MAX + 1];
 	int r;
 
-	snprintf(rel, sizeof(rel), DEV "%s/%s", pci, link);
+	vfp_sysfs_dev(rel, sizeof(rel), pci, "%s", link);
 	r = vfp_sysfs_link_basename(inv->ctx, rel, name, sizeof(name));
 	if (r == -ENOENT)
 		return 0;
@@ -138,7 +137,7 @@ static int read_single_entry(struct vfp_inventory *inv, const char *pci, const c
 	size_t n = 0;
 	int r;
 
-	snprintf(rel, sizeof(rel), DEV "%s/%s", pci, dir);
+	vfp_sysfs_dev(rel, sizeof(rel), pci, "%s", dir);
 	r = vfp_sysfs_list_dir(inv->ctx, rel, &names, &n);
 	if (r == -ENOENT)
 		return 0;
@@ -215,7 +214,7 @@ static int read_soft_rdma(struct vfp_inventory *inv, const char *netdev, char **
 	if (r < 0)
 		return r == -ENOMEM ? r : 0;
 	for (size_t i = 0; i < n && !*ret_name; i++) {
-		snprintf(rel, sizeof(rel), "class/infiniband/%s/parent", names[i]);
+		vfp_sysfs_class(rel, sizeof(rel), "infiniband", names[i], "parent");
 		if (name_is_sane(names[i]) && vfp_sysfs_read(inv->ctx, rel, buf, sizeof(buf)) >= 0 &&
 		    strcmp(buf, netdev) == 0)
 			*ret_name = TAKE_PTR(names[i]);

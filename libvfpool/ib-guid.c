@@ -22,13 +22,13 @@ static int write_mlx5(struct vfp_ctx *ctx, const char *pf, unsigned index, const
 	char rel[96];
 	int r;
 
-	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/sriov/%u/node", pf, index);
+	vfp_sysfs_dev(rel, sizeof(rel), pf, "sriov/%u/node", index);
 	r = vfp_sysfs_write(ctx, rel, node);
-	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/sriov/%u/port", pf, index);
+	vfp_sysfs_dev(rel, sizeof(rel), pf, "sriov/%u/port", index);
 	if (r >= 0)
 		r = vfp_sysfs_write(ctx, rel, port);
 	/* "Follow": the VF's port state follows the PF's, as a physical port would */
-	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/sriov/%u/policy", pf, index);
+	vfp_sysfs_dev(rel, sizeof(rel), pf, "sriov/%u/policy", index);
 	if (r >= 0)
 		r = vfp_sysfs_write(ctx, rel, "Follow");
 	return r;
@@ -46,13 +46,13 @@ static int write_mlx4(struct vfp_ctx *ctx, const char *pf, unsigned index, const
 		return -EINVAL;
 	snprintf(value, sizeof(value), "0x%016llx", g);
 	/* the files belong to the PF's IB device: <pf>/infiniband/mlx4_N/iov/… */
-	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/infiniband", pf);
+	vfp_sysfs_dev(rel, sizeof(rel), pf, "infiniband");
 	r = vfp_sysfs_list_dir(ctx, rel, &ib, &n);
 	if (r >= 0 && n != 1)
 		r = -EOPNOTSUPP;
 	if (r >= 0) {
-		snprintf(rel, sizeof(rel), "bus/pci/devices/%s/infiniband/%.64s/iov/ports/1/admin_guids/%u",
-			 pf, ib[0], index + 1);
+		vfp_sysfs_dev(rel, sizeof(rel), pf, "infiniband/%.64s/iov/ports/1/admin_guids/%u", ib[0],
+			      index + 1);
 		r = vfp_sysfs_write(ctx, rel, value);
 	}
 	vfp_strv_free(ib, n);

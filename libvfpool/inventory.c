@@ -53,7 +53,7 @@ static int inventory_probe_device(struct vfp_inventory *inv, const char *name)
 		vfp_dbg(inv->ctx, "bus/pci/devices/%s: not a PCI address, skipped", name);
 		return 0;
 	}
-	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/sriov_totalvfs", name);
+	vfp_sysfs_dev(rel, sizeof(rel), name, "sriov_totalvfs");
 	r = vfp_sysfs_read(inv->ctx, rel, totalvfs, sizeof(totalvfs));
 	if (r == -ENOENT || r == -ENOTDIR)
 		return 0; /* not a PF */

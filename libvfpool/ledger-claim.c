@@ -33,44 +33,6 @@ static int new_allocation_id(char buf[static 37])
 	return 0;
 }
 
-/**
- * vfp_owner_key() - the lookup key of an owner, after checking its shape
- *
- * {"kind":"vm","name":"one-42"[,"uuid":"…"]} → "vm:one-42";
- * {"kind":"container","netns":"/run/netns/x"} → "netns:/run/netns/x";
- * {"kind":"container","pid":1234} → "pid:1234".
- */
-VFP_EXPORT int vfp_owner_key(json_t *owner, char **ret_key, char **ret_error)
-{
-	const char *kind = json_string_value(json_object_get(owner, "kind"));
-	const char *name = json_string_value(json_object_get(owner, "name"));
-	const char *netns = json_string_value(json_object_get(owner, "netns"));
-	json_t *pid = json_object_get(owner, "pid");
-	int r;
-
-	if (!json_is_object(owner))
-		return vfp_config_error(ret_error, "owner", "must be an object");
-	if (!kind || (strcmp(kind, "vm") != 0 && strcmp(kind, "container") != 0))
-		return vfp_config_error(ret_error, "owner.kind", "must be \"vm\" or \"container\"");
-	if (strcmp(kind, "vm") == 0) {
-		if (!name || !*name || strlen(name) > 256)
-			return vfp_config_error(ret_error, "owner.name",
-						"a VM owner needs its domain name");
-		r = asprintf(ret_key, "vm:%s", name);
-	} else if (netns) {
-		if (!*netns || strlen(netns) > 4096)
-			return vfp_config_error(ret_error, "owner.netns", "must not be empty");
-		r = asprintf(ret_key, "netns:%s", netns);
-	} else if (json_is_integer(pid) && json_integer_value(pid) > 0 &&
-		   json_integer_value(pid) <= 4194304) {
-		r = asprintf(ret_key, "pid:%" JSON_INTEGER_FORMAT, json_integer_value(pid));
-	} else {
-		return vfp_config_error(ret_error, "owner",
-					"a container owner needs \"netns\" or a positive \"pid\"");
-	}
-	return r < 0 ? -ENOMEM : 0;
-}
-
 /* An existing allocation under @key: the same request gets it back (1), another is -EEXIST. */
 static int replay(struct vfp_ledger *l, const struct vfp_claim *req, const char *owner_key,
 		  char ret_id[static 37])
@@ -103,43 +65,29 @@ static int replay(struct vfp_ledger *l, const struct vfp_claim *req, const char 
 	return r;
 }
 
+static void fill_pf_free(sqlite3_stmt *st, void *elem)
+{
+	struct vfp_pf_free *p = elem;
+
+	snprintf(p->pf, sizeof(p->pf), "%s", col_text(st, 0));
+	p->numa_node = sqlite3_column_int(st, 1);
+	p->n_free = (unsigned)sqlite3_column_int(st, 2);
+}
+
 /* Free VFs of @pool per PF: a handful of rows, kept by the pf_free triggers. */
 static int load_free_per_pf(struct vfp_ledger *l, const char *pool, struct vfp_pf_free **ret,
 			    size_t *ret_n)
 {
 	static const char sql[] = "SELECT pf, numa_node, n_free FROM pf_free "
 				  "WHERE pool = ? AND n_free > 0 ORDER BY pf";
-	struct vfp_pf_free *p = NULL;
-	size_t n = 0;
 	sqlite3_stmt *st;
-	int r, rc;
+	int r = vfp_ledger_stmt(l, sql, &st);
 
-	r = vfp_ledger_stmt(l, sql, &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, pool, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct vfp_pf_free *np = realloc(p, (n + 1) * sizeof(*p));
-
-		if (!np) {
-			free(p);
-			sqlite3_reset(st);
-			return -ENOMEM;
-		}
-		p = np;
-		snprintf(p[n].pf, sizeof(p[n].pf), "%s", col_text(st, 0));
-		p[n].numa_node = sqlite3_column_int(st, 1);
-		p[n].n_free = (unsigned)sqlite3_column_int(st, 2);
-		n++;
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		free(p);
-		return vfp_ledger_errno(l, rc, "free VFs");
-	}
-	*ret = p;
-	*ret_n = n;
-	return 0;
+	return vfp_ledger_collect(l, st, sizeof(**ret), fill_pf_free, (void **)ret, ret_n,
+				  "free VFs");
 }
 
 struct pick {
@@ -190,7 +138,7 @@ static int choose(struct vfp_ledger *l, const struct vfp_claim *req, struct pick
 	for (size_t i = 0; i < n; i++)
 		total += pfs[i].n_free;
 	if (r == -EBUSY)
-		r = vfp_ledger_fail(l, -EBUSY, "pool \"%s\" has %u free VF%s, %u requested",
+		r = vfp_ledger_fail(l, -ENOBUFS, "pool \"%s\" has %u free VF%s, %u requested",
 				    req->pool, total, total == 1 ? "" : "s", req->count);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		struct pick got[MAX_CLAIM];
@@ -295,13 +243,15 @@ static int insert_allocation(struct vfp_ledger *l, const struct vfp_claim *req, 
 	static const char sql[] =
 		"INSERT INTO allocations(id, pool, owner, owner_key, settings, idempotency_key, "
 		"state, lease_expires, created, updated) VALUES (?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?)";
-	char *owner = json_dumps(req->owner, JSON_COMPACT | JSON_SORT_KEYS);
-	char *settings = req->settings ? json_dumps(req->settings, JSON_COMPACT | JSON_SORT_KEYS)
-				       : strdup("{}");
+	json_t *o = vfp_owner_to_json(req->owner), *s = NULL;
+	char *owner = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL, *settings = NULL;
 	time_t now = l->now();
 	sqlite3_stmt *st;
 	int r = -ENOMEM;
 
+	if (req->settings)
+		s = vfp_settings_to_json(req->settings);
+	settings = s ? json_dumps(s, JSON_COMPACT | JSON_SORT_KEYS) : strdup("{}");
 	if (owner && settings)
 		r = vfp_ledger_stmt(l, sql, &st);
 	if (r >= 0) {
@@ -318,6 +268,8 @@ static int insert_allocation(struct vfp_ledger *l, const struct vfp_claim *req, 
 		sqlite3_bind_int64(st, 9, now);
 		r = vfp_ledger_step_done(l, st, "new allocation");
 	}
+	json_decref(o);
+	json_decref(s);
 	free(owner);
 	free(settings);
 	return r;
@@ -346,18 +298,19 @@ static int claim_in_tx(struct vfp_ledger *l, const struct vfp_config *config,
 
 /**
  * vfp_ledger_claim() - reserve @req->count free VFs of @req->pool, all or none
- * @ret_allocation: the allocation as JSON (see vfp_ledger_get_allocation())
+ * @ret_allocation: the allocation (vfp_allocation_unref() it)
  *
  * Returns 0 for a new allocation, 1 when the idempotency key replayed an
  * earlier one. -ENOENT: no such pool; -EINVAL: a bad request (message
- * names the field); -EBUSY: not enough free VFs or GUIDs; -EEXIST: the
+ * names the field); -ENOBUFS: the pool has too few free VFs (growing it may
+ * help); -EBUSY: not enough free GUIDs, or a VF taken meanwhile; -EEXIST: the
  * idempotency key belongs to another request. The message for a person
  * is vfp_ledger_get_error().
  */
 VFP_EXPORT int vfp_ledger_claim(struct vfp_ledger *l, const struct vfp_config *config,
-				const struct vfp_claim *req, json_t **ret_allocation)
+				const struct vfp_claim *req, struct vfp_allocation **ret_allocation)
 {
-	json_t *alloc = NULL;
+	struct vfp_allocation *alloc = NULL;
 	int result, r;
 
 	r = vfp_ledger_claim_batch(l, config, req, 1, &result, &alloc, NULL);
@@ -416,7 +369,7 @@ static int claim_one_in_batch(struct vfp_ledger *l, const struct vfp_config *con
  */
 VFP_EXPORT int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_config *config,
 				      const struct vfp_claim *reqs, size_t n, int *ret_results,
-				      json_t **ret_allocations, char **ret_errors)
+				      struct vfp_allocation **ret_allocations, char **ret_errors)
 {
 	char (*ids)[37] = calloc(n + 1, sizeof(*ids));
 	int r;
@@ -434,9 +387,10 @@ VFP_EXPORT int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_con
 	for (size_t i = 0; i < n; i++) {
 		if (r < 0)
 			ret_results[i] = r;
-		ret_allocations[i] = r >= 0 && ret_results[i] >= 0
-					     ? vfp_ledger_allocation_json(l, ids[i])
-					     : NULL;
+		ret_allocations[i] = NULL;
+		if (r >= 0 && ret_results[i] >= 0 &&
+		    vfp_ledger_get_allocation(l, ids[i], &ret_allocations[i]) < 0)
+			ret_results[i] = -ENOMEM;
 	}
 	free(ids);
 	return r < 0 ? r : 0;

@@ -32,7 +32,7 @@ VFP_EXPORT const char *vfp_op_to_string(enum vfp_op op)
 	return op < ELEMENTSOF(op_names) ? op_names[op] : "?";
 }
 
-int vfp_ledger_set_vf_state(struct vfp_ledger *l, const char *pci, const char *state,
+int vfp_ledger_set_vf_state(struct vfp_ledger *l, const char *pci, enum vfp_vf_state state,
 			    const char *reason)
 {
 	static const char sql[] = "UPDATE vfs SET state = ?, reason = ?, updated = ? WHERE pci = ?";
@@ -42,14 +42,15 @@ int vfp_ledger_set_vf_state(struct vfp_ledger *l, const char *pci, const char *s
 	r = vfp_ledger_stmt(l, sql, &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, vfp_vf_state_to_string(state), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, l->now());
 	sqlite3_bind_text(st, 4, pci, -1, SQLITE_STATIC);
 	return vfp_ledger_step_done(l, st, "VF state");
 }
 
-int vfp_ledger_set_allocation_state(struct vfp_ledger *l, const char *id, const char *state)
+int vfp_ledger_set_allocation_state(struct vfp_ledger *l, const char *id,
+				    enum vfp_allocation_state state)
 {
 	static const char sql[] = "UPDATE allocations SET state = ?, updated = ? WHERE id = ?";
 	sqlite3_stmt *st;
@@ -58,15 +59,15 @@ int vfp_ledger_set_allocation_state(struct vfp_ledger *l, const char *id, const 
 	r = vfp_ledger_stmt(l, sql, &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, vfp_allocation_state_to_string(state), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, l->now());
 	sqlite3_bind_text(st, 3, id, -1, SQLITE_STATIC);
 	return vfp_ledger_step_done(l, st, "allocation state");
 }
 
 /* The live VFs of an allocation move to @state; unavailable ones stay unavailable. */
-int vfp_ledger_set_allocation_vfs_state(struct vfp_ledger *l, const char *id, const char *state,
-					const char *reason)
+int vfp_ledger_set_allocation_vfs_state(struct vfp_ledger *l, const char *id,
+					enum vfp_vf_state state, const char *reason)
 {
 	static const char sql[] =
 		"UPDATE vfs SET state = ?, reason = ?, updated = ? WHERE state != 'unavailable' "
@@ -77,7 +78,7 @@ int vfp_ledger_set_allocation_vfs_state(struct vfp_ledger *l, const char *id, co
 	r = vfp_ledger_stmt(l, sql, &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, vfp_vf_state_to_string(state), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, l->now());
 	sqlite3_bind_text(st, 4, id, -1, SQLITE_STATIC);
@@ -90,7 +91,7 @@ int vfp_ledger_set_allocation_vfs_state(struct vfp_ledger *l, const char *id, co
  * being live (the GUIDs return to the pool), and it is kept as 'released'
  * for its idempotency key and history.
  */
-int vfp_ledger_end_allocation(struct vfp_ledger *l, const char *id, const char *vf_state,
+int vfp_ledger_end_allocation(struct vfp_ledger *l, const char *id, enum vfp_vf_state vf_state,
 			      const char *reason)
 {
 	static const char unlink_sql[] =
@@ -106,12 +107,12 @@ int vfp_ledger_end_allocation(struct vfp_ledger *l, const char *id, const char *
 		r = vfp_ledger_step_done(l, st, "end allocation");
 	}
 	if (r >= 0)
-		r = vfp_ledger_set_allocation_state(l, id, "released");
+		r = vfp_ledger_set_allocation_state(l, id, VFP_ALLOCATION_RELEASED);
 	return r;
 }
 
-static int allocation_state(struct vfp_ledger *l, const char *id, char state[static 16],
-			    char intent[static 16])
+static int allocation_state(struct vfp_ledger *l, const char *id,
+			    enum vfp_allocation_state *ret_state, char intent[static 16])
 {
 	static const char sql[] = "SELECT a.state, i.op FROM allocations a LEFT JOIN intents i "
 				  "ON i.allocation_id = a.id WHERE a.id = ?";
@@ -129,22 +130,22 @@ static int allocation_state(struct vfp_ledger *l, const char *id, char state[sta
 	}
 	if (rc != SQLITE_ROW)
 		return vfp_ledger_errno(l, rc, "allocation");
-	snprintf(state, 16, "%s", col_text(st, 0));
+	*ret_state = vfp_allocation_state_from_string(col_text(st, 0));
 	snprintf(intent, 16, "%s", col_text(st, 1) ? col_text(st, 1) : "");
 	sqlite3_reset(st);
 	return 0;
 }
 
 /* Which allocation states an operation may start from. */
-static bool may_begin(enum vfp_op op, const char *state)
+static bool may_begin(enum vfp_op op, enum vfp_allocation_state state)
 {
 	switch (op) {
 	case VFP_OP_ATTACH:
-		return strcmp(state, "reserved") == 0;
+		return state == VFP_ALLOCATION_RESERVED;
 	case VFP_OP_DETACH:
-		return strcmp(state, "attached") == 0;
+		return state == VFP_ALLOCATION_ATTACHED;
 	case VFP_OP_RELEASE:
-		return strcmp(state, "reserved") == 0 || strcmp(state, "attached") == 0;
+		return state == VFP_ALLOCATION_RESERVED || state == VFP_ALLOCATION_ATTACHED;
 	}
 	return false;
 }
@@ -152,18 +153,20 @@ static bool may_begin(enum vfp_op op, const char *state)
 static int begin_in_tx(struct vfp_ledger *l, const char *id, enum vfp_op op)
 {
 	static const char sql[] = "INSERT INTO intents(allocation_id, op, started) VALUES (?, ?, ?)";
-	char state[16], intent[16];
+	enum vfp_allocation_state state = VFP_ALLOCATION_RELEASED;
+	char intent[16];
 	sqlite3_stmt *st;
 	int r;
 
-	r = allocation_state(l, id, state, intent);
+	r = allocation_state(l, id, &state, intent);
 	if (r < 0)
 		return r;
 	if (intent[0])
 		return vfp_ledger_fail(l, -EBUSY, "allocation %s is busy: %s in progress", id,
 				       intent);
 	if (!may_begin(op, state))
-		return vfp_ledger_fail(l, -EBUSY, "allocation %s is %s: cannot %s it", id, state,
+		return vfp_ledger_fail(l, -EBUSY, "allocation %s is %s: cannot %s it", id,
+				       vfp_allocation_state_to_string(state),
 				       vfp_op_to_string(op));
 	r = vfp_ledger_stmt(l, sql, &st);
 	if (r < 0)
@@ -173,9 +176,9 @@ static int begin_in_tx(struct vfp_ledger *l, const char *id, enum vfp_op op)
 	sqlite3_bind_int64(st, 3, l->now());
 	r = vfp_ledger_step_done(l, st, "intent");
 	if (r >= 0 && op == VFP_OP_RELEASE) {
-		r = vfp_ledger_set_allocation_state(l, id, "releasing");
+		r = vfp_ledger_set_allocation_state(l, id, VFP_ALLOCATION_RELEASING);
 		if (r >= 0)
-			r = vfp_ledger_set_allocation_vfs_state(l, id, "releasing", NULL);
+			r = vfp_ledger_set_allocation_vfs_state(l, id, VFP_VF_RELEASING, NULL);
 	}
 	return r;
 }
@@ -208,13 +211,17 @@ static int finish_in_tx(struct vfp_ledger *l, const char *id, enum vfp_op op, bo
 	case VFP_OP_ATTACH:
 	case VFP_OP_DETACH: {
 		bool attached = (op == VFP_OP_ATTACH) == ok;
-		const char *s = attached ? "attached" : "reserved";
-		int r = vfp_ledger_set_allocation_state(l, id, s);
+		int r = vfp_ledger_set_allocation_state(l, id, attached ? VFP_ALLOCATION_ATTACHED
+									: VFP_ALLOCATION_RESERVED);
 
-		return r < 0 ? r : vfp_ledger_set_allocation_vfs_state(l, id, s, ok ? NULL : reason);
+		return r < 0 ? r
+			     : vfp_ledger_set_allocation_vfs_state(
+				       l, id, attached ? VFP_VF_ATTACHED : VFP_VF_RESERVED,
+				       ok ? NULL : reason);
 	}
 	case VFP_OP_RELEASE:
-		return vfp_ledger_end_allocation(l, id, ok ? "free" : "quarantined", ok ? NULL : reason);
+		return vfp_ledger_end_allocation(l, id, ok ? VFP_VF_FREE : VFP_VF_QUARANTINED,
+						 ok ? NULL : reason);
 	}
 	return -EINVAL;
 }

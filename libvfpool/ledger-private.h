@@ -28,19 +28,22 @@ int vfp_ledger_exec(struct vfp_ledger *l, const char *sql);
 int vfp_ledger_stmt(struct vfp_ledger *l, const char *sql, sqlite3_stmt **ret);
 int vfp_ledger_query_int(struct vfp_ledger *l, const char *sql, int *ret);
 int vfp_ledger_step_done(struct vfp_ledger *l, sqlite3_stmt *st, const char *what);
+int vfp_ledger_collect(struct vfp_ledger *l, sqlite3_stmt *st, size_t size,
+		       void (*fill)(sqlite3_stmt *st, void *elem), void **ret, size_t *ret_n,
+		       const char *what);
 int vfp_ledger_begin_tx(struct vfp_ledger *l);
 int vfp_ledger_commit_tx(struct vfp_ledger *l);
 void vfp_ledger_rollback_tx(struct vfp_ledger *l);
 int vfp_ledger_migrate(struct vfp_ledger *l);
 int vfp_ledger_schema_version(void);
-int vfp_ledger_set_vf_state(struct vfp_ledger *l, const char *pci, const char *state,
+int vfp_ledger_set_vf_state(struct vfp_ledger *l, const char *pci, enum vfp_vf_state state,
 			    const char *reason);
-int vfp_ledger_set_allocation_state(struct vfp_ledger *l, const char *id, const char *state);
-int vfp_ledger_set_allocation_vfs_state(struct vfp_ledger *l, const char *id, const char *state,
-					const char *reason);
-int vfp_ledger_end_allocation(struct vfp_ledger *l, const char *id, const char *vf_state,
+int vfp_ledger_set_allocation_state(struct vfp_ledger *l, const char *id,
+				    enum vfp_allocation_state state);
+int vfp_ledger_set_allocation_vfs_state(struct vfp_ledger *l, const char *id,
+					enum vfp_vf_state state, const char *reason);
+int vfp_ledger_end_allocation(struct vfp_ledger *l, const char *id, enum vfp_vf_state vf_state,
 			      const char *reason);
-json_t *vfp_ledger_allocation_json(struct vfp_ledger *l, const char *id);
 
 static inline const char *col_text(sqlite3_stmt *st, int i)
 {

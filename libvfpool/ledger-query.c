@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ledger-private.h"
@@ -12,151 +14,192 @@ static json_t *text_or_null(sqlite3_stmt *st, int i)
 	return col_text(st, i) ? json_string(col_text(st, i)) : json_null();
 }
 
-static json_t *int_or_null(sqlite3_stmt *st, int i)
+static void fill_vf(sqlite3_stmt *st, void *elem)
 {
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null()
-							  : json_integer(sqlite3_column_int64(st, i));
+	struct vfp_allocation_vf *v = elem;
+
+	snprintf(v->pci, sizeof(v->pci), "%s", col_text(st, 0));
+	snprintf(v->pf, sizeof(v->pf), "%s", col_text(st, 1));
+	v->index = (unsigned)sqlite3_column_int(st, 2);
+	snprintf(v->guid, sizeof(v->guid), "%s", col_text(st, 3) ? col_text(st, 3) : "");
+	v->state = sqlite3_column_int(st, 5) ? vfp_vf_state_from_string(col_text(st, 4))
+					     : VFP_VF_RELEASED;
 }
 
-static json_t *parsed_or_null(sqlite3_stmt *st, int i)
-{
-	json_t *v = col_text(st, i) ? json_loads(col_text(st, i), 0, NULL) : NULL;
-
-	return v ? v : json_null();
-}
-
-static json_t *allocation_vfs_json(struct vfp_ledger *l, const char *id)
+static int read_vfs(struct vfp_ledger *l, struct vfp_allocation *a)
 {
 	static const char sql[] = "SELECT v.pci, f.pf, f.vf_index, v.guid, f.state, v.live "
 				  "FROM allocation_vfs v JOIN vfs f ON f.pci = v.pci "
 				  "WHERE v.allocation_id = ? ORDER BY v.position";
-	json_t *a = json_array();
 	sqlite3_stmt *st;
-	int rc;
+	int r = vfp_ledger_stmt(l, sql, &st);
 
-	if (!a || vfp_ledger_stmt(l, sql, &st) < 0) {
-		json_decref(a);
-		return NULL;
-	}
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		bool live = sqlite3_column_int(st, 5);
-
-		json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:o, s:s}", "pci",
-						   col_text(st, 0), "pf", col_text(st, 1), "index",
-						   sqlite3_column_int(st, 2), "guid",
-						   text_or_null(st, 3), "state",
-						   live ? col_text(st, 4) : "released"));
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		json_decref(a);
-		return NULL;
-	}
-	return a;
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, a->id, -1, SQLITE_STATIC);
+	return vfp_ledger_collect(l, st, sizeof(*a->vfs), fill_vf, (void **)&a->vfs, &a->n_vfs,
+				  "VFs");
 }
 
-static json_t *allocation_row_json(struct vfp_ledger *l, sqlite3_stmt *st)
+static int dup_column(sqlite3_stmt *st, int i, char **ret)
 {
-	json_t *o = json_pack("{s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:I, s:I}", "id",
-			      col_text(st, 0), "pool", col_text(st, 1), "owner",
-			      parsed_or_null(st, 2), "state", col_text(st, 3), "settings",
-			      parsed_or_null(st, 4), "idempotency_key", text_or_null(st, 5), "flag",
-			      text_or_null(st, 6), "lease_expires", int_or_null(st, 7), "created",
-			      (json_int_t)sqlite3_column_int64(st, 8), "updated",
-			      (json_int_t)sqlite3_column_int64(st, 9));
+	*ret = col_text(st, i) ? strdup(col_text(st, i)) : NULL;
+	return col_text(st, i) && !*ret ? -ENOMEM : 0;
+}
 
-	if (o && json_object_set_new(o, "vfs", allocation_vfs_json(l, col_text(st, 0))) < 0) {
-		json_decref(o);
-		return NULL;
+/* Owner and settings, as stored (JSON text). */
+static int read_stored(struct vfp_allocation *a, sqlite3_stmt *st)
+{
+	json_t *owner = json_loads(col_text(st, 2), 0, NULL);
+	json_t *settings = json_loads(col_text(st, 4), 0, NULL);
+	struct vfp_owner o;
+	int r = vfp_owner_from_json(owner, &o);
+
+	if (r >= 0)
+		r = vfp_allocation_set_owner(a, &o);
+	if (r >= 0)
+		r = vfp_settings_from_json(settings, &a->settings);
+	json_decref(owner);
+	json_decref(settings);
+	return r;
+}
+
+static int read_row(struct vfp_ledger *l, sqlite3_stmt *st, struct vfp_allocation **ret)
+{
+	struct vfp_allocation *a = vfp_allocation_new();
+	int r = a ? 0 : -ENOMEM;
+
+	if (r >= 0) {
+		snprintf(a->id, sizeof(a->id), "%s", col_text(st, 0));
+		r = dup_column(st, 1, &a->pool);
 	}
-	return o;
+	if (r >= 0 && (r = vfp_allocation_state_from_string(col_text(st, 3))) >= 0)
+		a->state = r;
+	if (r >= 0)
+		r = read_stored(a, st);
+	if (r >= 0)
+		r = dup_column(st, 5, &a->idempotency_key);
+	if (r >= 0)
+		r = dup_column(st, 6, &a->flag);
+	if (r >= 0) {
+		a->has_lease = sqlite3_column_type(st, 7) != SQLITE_NULL;
+		a->lease_expires = sqlite3_column_int64(st, 7);
+		a->created = sqlite3_column_int64(st, 8);
+		a->updated = sqlite3_column_int64(st, 9);
+		r = read_vfs(l, a);
+	}
+	if (r < 0) {
+		vfp_allocation_unref(a);
+		return vfp_ledger_fail(l, r, "allocation %s: unreadable in the ledger",
+				       col_text(st, 0));
+	}
+	*ret = a;
+	return 0;
 }
 
 #define ALLOCATION_COLUMNS                                                                         \
 	"SELECT id, pool, owner, state, settings, idempotency_key, flag, lease_expires, created, " \
 	"updated FROM allocations "
 
-/*
- * {"id","pool","owner":{…},"state","settings":{…},"idempotency_key","flag",
- *  "lease_expires","created","updated","vfs":[{"pci","pf","index","guid","state"}]}
+/**
+ * vfp_ledger_get_allocation() - allocation @id as the ledger has it now
+ *
+ * -ENOENT when there is no such allocation (vfp_ledger_get_error() says so);
+ * a released one is found, in state VFP_ALLOCATION_RELEASED.
  */
-json_t *vfp_ledger_allocation_json(struct vfp_ledger *l, const char *id)
+VFP_EXPORT int vfp_ledger_get_allocation(struct vfp_ledger *l, const char *id,
+					 struct vfp_allocation **ret_allocation)
 {
 	static const char sql[] = ALLOCATION_COLUMNS "WHERE id = ?";
-	_cleanup_free_ char *copy = strdup(id); /* @id may live in the cached statement */
+	char *copy = strdup(id); /* @id may live in the cached statement */
 	sqlite3_stmt *st;
-	json_t *o = NULL;
+	int r = copy ? vfp_ledger_stmt(l, sql, &st) : -ENOMEM, rc;
 
-	if (!copy || vfp_ledger_stmt(l, sql, &st) < 0)
-		return NULL;
-	sqlite3_bind_text(st, 1, copy, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		o = allocation_row_json(l, st);
-	sqlite3_reset(st);
-	return o;
-}
-
-/* NULL when there is no such allocation (vfp_ledger_get_error() says so). */
-VFP_EXPORT json_t *vfp_ledger_get_allocation(struct vfp_ledger *l, const char *id)
-{
-	json_t *o = vfp_ledger_allocation_json(l, id);
-
-	if (!o)
-		vfp_ledger_fail(l, -ENOENT, "no allocation %s", id);
-	return o;
+	if (r >= 0) {
+		sqlite3_bind_text(st, 1, copy, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			r = read_row(l, st, ret_allocation);
+		else
+			r = rc == SQLITE_DONE ? vfp_ledger_fail(l, -ENOENT, "no allocation %s", copy)
+					      : vfp_ledger_errno(l, rc, "allocation");
+		sqlite3_reset(st);
+	}
+	free(copy);
+	return r;
 }
 
 /**
  * vfp_ledger_list_allocations() - allocations, oldest first
  * @owner_key: only this owner's (see vfp_owner_key()), or NULL for all
  * @with_released: include ended allocations
+ * @ret_list: free with vfp_allocation_list_free(*@ret_list, *@ret_n)
  */
-VFP_EXPORT json_t *vfp_ledger_list_allocations(struct vfp_ledger *l, const char *owner_key,
-					       bool with_released)
+VFP_EXPORT int vfp_ledger_list_allocations(struct vfp_ledger *l, const char *owner_key,
+					   bool with_released, struct vfp_allocation ***ret_list,
+					   size_t *ret_n)
 {
 	static const char sql[] = ALLOCATION_COLUMNS
 		"WHERE (?1 IS NULL OR owner_key = ?1) AND (?2 OR state != 'released') "
 		"ORDER BY created, id";
-	json_t *a = json_array();
+	struct vfp_allocation **list = NULL, *a;
+	size_t n = 0, cap = 0;
 	sqlite3_stmt *st;
-	int rc;
+	int r = vfp_ledger_stmt(l, sql, &st), rc = SQLITE_DONE;
 
-	if (!a || vfp_ledger_stmt(l, sql, &st) < 0) {
-		json_decref(a);
-		return NULL;
-	}
+	if (r < 0)
+		return r;
 	if (owner_key)
 		sqlite3_bind_text(st, 1, owner_key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 2, with_released);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(a, allocation_row_json(l, st));
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		json_decref(a);
-		return NULL;
+	while (r >= 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		r = read_row(l, st, &a);
+		if (r >= 0 && !GREEDY_REALLOC(list, cap, n + 1)) {
+			vfp_allocation_unref(a);
+			r = -ENOMEM;
+		}
+		if (r >= 0)
+			list[n++] = a;
 	}
-	return a;
+	sqlite3_reset(st);
+	if (r >= 0 && rc != SQLITE_DONE)
+		r = vfp_ledger_errno(l, rc, "allocations");
+	if (r < 0) {
+		vfp_allocation_list_free(list, n);
+		return r;
+	}
+	*ret_list = list;
+	*ret_n = n;
+	return 0;
 }
 
-/* The ledger's view of a VF: {"pool","state","reason","allocation"}; NULL if unknown. */
-VFP_EXPORT json_t *vfp_ledger_get_vf(struct vfp_ledger *l, const char *pci)
+static void copy_text(sqlite3_stmt *st, int i, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", col_text(st, i) ? col_text(st, i) : "");
+}
+
+/* The ledger's view of a VF; -ENOENT when it does not know the VF. */
+VFP_EXPORT int vfp_ledger_get_vf(struct vfp_ledger *l, const char *pci, struct vfp_ledger_vf *ret)
 {
 	static const char sql[] =
 		"SELECT f.pool, f.state, f.reason, (SELECT allocation_id FROM allocation_vfs v "
 		"WHERE v.pci = f.pci AND v.live = 1) FROM vfs f WHERE f.pci = ?";
 	sqlite3_stmt *st;
-	json_t *o = NULL;
+	int r = vfp_ledger_stmt(l, sql, &st);
 
-	if (vfp_ledger_stmt(l, sql, &st) < 0)
-		return NULL;
+	if (r < 0)
+		return r;
 	sqlite3_bind_text(st, 1, pci, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		o = json_pack("{s:o, s:s, s:o, s:o}", "pool", text_or_null(st, 0), "state",
-			      col_text(st, 1), "reason", text_or_null(st, 2), "allocation",
-			      text_or_null(st, 3));
+	r = -ENOENT;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		copy_text(st, 0, ret->pool, sizeof(ret->pool));
+		ret->state = vfp_vf_state_from_string(col_text(st, 1));
+		copy_text(st, 2, ret->reason, sizeof(ret->reason));
+		copy_text(st, 3, ret->allocation, sizeof(ret->allocation));
+		r = 0;
+	}
 	sqlite3_reset(st);
-	return o;
+	return r;
 }
 
 /* {"<pool>": {"free": n, "reserved": n, …}}; VFs in no pool count under "". */
@@ -212,15 +255,19 @@ VFP_EXPORT json_t *vfp_ledger_audit(struct vfp_ledger *l, const char *pci, unsig
 	return a;
 }
 
-/* The settings to restore on release, snapshotted before the VF was changed. */
-VFP_EXPORT int vfp_ledger_set_original(struct vfp_ledger *l, const char *pci, json_t *original)
+/**
+ * vfp_ledger_set_restore_point() - what to put back when @pci is released
+ * @rp: the restore point, written before the change it describes; NULL clears it
+ */
+VFP_EXPORT int vfp_ledger_set_restore_point(struct vfp_ledger *l, const char *pci,
+					    const struct vfp_restore_point *rp)
 {
 	static const char sql[] = "UPDATE vfs SET original = ? WHERE pci = ?";
-	char *text = original ? json_dumps(original, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	_cleanup_free_ char *text = rp ? vfp_restore_point_to_text(rp) : NULL;
 	sqlite3_stmt *st;
 	int r;
 
-	if (original && !text)
+	if (rp && !text)
 		return -ENOMEM;
 	r = vfp_ledger_stmt(l, sql, &st);
 	if (r >= 0) {
@@ -230,21 +277,31 @@ VFP_EXPORT int vfp_ledger_set_original(struct vfp_ledger *l, const char *pci, js
 		if (r == 0)
 			r = vfp_ledger_fail(l, -ENOENT, "no VF %s in the ledger", pci);
 	}
-	free(text);
 	return r < 0 ? r : 0;
 }
 
-VFP_EXPORT json_t *vfp_ledger_get_original(struct vfp_ledger *l, const char *pci)
+/**
+ * vfp_ledger_get_restore_point() - @pci's restore point
+ *
+ * *@ret_rp is NULL (and 0 returned) when the VF has none: never attached, or
+ * restored already. -EINVAL when the stored one cannot be read.
+ */
+VFP_EXPORT int vfp_ledger_get_restore_point(struct vfp_ledger *l, const char *pci,
+					    struct vfp_restore_point **ret_rp)
 {
 	static const char sql[] = "SELECT original FROM vfs WHERE pci = ?";
+	struct vfp_restore_point *rp = NULL;
 	sqlite3_stmt *st;
-	json_t *o = NULL;
+	int r = vfp_ledger_stmt(l, sql, &st);
 
-	if (vfp_ledger_stmt(l, sql, &st) < 0)
-		return NULL;
+	if (r < 0)
+		return r;
 	sqlite3_bind_text(st, 1, pci, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) == SQLITE_ROW && col_text(st, 0))
-		o = json_loads(col_text(st, 0), 0, NULL);
+		r = vfp_restore_point_from_text(col_text(st, 0), &rp);
 	sqlite3_reset(st);
-	return o;
+	if (r < 0)
+		return vfp_ledger_fail(l, r, "VF %s: its restore point is unreadable", pci);
+	*ret_rp = rp;
+	return 0;
 }

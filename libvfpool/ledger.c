@@ -118,6 +118,40 @@ int vfp_ledger_step_done(struct vfp_ledger *l, sqlite3_stmt *st, const char *wha
 	return rc == SQLITE_DONE ? sqlite3_changes(l->db) : vfp_ledger_errno(l, rc, what);
 }
 
+/**
+ * vfp_ledger_collect() - every row of @st (bound, not yet stepped) into a new
+ * array of @size-byte elements, each zeroed and then filled by @fill
+ * @what: names the query in a failure's message
+ *
+ * *@ret (free() it) and *@ret_n are set only on success.
+ */
+int vfp_ledger_collect(struct vfp_ledger *l, sqlite3_stmt *st, size_t size,
+		       void (*fill)(sqlite3_stmt *st, void *elem), void **ret, size_t *ret_n,
+		       const char *what)
+{
+	unsigned char *rows = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		unsigned char *grown = vfp_greedy_realloc(rows, &cap, n + 1, size);
+
+		if (!grown)
+			break;
+		rows = grown;
+		memset(rows + n * size, 0, size);
+		fill(st, rows + n++ * size);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(rows);
+		return rc == SQLITE_ROW ? -ENOMEM : vfp_ledger_errno(l, rc, what);
+	}
+	*ret = rows;
+	*ret_n = n;
+	return 0;
+}
+
 /* IMMEDIATE: take the write lock now, so two writers never deadlock on upgrade. */
 int vfp_ledger_begin_tx(struct vfp_ledger *l)
 {

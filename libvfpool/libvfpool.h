@@ -37,9 +37,12 @@ void vfp_ctx_set_log_fn(struct vfp_ctx *ctx, vfp_log_fn fn, void *userdata);
 void vfp_ctx_set_log_priority(struct vfp_ctx *ctx, int priority);
 int vfp_ctx_get_log_priority(const struct vfp_ctx *ctx);
 
-/* ---- PCI addresses ---------------------------------------------------- */
+/* ---- PCI addresses, GUIDs ---------------------------------------------- */
 
 bool vfp_pci_addr_is_valid(const char *s);
+int vfp_guid_parse(const char *s, unsigned long long *ret);
+int vfp_mac_parse(const char *s, unsigned char mac[6]);
+void vfp_guid_format(unsigned long long g, char buf[static 24]);
 
 /* ---- inventory -------------------------------------------------------- */
 
@@ -94,7 +97,7 @@ enum vfp_link_type vfp_vf_get_link_type(const struct vfp_vf *vf);
 int vfp_vf_get_numa_node(const struct vfp_vf *vf, int *ret_node);
 int vfp_vf_get_iommu_group(const struct vfp_vf *vf, int *ret_group);
 
-/* JSON views with the field names of DESIGN.md §3; absent facts are null. */
+/* JSON views with the field names of api/openapi.yaml; absent facts are null. */
 json_t *vfp_pf_to_json(const struct vfp_pf *pf, bool with_vfs);
 json_t *vfp_vf_to_json(const struct vfp_vf *vf);
 json_t *vfp_inventory_to_json(const struct vfp_inventory *inv);
@@ -123,6 +126,157 @@ const char *vfp_config_get_socket_group(const struct vfp_config *config);
 const char *vfp_config_get_libvirt_uri(const struct vfp_config *config);
 bool vfp_config_get_libvirt_managed(const struct vfp_config *config);
 
+/* ---- what the ledger holds: states, owners, settings ------------------ */
+
+#define VFP_UNSET (-1)
+
+enum vfp_vf_state {
+	VFP_VF_FREE,
+	VFP_VF_RESERVED,
+	VFP_VF_ATTACHED,
+	VFP_VF_RELEASING,
+	VFP_VF_QUARANTINED,
+	VFP_VF_UNAVAILABLE,
+	VFP_VF_RELEASED, /* only as a VF of an ended allocation */
+	_VFP_VF_STATE_MAX,
+};
+
+enum vfp_allocation_state {
+	VFP_ALLOCATION_RESERVED,
+	VFP_ALLOCATION_ATTACHED,
+	VFP_ALLOCATION_RELEASING,
+	VFP_ALLOCATION_RELEASED,
+	_VFP_ALLOCATION_STATE_MAX,
+};
+
+/* The names the ledger and the API use; from_string() gives -EINVAL for any other. */
+const char *vfp_vf_state_to_string(enum vfp_vf_state s);
+int vfp_vf_state_from_string(const char *s);
+const char *vfp_allocation_state_to_string(enum vfp_allocation_state s);
+int vfp_allocation_state_from_string(const char *s);
+
+enum vfp_owner_kind {
+	VFP_OWNER_VM,
+	VFP_OWNER_CONTAINER,
+};
+
+/* Who holds an allocation. Strings are NULL when absent. */
+struct vfp_owner {
+	enum vfp_owner_kind kind;
+	const char *name;  /* a VM: its domain's name (required) */
+	const char *uuid;  /* a VM: its domain's UUID, when known */
+	const char *netns; /* a container: its namespace's name or path, or */
+	long long pid;	   /* a container: a process in its namespace; 0 for none */
+};
+
+int vfp_owner_key(const struct vfp_owner *owner, char **ret_key, char **ret_error);
+
+/*
+ * A VF's settings on its PF (IFLA_VFINFO_LIST): what an attach sets, and the
+ * restore point it leaves. Fields at VFP_UNSET (or has_* false) are unknown
+ * when read and left alone when set.
+ */
+struct vfp_vf_config {
+	unsigned index; /* the VF's number on its PF */
+	bool has_mac;
+	unsigned char mac[6];
+	int vlan;	       /* 0-4095, 0: no VLAN */
+	int qos;	       /* 0-7 */
+	int vlan_proto;	       /* host order: 0x8100 (802.1Q) or 0x88a8 (802.1ad) */
+	int spoofchk;	       /* 0 or 1 */
+	int trust;	       /* 0 or 1 */
+	int link_state;	       /* IFLA_VF_LINK_STATE_{AUTO,ENABLE,DISABLE} */
+	long long min_tx_rate; /* Mbit/s */
+	long long max_tx_rate; /* Mbit/s */
+	bool has_node_guid, has_port_guid;
+	unsigned long long node_guid, port_guid;
+};
+
+void vfp_vf_config_init(struct vfp_vf_config *c, unsigned index);
+bool vfp_vf_config_is_empty(const struct vfp_vf_config *c);
+
+/*
+ * What a claim asks of its VFs, each value checked by the caller (the API
+ * names the field). MAC, GUID and IP are for the allocation's first VF.
+ * Strings are "" and numbers VFP_UNSET when not asked for.
+ */
+struct vfp_settings {
+	char mac[18];  /* "02:00:0a:01:00:05" */
+	int vlan;      /* 0-4094; 0 asks for no VLAN */
+	char guid[24]; /* "00:11:22:33:44:55:66:77" */
+	char ip[64];   /* "10.1.0.5/16" */
+	int qos;
+	int vlan_proto; /* 0x8100 or 0x88a8 */
+	int spoofchk, trust;
+	int link_state;
+	long long min_tx_rate, max_tx_rate;
+};
+
+void vfp_settings_init(struct vfp_settings *s);
+const char *vfp_link_state_to_string(int link_state);
+int vfp_link_state_from_string(const char *s);
+
+/* ---- allocations -------------------------------------------------------- */
+
+struct vfp_allocation;
+
+/* One VF of an allocation, in claim order. */
+struct vfp_allocation_vf {
+	char pci[VFP_PCI_ADDR_LEN + 1];
+	char pf[VFP_PCI_ADDR_LEN + 1];
+	unsigned index;
+	char guid[24]; /* from the GUID pool; "" for none */
+	enum vfp_vf_state state; /* VFP_VF_RELEASED once the allocation ended */
+};
+
+struct vfp_allocation *vfp_allocation_ref(struct vfp_allocation *a);
+struct vfp_allocation *vfp_allocation_unref(struct vfp_allocation *a);
+const char *vfp_allocation_get_id(const struct vfp_allocation *a);
+const char *vfp_allocation_get_pool(const struct vfp_allocation *a);
+enum vfp_allocation_state vfp_allocation_get_state(const struct vfp_allocation *a);
+const struct vfp_owner *vfp_allocation_get_owner(const struct vfp_allocation *a);
+const struct vfp_settings *vfp_allocation_get_settings(const struct vfp_allocation *a);
+const char *vfp_allocation_get_idempotency_key(const struct vfp_allocation *a);
+const char *vfp_allocation_get_flag(const struct vfp_allocation *a);
+int vfp_allocation_get_lease_expires(const struct vfp_allocation *a, long long *ret);
+long long vfp_allocation_get_created(const struct vfp_allocation *a);
+long long vfp_allocation_get_updated(const struct vfp_allocation *a);
+size_t vfp_allocation_get_vf_count(const struct vfp_allocation *a);
+const struct vfp_allocation_vf *vfp_allocation_get_vf(const struct vfp_allocation *a, size_t i);
+void vfp_allocation_list_free(struct vfp_allocation **list, size_t n);
+
+/* ---- restore points: how to put a VF back --------------------------------- */
+
+/*
+ * What an attach changed on one VF, written to the ledger before the change:
+ * its settings on the PF, its driver, where its netdev went (a container) or
+ * which domain took it (a VM). Strings are owned (NULL when absent).
+ */
+struct vfp_restore_point {
+	bool has_pf_side;
+	struct vfp_vf_config pf_side; /* the values before the attach */
+	char *driver;		      /* bound before vfio-pci ("" none); NULL: untouched */
+	/* a container's */
+	char *netns;		      /* the namespace as the request named it */
+	unsigned long long netns_inode;
+	char *ifname;		      /* the netdev's name inside */
+	char *rdma_device;	      /* moved along in exclusive RDMA netns mode */
+	char *name;		      /* the netdev before it moved: name, MAC, MTU, up */
+	char *mac;
+	unsigned mtu;
+	bool up;
+	/* a VM's */
+	char *domain_uuid, *domain;
+	unsigned flags;		      /* libvirt's attach flags */
+	char *device_xml;
+	long long since;	      /* when it was written */
+	bool pending;		      /* the domain did not exist yet (deployment file) */
+};
+
+struct vfp_restore_point *vfp_restore_point_new(void);
+void vfp_restore_point_free(struct vfp_restore_point *rp);
+int vfp_restore_point_set(char **field, const char *value);
+
 /* ---- the ledger ---------------------------------------------------------- */
 
 struct vfp_ledger;
@@ -141,19 +295,19 @@ enum vfp_op {
 struct vfp_claim {
 	const char *pool;
 	unsigned count;
-	json_t *owner;		     /* {"kind":"vm","name":…} or {"kind":"container",…} */
-	json_t *settings;	     /* requested MAC, VLAN, GUID, IP…; stored as given; may be NULL */
-	const char *idempotency_key; /* may be NULL */
-	int numa_node;		     /* preferred NUMA node, -1 for none */
+	const struct vfp_owner *owner;
+	const struct vfp_settings *settings; /* may be NULL: nothing asked */
+	const char *idempotency_key;	     /* may be NULL */
+	int numa_node;			     /* preferred NUMA node, -1 for none */
 	enum vfp_placement placement;
 	unsigned lease_seconds; /* 0: a reservation never expires */
 };
 
 /* How reconcile asks the host about an allocation and acts on it; any may be NULL. */
 struct vfp_reconcile_ops {
-	int (*is_attached)(void *userdata, json_t *allocation); /* 1 yes, 0 no, <0 unknown */
-	int (*detach)(void *userdata, json_t *allocation);	/* idempotent undo of attach */
-	int (*restore)(void *userdata, json_t *allocation);	/* back to the snapshot */
+	int (*is_attached)(void *userdata, const struct vfp_allocation *a); /* 1, 0, <0 unknown */
+	int (*detach)(void *userdata, const struct vfp_allocation *a);	/* idempotent undo */
+	int (*restore)(void *userdata, const struct vfp_allocation *a); /* to the snapshot */
 };
 
 struct vfp_reconcile_report {
@@ -161,17 +315,24 @@ struct vfp_reconcile_report {
 	unsigned intents_rolled_back, intents_rolled_forward;
 };
 
+/* The ledger's view of one VF. */
+struct vfp_ledger_vf {
+	char pool[64];	      /* "" when in no pool */
+	enum vfp_vf_state state;
+	char reason[128];     /* "" for none */
+	char allocation[37];  /* the live allocation holding it, "" for none */
+};
+
 int vfp_ledger_open(struct vfp_ctx *ctx, const char *state_dir, struct vfp_ledger **ret_ledger);
 struct vfp_ledger *vfp_ledger_ref(struct vfp_ledger *l);
 struct vfp_ledger *vfp_ledger_unref(struct vfp_ledger *l);
 const char *vfp_ledger_get_error(const struct vfp_ledger *l);
 const char *vfp_ledger_get_path(const struct vfp_ledger *l);
-int vfp_owner_key(json_t *owner, char **ret_key, char **ret_error);
 int vfp_ledger_claim(struct vfp_ledger *l, const struct vfp_config *config,
-		     const struct vfp_claim *req, json_t **ret_allocation);
+		     const struct vfp_claim *req, struct vfp_allocation **ret_allocation);
 int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_config *config,
 			   const struct vfp_claim *reqs, size_t n, int *ret_results,
-			   json_t **ret_allocations, char **ret_errors);
+			   struct vfp_allocation **ret_allocations, char **ret_errors);
 int vfp_ledger_begin(struct vfp_ledger *l, const char *id, enum vfp_op op);
 int vfp_ledger_confirm(struct vfp_ledger *l, const char *id, enum vfp_op op, bool ok,
 		       const char *reason);
@@ -181,14 +342,17 @@ int vfp_ledger_sync(struct vfp_ledger *l, const struct vfp_inventory *inv,
 int vfp_ledger_reconcile(struct vfp_ledger *l, const struct vfp_inventory *inv,
 			 const struct vfp_config *config, const struct vfp_reconcile_ops *ops,
 			 void *userdata, struct vfp_reconcile_report *ret_report);
-json_t *vfp_ledger_get_allocation(struct vfp_ledger *l, const char *id);
-json_t *vfp_ledger_list_allocations(struct vfp_ledger *l, const char *owner_key,
-				    bool with_released);
-json_t *vfp_ledger_get_vf(struct vfp_ledger *l, const char *pci);
+int vfp_ledger_get_allocation(struct vfp_ledger *l, const char *id,
+			      struct vfp_allocation **ret_allocation);
+int vfp_ledger_list_allocations(struct vfp_ledger *l, const char *owner_key, bool with_released,
+				struct vfp_allocation ***ret_list, size_t *ret_n);
+int vfp_ledger_get_vf(struct vfp_ledger *l, const char *pci, struct vfp_ledger_vf *ret);
 json_t *vfp_ledger_counts(struct vfp_ledger *l);
 json_t *vfp_ledger_audit(struct vfp_ledger *l, const char *pci, unsigned limit);
-int vfp_ledger_set_original(struct vfp_ledger *l, const char *pci, json_t *original);
-json_t *vfp_ledger_get_original(struct vfp_ledger *l, const char *pci);
+int vfp_ledger_set_restore_point(struct vfp_ledger *l, const char *pci,
+				 const struct vfp_restore_point *rp);
+int vfp_ledger_get_restore_point(struct vfp_ledger *l, const char *pci,
+				 struct vfp_restore_point **ret_rp);
 
 /* ---- the kernel's view now: drivers, netdevs, IB GUIDs (sysfs) ----------- */
 

@@ -36,6 +36,32 @@
 		_fd_;                                                                              \
 	})
 
+/* @p grown (doubling) to hold at least @need elements of @size; NULL, @p untouched, when out of memory. */
+static inline void *vfp_greedy_realloc(void *p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 8;
+	void *q;
+
+	if (need <= *cap)
+		return p;
+	while (c < need)
+		c *= 2;
+	q = realloc(p, c * size);
+	if (q)
+		*cap = c;
+	return q;
+}
+
+/* Room for @need elements in @array (of @cap): true, or false when out of memory. */
+#define GREEDY_REALLOC(array, cap, need)                                                           \
+	({                                                                                         \
+		__typeof__(array) _a_ = vfp_greedy_realloc((array), &(cap), (need),              \
+							     sizeof(*(array)));                  \
+		if (_a_)                                                                           \
+			(array) = _a_;                                                             \
+		_a_ != NULL;                                                                       \
+	})
+
 static inline void freep(void *p)
 {
 	free(*(void **)p);

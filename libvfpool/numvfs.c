@@ -153,7 +153,7 @@ static int write_numvfs(struct vfp_ledger *l, struct vfp_ctx *ctx, const char *p
 	char rel[64], value[16];
 	int r;
 
-	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/sriov_numvfs", pf_pci);
+	vfp_sysfs_dev(rel, sizeof(rel), pf_pci, "sriov_numvfs");
 	snprintf(value, sizeof(value), "%d", n);
 	r = vfp_sysfs_write(ctx, rel, value);
 	if (r < 0)

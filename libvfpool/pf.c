@@ -69,7 +69,7 @@ static int pf_read_virtfn(struct vfp_inventory *inv, const char *pf_pci, unsigne
 	int r;
 
 	snprintf(link, sizeof(link), "virtfn%u", n);
-	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/%s", pf_pci, link);
+	vfp_sysfs_dev(rel, sizeof(rel), pf_pci, "%s", link);
 	r = vfp_sysfs_readlink(inv->ctx, rel, target, sizeof(target));
 	if (r == -ENOENT)
 		return -ENOENT;

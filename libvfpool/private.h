@@ -118,5 +118,32 @@ static inline int vfp_hex_digit(char c)
 	return -1;
 }
 
-int vfp_guid_parse(const char *s, unsigned long long *ret);
-void vfp_guid_format(unsigned long long g, char buf[static 24]);
+
+/* An allocation as read from the ledger (ledger-query.c fills it). */
+struct vfp_allocation {
+	int refcount;
+	char id[37];
+	char *pool;
+	enum vfp_allocation_state state;
+	struct vfp_owner owner; /* its strings are the owner_* below */
+	char *owner_name, *owner_uuid, *owner_netns;
+	struct vfp_settings settings;
+	char *idempotency_key, *flag;
+	bool has_lease;
+	long long lease_expires, created, updated;
+	size_t n_vfs;
+	struct vfp_allocation_vf *vfs;
+};
+
+struct vfp_allocation *vfp_allocation_new(void);
+int vfp_allocation_set_owner(struct vfp_allocation *a, const struct vfp_owner *o);
+
+/* The ledger's stored forms of owners, settings, VF configs and restore points (JSON text). */
+json_t *vfp_owner_to_json(const struct vfp_owner *o);
+int vfp_owner_from_json(json_t *j, struct vfp_owner *o);
+json_t *vfp_settings_to_json(const struct vfp_settings *s);
+int vfp_settings_from_json(json_t *o, struct vfp_settings *s);
+json_t *vfp_vf_config_to_json(const struct vfp_vf_config *c);
+int vfp_vf_config_from_json(json_t *o, unsigned index, struct vfp_vf_config *c);
+char *vfp_restore_point_to_text(const struct vfp_restore_point *rp);
+int vfp_restore_point_from_text(const char *text, struct vfp_restore_point **ret);

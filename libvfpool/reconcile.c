@@ -20,53 +20,33 @@
 
 struct known_vf {
 	char pci[VFP_PCI_ADDR_LEN + 1];
-	char state[16];
+	enum vfp_vf_state state;
 	char reason[32];
 	bool held; /* a live allocation holds it */
 	bool seen;
 };
+
+static void fill_known(sqlite3_stmt *st, void *elem)
+{
+	struct known_vf *k = elem;
+
+	snprintf(k->pci, sizeof(k->pci), "%s", col_text(st, 0));
+	k->state = vfp_vf_state_from_string(col_text(st, 1));
+	snprintf(k->reason, sizeof(k->reason), "%s", col_text(st, 2));
+	k->held = sqlite3_column_int(st, 3);
+}
 
 static int load_known(struct vfp_ledger *l, struct known_vf **ret, size_t *ret_n)
 {
 	static const char sql[] = "SELECT f.pci, f.state, coalesce(f.reason, ''), EXISTS (SELECT 1 "
 				  "FROM allocation_vfs v WHERE v.pci = f.pci AND v.live = 1) "
 				  "FROM vfs f ORDER BY f.pci";
-	struct known_vf *k = NULL;
-	size_t n = 0, cap = 0;
 	sqlite3_stmt *st;
-	int r, rc;
+	int r = vfp_ledger_stmt(l, sql, &st);
 
-	r = vfp_ledger_stmt(l, sql, &st);
-	if (r < 0)
-		return r;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			struct known_vf *nk;
-
-			cap = cap ? 2 * cap : 256;
-			nk = realloc(k, cap * sizeof(*k));
-			if (!nk) {
-				free(k);
-				sqlite3_reset(st);
-				return -ENOMEM;
-			}
-			k = nk;
-		}
-		memset(&k[n], 0, sizeof(k[n]));
-		snprintf(k[n].pci, sizeof(k[n].pci), "%s", col_text(st, 0));
-		snprintf(k[n].state, sizeof(k[n].state), "%s", col_text(st, 1));
-		snprintf(k[n].reason, sizeof(k[n].reason), "%s", col_text(st, 2));
-		k[n].held = sqlite3_column_int(st, 3);
-		n++;
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		free(k);
-		return vfp_ledger_errno(l, rc, "known VFs");
-	}
-	*ret = k;
-	*ret_n = n;
-	return 0;
+	return r < 0 ? r
+		     : vfp_ledger_collect(l, st, sizeof(**ret), fill_known, (void **)ret, ret_n,
+					  "known VFs");
 }
 
 static int cmp_known(const void *key, const void *elem)
@@ -81,7 +61,7 @@ static struct known_vf *find_known(struct known_vf *known, size_t n, const char 
 
 /* Writes what the inventory says of a VF; a new one is inserted in @state. */
 static int upsert_vf(struct vfp_ledger *l, const struct vfp_vf *vf, const char *pool,
-		     const char *state, const char *reason)
+		     enum vfp_vf_state state, const char *reason)
 {
 	static const char sql[] =
 		"INSERT INTO vfs(pci, pf, vf_index, link_type, numa_node, pool, state, reason, "
@@ -105,29 +85,36 @@ static int upsert_vf(struct vfp_ledger *l, const struct vfp_vf *vf, const char *
 	if (vfp_vf_get_numa_node(vf, &node) >= 0)
 		sqlite3_bind_int(st, 5, node);
 	sqlite3_bind_text(st, 6, pool, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 7, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, vfp_vf_state_to_string(state), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 8, reason, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 9, l->now());
 	return vfp_ledger_step_done(l, st, "inventory VF");
 }
 
-/* The state a VF of the inventory should move to, or NULL to leave it as it is. */
-static const char *next_state(const struct known_vf *k, bool excluded, const char **reason)
+#define KEEP (-1) /* leave the VF's state as it is */
+
+static bool vanished(const struct known_vf *k)
+{
+	return k->state == VFP_VF_UNAVAILABLE && strcmp(k->reason, "vanished") == 0;
+}
+
+/* The state a VF of the inventory should move to, or KEEP. */
+static int next_state(const struct known_vf *k, bool excluded, const char **reason)
 {
 	*reason = excluded ? "excluded" : NULL;
 	if (!k)
-		return excluded ? "unavailable" : "free";
-	if (strcmp(k->state, "free") == 0)
-		return excluded ? "unavailable" : NULL;
-	if (strcmp(k->state, "unavailable") != 0)
-		return NULL;
-	if (strcmp(k->reason, "vanished") == 0 && k->held) {
+		return excluded ? VFP_VF_UNAVAILABLE : VFP_VF_FREE;
+	if (k->state == VFP_VF_FREE)
+		return excluded ? VFP_VF_UNAVAILABLE : KEEP;
+	if (k->state != VFP_VF_UNAVAILABLE)
+		return KEEP;
+	if (vanished(k) && k->held) {
 		*reason = "returned after vanishing while allocated";
-		return "quarantined";
+		return VFP_VF_QUARANTINED;
 	}
 	if (excluded)
-		return strcmp(k->reason, "excluded") == 0 ? NULL : "unavailable";
-	return "free";
+		return strcmp(k->reason, "excluded") == 0 ? KEEP : VFP_VF_UNAVAILABLE;
+	return VFP_VF_FREE;
 }
 
 static int sync_vf(struct vfp_ledger *l, const struct vfp_config *config, const struct vfp_vf *vf,
@@ -135,16 +122,17 @@ static int sync_vf(struct vfp_ledger *l, const struct vfp_config *config, const 
 {
 	struct known_vf *k = find_known(known, n_known, vfp_vf_get_pci(vf));
 	bool excluded = vfp_config_is_excluded(config, vf);
-	const char *reason, *state = next_state(k, excluded, &reason);
+	const char *reason;
+	int state = next_state(k, excluded, &reason);
 	int r;
 
 	if (k)
 		k->seen = true;
 	r = upsert_vf(l, vf, excluded ? NULL : vfp_config_pool_for_vf(config, vf),
-		      state ? state : "free", reason);
-	if (r < 0 || !k || !state)
+		      state == KEEP ? VFP_VF_FREE : (enum vfp_vf_state)state, reason);
+	if (r < 0 || !k || state == KEEP)
 		return r;
-	if (strcmp(k->state, "unavailable") == 0 && strcmp(k->reason, "vanished") == 0)
+	if (vanished(k))
 		rep->returned++;
 	return vfp_ledger_set_vf_state(l, k->pci, state, reason);
 }
@@ -157,7 +145,7 @@ static int mark_vanished(struct vfp_ledger *l, const struct known_vf *k)
 	sqlite3_stmt *st;
 	int r;
 
-	r = vfp_ledger_set_vf_state(l, k->pci, "unavailable", "vanished");
+	r = vfp_ledger_set_vf_state(l, k->pci, VFP_VF_UNAVAILABLE, "vanished");
 	if (r >= 0 && k->held)
 		r = vfp_ledger_stmt(l, flag, &st);
 	if (r >= 0 && k->held) {
@@ -190,8 +178,7 @@ static int sync_inventory(struct vfp_ledger *l, const struct vfp_inventory *inv,
 		}
 	}
 	for (size_t i = 0; r >= 0 && i < n_known; i++) {
-		if (known[i].seen || (strcmp(known[i].state, "unavailable") == 0 &&
-					      strcmp(known[i].reason, "vanished") == 0))
+		if (known[i].seen || vanished(&known[i]))
 			continue;
 		rep->vanished++;
 		r = mark_vanished(l, &known[i]);
@@ -249,7 +236,8 @@ static int load_pending(struct vfp_ledger *l, time_t now, struct pending **ret, 
 	return 0;
 }
 
-static int call_op(int (*fn)(void *, json_t *), void *userdata, json_t *alloc, int fallback)
+static int call_op(int (*fn)(void *, const struct vfp_allocation *), void *userdata,
+		   const struct vfp_allocation *alloc, int fallback)
 {
 	return fn ? fn(userdata, alloc) : fallback;
 }
@@ -259,12 +247,12 @@ static int resolve(struct vfp_ledger *l, const struct pending *p, const struct v
 		   void *userdata, struct vfp_reconcile_report *rep)
 {
 	static const struct vfp_reconcile_ops none;
-	json_t *alloc = vfp_ledger_allocation_json(l, p->id);
+	struct vfp_allocation *alloc = NULL;
 	bool ok;
-	int r;
+	int r = vfp_ledger_get_allocation(l, p->id, &alloc);
 
-	if (!alloc)
-		return -ENOMEM;
+	if (r < 0)
+		return r;
 	if (!ops)
 		ops = &none;
 	switch (p->op) {
@@ -288,7 +276,7 @@ static int resolve(struct vfp_ledger *l, const struct pending *p, const struct v
 		r = vfp_ledger_confirm(l, p->id, VFP_OP_RELEASE, ok, ok ? NULL : "restore failed");
 		break;
 	}
-	json_decref(alloc);
+	vfp_allocation_unref(alloc);
 	return r;
 }
 

@@ -26,20 +26,53 @@ const char *vfp_sysfs_default_root(void)
 	return SYSFS_DEFAULT_ROOT;
 }
 
+/* @fmt (NULL: nothing) after the @n bytes @buf holds; the length, or -ENAMETOOLONG. */
+static int append_v(char *buf, size_t size, int n, const char *fmt, va_list ap)
+{
+	int m;
+
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	m = fmt ? vsnprintf(buf + n, size - n, fmt, ap) : 0;
+	return m < 0 || (size_t)m >= size - n ? -ENAMETOOLONG : n + m;
+}
+
 int vfp_sysfs_path(const struct vfp_ctx *ctx, char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;
-	int n, m;
+	int r;
 
-	n = snprintf(buf, size, "%s/", ctx->sysfs_root);
-	if (n < 0 || (size_t)n >= size)
-		return -ENAMETOOLONG;
 	va_start(ap, fmt);
-	m = vsnprintf(buf + n, size - n, fmt, ap);
+	r = append_v(buf, size, snprintf(buf, size, "%s/", ctx->sysfs_root), fmt, ap);
 	va_end(ap);
-	if (m < 0 || (size_t)m >= size - n)
-		return -ENAMETOOLONG;
-	return n + m;
+	return r;
+}
+
+/**
+ * vfp_sysfs_dev() - the path of PCI device @pci's sysfs entry, relative to
+ * the root, with @fmt (may be NULL) below it: "bus/pci/devices/<pci>/<fmt>"
+ *
+ * -ENAMETOOLONG when it does not fit @size.
+ */
+int vfp_sysfs_dev(char *buf, size_t size, const char *pci, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = append_v(buf, size, snprintf(buf, size, "bus/pci/devices/%s%s", pci, fmt ? "/" : ""),
+		     fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* "class/<cls>/<name>/<attr>" relative to the root; @attr may be NULL. */
+int vfp_sysfs_class(char *buf, size_t size, const char *cls, const char *name, const char *attr)
+{
+	int n = snprintf(buf, size, "class/%s/%s%s%s", cls, name, attr ? "/" : "",
+			 attr ? attr : "");
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : n;
 }
 
 static void strip_newline(char *s, size_t *len)

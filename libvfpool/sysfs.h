@@ -13,6 +13,8 @@
 
 int vfp_sysfs_path(const struct vfp_ctx *ctx, char *buf, size_t size, const char *fmt, ...)
 	_printf_(4, 5);
+int vfp_sysfs_dev(char *buf, size_t size, const char *pci, const char *fmt, ...) _printf_(4, 5);
+int vfp_sysfs_class(char *buf, size_t size, const char *cls, const char *name, const char *attr);
 int vfp_sysfs_read(const struct vfp_ctx *ctx, const char *rel, char *buf, size_t size);
 int vfp_sysfs_readlink(const struct vfp_ctx *ctx, const char *rel, char *buf, size_t size);
 int vfp_sysfs_link_basename(const struct vfp_ctx *ctx, const char *rel, char *buf, size_t size);

@@ -48,7 +48,7 @@ static int vf_check_physfn(struct vfp_inventory *inv, const char *pf_pci, unsign
 	char rel[PATH_MAX], name[NAME_MAX + 1];
 	int r;
 
-	snprintf(rel, sizeof(rel), "bus/pci/devices/%s/physfn", pci);
+	vfp_sysfs_dev(rel, sizeof(rel), pci, "physfn");
 	r = vfp_sysfs_link_basename(inv->ctx, rel, name, sizeof(name));
 	if (r >= 0) {
 		if (strcmp(name, pf_pci) != 0)
@@ -56,7 +56,7 @@ static int vf_check_physfn(struct vfp_inventory *inv, const char *pf_pci, unsign
 					   pf_pci);
 		return 1;
 	}
-	snprintf(rel, sizeof(rel), "bus/pci/devices/%s", pci);
+	vfp_sysfs_dev(rel, sizeof(rel), pci, NULL);
 	if (r == -ENOENT && vfp_sysfs_exists(inv->ctx, rel) == 0) {
 		char link[32];
 

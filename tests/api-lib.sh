@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Helpers for the API tests: start a vfagentd on a simulated host and a temp
 # socket, call it with curl, and stop it (always, even when a test fails).
 b=${top_builddir:-.}

@@ -33,15 +33,20 @@ static void teardown(void)
 
 static void release_oldest(struct vfp_ledger *l)
 {
-	json_t *live = vfp_ledger_list_allocations(l, NULL, false);
-	const char *id = json_string_value(json_object_get(json_array_get(live, 0), "id"));
+	struct vfp_allocation **live = NULL;
+	size_t n = 0;
+	const char *id;
 
-	if (id && vfp_ledger_begin(l, id, VFP_OP_RELEASE) >= 0)
+	if (vfp_ledger_list_allocations(l, NULL, false, &live, &n) < 0 || n == 0)
+		return;
+	id = vfp_allocation_get_id(live[0]);
+	if (vfp_ledger_begin(l, id, VFP_OP_RELEASE) >= 0)
 		vfp_ledger_confirm(l, id, VFP_OP_RELEASE, true, NULL);
-	json_decref(live);
+	vfp_allocation_list_free(live, n);
 }
 
-static void one_round(struct vfp_ledger *l, struct vfp_config *c, json_t *owner, unsigned *seed)
+static void one_round(struct vfp_ledger *l, struct vfp_config *c, const struct vfp_owner *owner,
+		      unsigned *seed)
 {
 	char key[16];
 	struct vfp_claim req = { .pool = rand_r(seed) % 2 ? "ib" : "eth",
@@ -49,7 +54,7 @@ static void one_round(struct vfp_ledger *l, struct vfp_config *c, json_t *owner,
 				 .owner = owner,
 				 .numa_node = -1,
 				 .placement = rand_r(seed) % 2 ? VFP_PLACE_PACK : VFP_PLACE_SPREAD };
-	json_t *a = NULL;
+	struct vfp_allocation *a = NULL;
 	const char *id;
 
 	if (rand_r(seed) % 4 == 0) {
@@ -57,31 +62,31 @@ static void one_round(struct vfp_ledger *l, struct vfp_config *c, json_t *owner,
 		req.idempotency_key = key;
 	}
 	if (vfp_ledger_claim(l, c, &req, &a) != 0) {
-		json_decref(a);
+		vfp_allocation_unref(a);
 		release_oldest(l);
 		return;
 	}
-	id = json_string_value(json_object_get(a, "id"));
+	id = vfp_allocation_get_id(a);
 	if (vfp_ledger_begin(l, id, VFP_OP_ATTACH) >= 0)
 		vfp_ledger_confirm(l, id, VFP_OP_ATTACH, rand_r(seed) % 4 != 0, "refused");
 	if (rand_r(seed) % 3 == 0 && vfp_ledger_begin(l, id, VFP_OP_DETACH) >= 0)
 		vfp_ledger_confirm(l, id, VFP_OP_DETACH, true, NULL);
 	if (rand_r(seed) % 3 != 0 && vfp_ledger_begin(l, id, VFP_OP_RELEASE) >= 0)
 		vfp_ledger_confirm(l, id, VFP_OP_RELEASE, true, NULL);
-	json_decref(a);
+	vfp_allocation_unref(a);
 }
 
 /* The "agent": starts as vfagentd does (open, reconcile), then works until killed. */
 static _Noreturn void child(unsigned seed)
 {
 	struct vfp_ledger *l = NULL;
-	json_t *owner = json_pack("{s:s, s:s}", "kind", "vm", "name", "one-7");
+	static const struct vfp_owner owner = { .kind = VFP_OWNER_VM, .name = "one-7" };
 
 	if (vfp_ledger_open(t.fx.ctx, t.state_dir, &l) < 0 ||
 	    vfp_ledger_reconcile(l, t.inv, t.config, NULL, NULL, NULL) < 0)
 		_exit(2);
 	for (;;)
-		one_round(l, t.config, owner, &seed);
+		one_round(l, t.config, &owner, &seed);
 }
 
 static int audit_rows(void)

@@ -209,7 +209,7 @@ END_TEST
 
 START_TEST(test_pci_hostdevs)
 {
-	json_t *a = domxml_pci_hostdevs(
+	static const char xml[] =
 		"<domain><devices>"
 		"<hostdev mode='subsystem' type='pci'><source><address domain='0x0000' bus='0x3b' "
 		"slot='0x00' function='0x1'/></source></hostdev>"
@@ -219,15 +219,21 @@ START_TEST(test_pci_hostdevs)
 		"<hostdev mode='subsystem' type='pci'><source><address domain='0x0000' bus='0x3b' "
 		"slot='0x20' function='0x1'/></source></hostdev>" /* slot out of range: skipped */
 		"<interface type='bridge'><source bridge='br0'/></interface>"
-		"</devices></domain>");
+		"</devices></domain>";
+	char **a = NULL;
+	size_t n = 99;
 
-	ck_assert_uint_eq(json_array_size(a), 2);
-	ck_assert_str_eq(json_string_value(json_array_get(a, 0)), "0000:3b:00.1");
-	ck_assert_str_eq(json_string_value(json_array_get(a, 1)), "0000:af:01.3");
-	json_decref(a);
-	a = domxml_pci_hostdevs("garbage");
-	ck_assert_uint_eq(json_array_size(a), 0);
-	json_decref(a);
+	ck_assert_int_eq(domxml_pci_hostdevs(xml, &a, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(a[0], "0000:3b:00.1");
+	ck_assert_str_eq(a[1], "0000:af:01.3");
+	domxml_strv_free(a, n);
+	ck_assert_int_eq(domxml_has_pci_hostdev(xml, "0000:af:01.3"), 1);
+	ck_assert_int_eq(domxml_has_pci_hostdev(xml, "0000:3b:20.1"), 0);
+	a = NULL;
+	ck_assert_int_eq(domxml_pci_hostdevs("garbage", &a, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	domxml_strv_free(a, n);
 }
 END_TEST
 

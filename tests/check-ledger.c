@@ -22,14 +22,27 @@ static void teardown(void)
 	lfx_teardown(&t);
 }
 
-static const char *alloc_id(json_t *a)
+static const char *alloc_id(const struct vfp_allocation *a)
 {
-	return json_string_value(json_object_get(a, "id"));
+	return vfp_allocation_get_id(a);
 }
 
-static const char *alloc_vf(json_t *a, size_t i)
+static const char *alloc_vf(const struct vfp_allocation *a, size_t i)
 {
-	return json_string_value(json_object_get(json_array_get(json_object_get(a, "vfs"), i), "pci"));
+	return vfp_allocation_get_vf(a, i)->pci;
+}
+
+static const char *alloc_state(const struct vfp_allocation *a)
+{
+	return vfp_allocation_state_to_string(vfp_allocation_get_state(a));
+}
+
+static struct vfp_allocation *get_alloc(const char *id)
+{
+	struct vfp_allocation *a = NULL;
+
+	ck_assert_int_eq(vfp_ledger_get_allocation(t.l, id, &a), 0);
+	return a;
 }
 
 START_TEST(test_schema_and_pragmas)
@@ -91,11 +104,11 @@ END_TEST
 
 START_TEST(test_claim_spread_and_release)
 {
-	json_t *a = lfx_claim(&t, "eth", 2, VFP_PLACE_SPREAD, -1, NULL, 0);
-	json_t *b;
+	struct vfp_allocation *a = lfx_claim(&t, "eth", 2, VFP_PLACE_SPREAD, -1, NULL, 0);
+	struct vfp_allocation *b;
 
-	ck_assert_str_eq(json_string_value(json_object_get(a, "state")), "reserved");
-	ck_assert_uint_eq(json_array_size(json_object_get(a, "vfs")), 2);
+	ck_assert_str_eq(alloc_state(a), "reserved");
+	ck_assert_uint_eq(vfp_allocation_get_vf_count(a), 2);
 	/* spread: one VF on each Intel PF, the one with the most free VFs first */
 	ck_assert_str_eq(alloc_vf(a, 0), "0000:af:01.0");
 	ck_assert_str_eq(alloc_vf(a, 1), "0000:d8:10.0");
@@ -103,34 +116,33 @@ START_TEST(test_claim_spread_and_release)
 	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 4);
 	lfx_release(&t, alloc_id(a));
 	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 6);
-	b = vfp_ledger_get_allocation(t.l, alloc_id(a));
-	ck_assert_str_eq(json_string_value(json_object_get(b, "state")), "released");
-	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(b, "vfs"), 0),
-							   "state")),
+	b = get_alloc(alloc_id(a));
+	ck_assert_str_eq(alloc_state(b), "released");
+	ck_assert_str_eq(vfp_vf_state_to_string(vfp_allocation_get_vf(b, 0)->state),
 			 "released");
 	lfx_assert_invariants(&t);
-	json_decref(a);
-	json_decref(b);
+	vfp_allocation_unref(a);
+	vfp_allocation_unref(b);
 }
 END_TEST
 
 START_TEST(test_claim_pack_and_numa)
 {
-	json_t *a = lfx_claim(&t, "eth", 2, VFP_PLACE_PACK, -1, NULL, 0);
-	json_t *b = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, 1, NULL, 0);
+	struct vfp_allocation *a = lfx_claim(&t, "eth", 2, VFP_PLACE_PACK, -1, NULL, 0);
+	struct vfp_allocation *b = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, 1, NULL, 0);
 
 	/* pack: the 82599 has exactly 2 free VFs, the tightest fit */
 	ck_assert_str_eq(alloc_vf(a, 0), "0000:d8:10.0");
 	ck_assert_str_eq(alloc_vf(a, 1), "0000:d8:10.2");
 	ck_assert_str_eq(alloc_vf(b, 0), "0000:af:01.0"); /* the E810 is on node 1 */
-	json_decref(a);
-	json_decref(b);
+	vfp_allocation_unref(a);
+	vfp_allocation_unref(b);
 }
 END_TEST
 
 START_TEST(test_claim_all_or_none)
 {
-	lfx_claim(&t, "eth", 7, VFP_PLACE_SPREAD, -1, NULL, -EBUSY);
+	lfx_claim(&t, "eth", 7, VFP_PLACE_SPREAD, -1, NULL, -ENOBUFS);
 	ck_assert_str_eq(vfp_ledger_get_error(t.l), "pool \"eth\" has 6 free VFs, 7 requested");
 	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 6);
 	lfx_claim(&t, "nope", 1, VFP_PLACE_SPREAD, -1, NULL, -ENOENT);
@@ -142,27 +154,27 @@ END_TEST
 
 START_TEST(test_idempotency)
 {
-	json_t *a = lfx_claim(&t, "ib", 2, VFP_PLACE_SPREAD, -1, "key-1", 0);
-	json_t *b = lfx_claim(&t, "ib", 2, VFP_PLACE_SPREAD, -1, "key-1", 1);
+	struct vfp_allocation *a = lfx_claim(&t, "ib", 2, VFP_PLACE_SPREAD, -1, "key-1", 0);
+	struct vfp_allocation *b = lfx_claim(&t, "ib", 2, VFP_PLACE_SPREAD, -1, "key-1", 1);
 
 	ck_assert_str_eq(alloc_id(a), alloc_id(b));
 	ck_assert_int_eq(lfx_count(&t, "ib", "reserved"), 2);
 	lfx_claim(&t, "ib", 3, VFP_PLACE_SPREAD, -1, "key-1", -EEXIST);
 	ck_assert_ptr_nonnull(strstr(vfp_ledger_get_error(t.l), alloc_id(a)));
 	lfx_release(&t, alloc_id(a));
-	json_decref(b);
+	vfp_allocation_unref(b);
 	/* after release the key still names the same (released) allocation */
 	b = lfx_claim(&t, "ib", 2, VFP_PLACE_SPREAD, -1, "key-1", 1);
-	ck_assert_str_eq(json_string_value(json_object_get(b, "state")), "released");
+	ck_assert_str_eq(alloc_state(b), "released");
 	ck_assert_int_eq(lfx_count(&t, "ib", "reserved"), 0);
-	json_decref(a);
-	json_decref(b);
+	vfp_allocation_unref(a);
+	vfp_allocation_unref(b);
 }
 END_TEST
 
 START_TEST(test_transitions)
 {
-	json_t *a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
+	struct vfp_allocation *a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
 	const char *id = alloc_id(a), *vf = alloc_vf(a, 0);
 
 	ck_assert_int_eq(vfp_ledger_confirm(t.l, id, VFP_OP_ATTACH, true, NULL), -ENOENT);
@@ -187,13 +199,13 @@ START_TEST(test_transitions)
 	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_ATTACH), -EBUSY); /* released */
 	ck_assert_int_eq(vfp_ledger_begin(t.l, "no-such-id", VFP_OP_ATTACH), -ENOENT);
 	lfx_assert_invariants(&t);
-	json_decref(a);
+	vfp_allocation_unref(a);
 }
 END_TEST
 
 START_TEST(test_audit_log)
 {
-	json_t *a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
+	struct vfp_allocation *a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
 	json_t *log;
 
 	lfx_release(&t, alloc_id(a));
@@ -206,36 +218,45 @@ START_TEST(test_audit_log)
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(log, 2), "to")), "releasing");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(log, 3), "to")), "free");
 	json_decref(log);
-	json_decref(a);
+	vfp_allocation_unref(a);
 }
 END_TEST
 
 START_TEST(test_owner_lookup)
 {
-	json_t *a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
-	json_t *list = vfp_ledger_list_allocations(t.l, "vm:one-42", false);
-	json_t *none = vfp_ledger_list_allocations(t.l, "vm:one-43", false);
-	static const char *const bad_owners[] = {
-		"{\"kind\":\"lxc\"}", "{\"kind\":\"vm\"}", "{\"kind\":\"container\"}",
-		"{\"kind\":\"container\",\"pid\":0}", "[1]",
+	struct vfp_allocation *a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
+	struct vfp_allocation **list = NULL, **none = NULL;
+	size_t n_list = 0, n_none = 0;
+	static const struct vfp_owner bad_owners[] = {
+		{ .kind = (enum vfp_owner_kind)7 }, { .kind = VFP_OWNER_VM },
+		{ .kind = VFP_OWNER_VM, .name = "" }, { .kind = VFP_OWNER_CONTAINER },
+		{ .kind = VFP_OWNER_CONTAINER, .pid = -1 }, { .kind = VFP_OWNER_CONTAINER, .netns = "" },
 	};
 	char *key = NULL, *err = NULL;
 
-	ck_assert_uint_eq(json_array_size(list), 1);
-	ck_assert_uint_eq(json_array_size(none), 0);
+	ck_assert_int_eq(vfp_ledger_list_allocations(t.l, "vm:one-42", false, &list, &n_list), 0);
+	ck_assert_int_eq(vfp_ledger_list_allocations(t.l, "vm:one-43", false, &none, &n_none), 0);
+	ck_assert_uint_eq(n_list, 1);
+	ck_assert_str_eq(alloc_id(list[0]), alloc_id(a));
+	ck_assert_str_eq(vfp_allocation_get_owner(list[0])->name, "one-42");
+	ck_assert_int_eq(vfp_allocation_get_owner(list[0])->kind, VFP_OWNER_VM);
+	ck_assert_uint_eq(n_none, 0);
 	for (size_t i = 0; i < sizeof(bad_owners) / sizeof(bad_owners[0]); i++) {
-		json_t *o = json_loads(bad_owners[i], 0, NULL);
-
-		ck_assert_int_eq(vfp_owner_key(o, &key, &err), -EINVAL);
+		ck_assert_int_eq(vfp_owner_key(&bad_owners[i], &key, &err), -EINVAL);
 		ck_assert_ptr_nonnull(err);
 		ck_assert_msg(strncmp(err, "owner", 5) == 0, "error \"%s\" names no field", err);
 		free(err);
 		err = NULL;
-		json_decref(o);
 	}
-	json_decref(list);
-	json_decref(none);
-	json_decref(a);
+	ck_assert_int_eq(vfp_owner_key(&(struct vfp_owner){ .kind = VFP_OWNER_CONTAINER,
+							     .pid = 42 },
+				       &key, &err),
+			 0);
+	ck_assert_str_eq(key, "pid:42");
+	free(key);
+	vfp_allocation_list_free(list, n_list);
+	vfp_allocation_list_free(none, n_none);
+	vfp_allocation_unref(a);
 }
 END_TEST
 
@@ -245,32 +266,32 @@ START_TEST(test_guids)
 		"{\"pools\": [{\"name\": \"ib\", \"selector\": {\"vendors\": [\"15b3\"]}}, "
 		"{\"name\": \"eth\", \"selector\": {\"vendors\": [\"8086\"]}}], "
 		"\"guids\": {\"first\": \"02:c9:03:00:00:00:00:fe\", \"count\": 3}}");
-	json_t *a, *b, *e;
+	struct vfp_allocation *a, *b, *e;
 
 	vfp_config_unref(t.config);
 	t.config = c;
 	a = lfx_claim(&t, "ib", 2, VFP_PLACE_SPREAD, -1, NULL, 0);
 	b = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
-	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(a, "vfs"), 0), "guid")),
+	ck_assert_str_eq(vfp_allocation_get_vf(a, 0)->guid,
 			 "02:c9:03:00:00:00:00:fe");
-	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(a, "vfs"), 1), "guid")),
+	ck_assert_str_eq(vfp_allocation_get_vf(a, 1)->guid,
 			 "02:c9:03:00:00:00:00:ff");
-	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(b, "vfs"), 0), "guid")),
+	ck_assert_str_eq(vfp_allocation_get_vf(b, 0)->guid,
 			 "02:c9:03:00:00:00:01:00");
 	lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, -EBUSY);
 	ck_assert_str_eq(vfp_ledger_get_error(t.l),
 			 "the GUID range 02:c9:03:00:00:00:00:fe + 3 is exhausted: every GUID is held");
 	e = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, NULL, 0); /* Ethernet VFs take none */
-	ck_assert(json_is_null(json_object_get(json_array_get(json_object_get(e, "vfs"), 0), "guid")));
+	ck_assert_str_eq(vfp_allocation_get_vf(e, 0)->guid, "");
 	lfx_release(&t, alloc_id(a));
-	json_decref(a);
+	vfp_allocation_unref(a);
 	a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
-	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(a, "vfs"), 0), "guid")),
+	ck_assert_str_eq(vfp_allocation_get_vf(a, 0)->guid,
 			 "02:c9:03:00:00:00:00:fe");
 	lfx_assert_invariants(&t);
-	json_decref(a);
-	json_decref(b);
-	json_decref(e);
+	vfp_allocation_unref(a);
+	vfp_allocation_unref(b);
+	vfp_allocation_unref(e);
 }
 END_TEST
 
@@ -281,13 +302,18 @@ static time_t later(void)
 
 START_TEST(test_lease_expiry)
 {
-	json_t *owner = json_pack("{s:s, s:s}", "kind", "container", "netns", "/run/netns/c1");
-	struct vfp_claim req = { .pool = "eth", .count = 1, .owner = owner, .numa_node = -1,
+	static const struct vfp_owner owner = { .kind = VFP_OWNER_CONTAINER,
+						.netns = "/run/netns/c1" };
+	struct vfp_claim req = { .pool = "eth", .count = 1, .owner = &owner, .numa_node = -1,
 				 .lease_seconds = 60 };
 	struct vfp_reconcile_report rep;
-	json_t *a = NULL;
+	struct vfp_allocation *a = NULL;
+	long long expires = 0;
 
 	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &a), 0);
+	ck_assert_int_eq(vfp_allocation_get_lease_expires(a, &expires), 0);
+	ck_assert_int_eq(expires, vfp_allocation_get_created(a) + 60);
+	ck_assert_str_eq(vfp_allocation_get_owner(a)->netns, "/run/netns/c1");
 	ck_assert_int_eq(vfp_ledger_reconcile(t.l, t.inv, t.config, NULL, NULL, &rep), 0);
 	ck_assert_uint_eq(rep.expired, 0);
 	t.l->now = later;
@@ -295,8 +321,7 @@ START_TEST(test_lease_expiry)
 	ck_assert_uint_eq(rep.expired, 1);
 	ck_assert_str_eq(lfx_vf_state(&t, alloc_vf(a, 0)), "free");
 	lfx_assert_invariants(&t);
-	json_decref(a);
-	json_decref(owner);
+	vfp_allocation_unref(a);
 }
 END_TEST
 
@@ -307,18 +332,18 @@ struct host {
 	unsigned detaches, restores;
 };
 
-static int host_is_attached(void *userdata, json_t *alloc)
+static int host_is_attached(void *userdata, const struct vfp_allocation *alloc)
 {
 	return ((struct host *)userdata)->attached;
 }
 
-static int host_detach(void *userdata, json_t *alloc)
+static int host_detach(void *userdata, const struct vfp_allocation *alloc)
 {
 	((struct host *)userdata)->detaches++;
 	return 0;
 }
 
-static int host_restore(void *userdata, json_t *alloc)
+static int host_restore(void *userdata, const struct vfp_allocation *alloc)
 {
 	struct host *h = userdata;
 
@@ -329,9 +354,9 @@ static int host_restore(void *userdata, json_t *alloc)
 static const struct vfp_reconcile_ops host_ops = { host_is_attached, host_detach, host_restore };
 
 /* Begins @op on a fresh allocation and "crashes": the ledger is closed without a confirm. */
-static json_t *crash_during(enum vfp_op op)
+static struct vfp_allocation *crash_during(enum vfp_op op)
 {
-	json_t *a = lfx_claim(&t, "ib", 2, VFP_PLACE_SPREAD, -1, NULL, 0);
+	struct vfp_allocation *a = lfx_claim(&t, "ib", 2, VFP_PLACE_SPREAD, -1, NULL, 0);
 	const char *id = alloc_id(a);
 
 	if (op != VFP_OP_ATTACH) {
@@ -368,7 +393,7 @@ START_TEST(test_half_done_intents)
 {
 	struct host h = { .attached = intents[_i].attached, .restore = intents[_i].restore };
 	struct vfp_reconcile_report rep;
-	json_t *a = crash_during(intents[_i].op);
+	struct vfp_allocation *a = crash_during(intents[_i].op);
 
 	ck_assert_int_eq(vfp_ledger_reconcile(t.l, t.inv, t.config,
 					      intents[_i].with_ops ? &host_ops : NULL, &h, &rep),
@@ -380,7 +405,7 @@ START_TEST(test_half_done_intents)
 	ck_assert_uint_eq(rep.intents_rolled_back, intents[_i].back);
 	ck_assert_uint_eq(rep.intents_rolled_forward, intents[_i].forward);
 	lfx_assert_invariants(&t);
-	json_decref(a);
+	vfp_allocation_unref(a);
 }
 END_TEST
 
@@ -398,7 +423,8 @@ static void set_numvfs_behind_back(const char *pf, const char *n)
 
 START_TEST(test_vanish_and_return)
 {
-	json_t *a = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, NULL, 0), *b;
+	struct vfp_allocation *a = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
+	struct vfp_allocation *b;
 	struct vfp_reconcile_report rep;
 
 	ck_assert_str_eq(alloc_vf(a, 0), "0000:af:01.0");
@@ -407,15 +433,15 @@ START_TEST(test_vanish_and_return)
 	ck_assert_uint_eq(rep.vanished, 4);
 	ck_assert_str_eq(lfx_vf_state(&t, "0000:af:01.0"), "unavailable");
 	ck_assert_str_eq(lfx_vf_state(&t, "0000:af:01.3"), "unavailable");
-	b = vfp_ledger_get_allocation(t.l, alloc_id(a));
-	ck_assert_str_eq(json_string_value(json_object_get(b, "flag")), "VF 0000:af:01.0 vanished");
-	json_decref(b);
+	b = get_alloc(alloc_id(a));
+	ck_assert_str_eq(vfp_allocation_get_flag(b), "VF 0000:af:01.0 vanished");
+	vfp_allocation_unref(b);
 	set_numvfs_behind_back("0000:af:00.0", "4");
 	ck_assert_int_eq(vfp_ledger_reconcile(t.l, t.inv, t.config, NULL, NULL, &rep), 0);
 	ck_assert_uint_eq(rep.returned, 4);
 	ck_assert_str_eq(lfx_vf_state(&t, "0000:af:01.0"), "quarantined"); /* still held */
 	ck_assert_str_eq(lfx_vf_state(&t, "0000:af:01.1"), "free");
-	json_decref(a);
+	vfp_allocation_unref(a);
 }
 END_TEST
 
@@ -446,34 +472,77 @@ END_TEST
 
 START_TEST(test_restore_point)
 {
-	json_t *orig = json_pack("{s:s, s:i}", "mac", "fa:16:3e:00:51:51", "vlan", 0), *got;
+	struct vfp_restore_point *rp = vfp_restore_point_new(), *got = NULL;
 
-	ck_assert_int_eq(vfp_ledger_set_original(t.l, "0000:af:01.0", orig), 0);
-	got = vfp_ledger_get_original(t.l, "0000:af:01.0");
-	ck_assert(json_equal(orig, got));
-	ck_assert_int_eq(vfp_ledger_set_original(t.l, "0000:99:00.1", orig), -ENOENT);
-	json_decref(orig);
-	json_decref(got);
+	vfp_vf_config_init(&rp->pf_side, 3);
+	rp->has_pf_side = true;
+	rp->pf_side.has_mac = true;
+	memcpy(rp->pf_side.mac, "\xfa\x16\x3e\x00\x51\x51", 6);
+	rp->pf_side.vlan = 0;
+	rp->pf_side.link_state = 2;
+	rp->pf_side.has_node_guid = true;
+	rp->pf_side.node_guid = 0x02c9030000000001ULL;
+	ck_assert_int_eq(vfp_restore_point_set(&rp->netns, "/run/netns/c1"), 0);
+	ck_assert_int_eq(vfp_restore_point_set(&rp->ifname, "net1"), 0);
+	rp->netns_inode = 4026532000ULL;
+	rp->mtu = 9000;
+	ck_assert_int_eq(vfp_restore_point_set(&rp->driver, ""), 0);
+	ck_assert_int_eq(vfp_ledger_set_restore_point(t.l, "0000:af:01.0", rp), 0);
+	ck_assert_int_eq(vfp_ledger_get_restore_point(t.l, "0000:af:01.0", &got), 0);
+	ck_assert_ptr_nonnull(got);
+	ck_assert(got->has_pf_side && got->pf_side.has_mac);
+	ck_assert_mem_eq(got->pf_side.mac, rp->pf_side.mac, 6);
+	ck_assert_int_eq(got->pf_side.vlan, 0);
+	ck_assert_int_eq(got->pf_side.link_state, 2);
+	ck_assert_int_eq(got->pf_side.spoofchk, VFP_UNSET);
+	ck_assert(got->pf_side.has_node_guid && !got->pf_side.has_port_guid);
+	ck_assert(got->pf_side.node_guid == 0x02c9030000000001ULL);
+	ck_assert_str_eq(got->netns, "/run/netns/c1");
+	ck_assert_str_eq(got->ifname, "net1");
+	ck_assert(got->netns_inode == 4026532000ULL);
+	ck_assert_str_eq(got->driver, ""); /* unbound before: not the same as untouched */
+	ck_assert_ptr_null(got->domain_uuid);
+	vfp_restore_point_free(got);
+	ck_assert_int_eq(vfp_ledger_set_restore_point(t.l, "0000:99:00.1", rp), -ENOENT);
+	ck_assert_int_eq(vfp_ledger_set_restore_point(t.l, "0000:af:01.0", NULL), 0);
+	got = rp; /* anything but NULL */
+	ck_assert_int_eq(vfp_ledger_get_restore_point(t.l, "0000:af:01.0", &got), 0);
+	ck_assert_ptr_null(got);
+	vfp_restore_point_free(rp);
+}
+END_TEST
+
+START_TEST(test_state_names)
+{
+	for (int s = 0; s < _VFP_VF_STATE_MAX; s++)
+		ck_assert_int_eq(vfp_vf_state_from_string(vfp_vf_state_to_string(s)), s);
+	for (int s = 0; s < _VFP_ALLOCATION_STATE_MAX; s++)
+		ck_assert_int_eq(vfp_allocation_state_from_string(vfp_allocation_state_to_string(s)),
+				 s);
+	ck_assert_int_eq(vfp_vf_state_from_string("Free"), -EINVAL);
+	ck_assert_int_eq(vfp_vf_state_from_string(NULL), -EINVAL);
+	ck_assert_int_eq(vfp_allocation_state_from_string("free"), -EINVAL);
+	ck_assert_ptr_null(vfp_vf_state_to_string(_VFP_VF_STATE_MAX));
 }
 END_TEST
 
 /* Group commit: each claim of a batch is all or none on its own. */
 START_TEST(test_claim_batch)
 {
-	json_t *owner = json_pack("{s:s, s:s}", "kind", "vm", "name", "one-9");
+	static const struct vfp_owner owner = { .kind = VFP_OWNER_VM, .name = "one-9" };
 	const struct vfp_claim reqs[] = {
-		{ .pool = "eth", .count = 2, .owner = owner, .numa_node = -1 },
-		{ .pool = "eth", .count = 5, .owner = owner, .numa_node = -1 }, /* 4 left */
-		{ .pool = "nope", .count = 1, .owner = owner, .numa_node = -1 },
-		{ .pool = "eth", .count = 4, .owner = owner, .numa_node = -1 },
+		{ .pool = "eth", .count = 2, .owner = &owner, .numa_node = -1 },
+		{ .pool = "eth", .count = 5, .owner = &owner, .numa_node = -1 }, /* 4 left */
+		{ .pool = "nope", .count = 1, .owner = &owner, .numa_node = -1 },
+		{ .pool = "eth", .count = 4, .owner = &owner, .numa_node = -1 },
 	};
 	int results[4];
-	json_t *allocs[4];
+	struct vfp_allocation *allocs[4];
 	char *errors[4];
 
 	ck_assert_int_eq(vfp_ledger_claim_batch(t.l, t.config, reqs, 4, results, allocs, errors), 0);
 	ck_assert_int_eq(results[0], 0);
-	ck_assert_int_eq(results[1], -EBUSY);
+	ck_assert_int_eq(results[1], -ENOBUFS);
 	ck_assert_str_eq(errors[1], "pool \"eth\" has 4 free VFs, 5 requested");
 	ck_assert_int_eq(results[2], -ENOENT);
 	ck_assert_int_eq(results[3], 0);
@@ -482,10 +551,9 @@ START_TEST(test_claim_batch)
 	ck_assert_int_eq(lfx_count(&t, "eth", "reserved"), 6);
 	lfx_assert_invariants(&t);
 	for (int i = 0; i < 4; i++) {
-		json_decref(allocs[i]);
+		vfp_allocation_unref(allocs[i]);
 		free(errors[i]);
 	}
-	json_decref(owner);
 }
 END_TEST
 
@@ -513,6 +581,7 @@ Suite *suite_ledger(void)
 	tcase_add_test(tc, test_vanish_and_return);
 	tcase_add_test(tc, test_new_vfs_and_exclusion_changes);
 	tcase_add_test(tc, test_restore_point);
+	tcase_add_test(tc, test_state_names);
 	suite_add_tcase(s, tc);
 	return s;
 }

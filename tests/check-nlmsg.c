@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "agent/netlink/nlmsg.h"
+#include "libvfpool/libvfpool.h"
 #include "check-suites.h"
 
 /* A link reply as the kernel sends it, with an attribute this build may not know. */
@@ -140,12 +141,12 @@ START_TEST(test_parse_mac)
 	static const char *const bad[] = { "", "02:aa:bb:cc:dd", "02:aa:bb:cc:dd:0", "02:aa:bb:cc:dd:011",
 					   "02-aa-bb-cc-dd-01", "0g:aa:bb:cc:dd:01", "2:aa:bb:cc:dd:01" };
 
-	ck_assert_int_eq(nl_parse_mac("02:aA:bb:cc:dd:F1", mac), 0);
+	ck_assert_int_eq(vfp_mac_parse("02:aA:bb:cc:dd:F1", mac), 0);
 	ck_assert_int_eq(mac[0], 0x02);
 	ck_assert_int_eq(mac[1], 0xaa);
 	ck_assert_int_eq(mac[5], 0xf1);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ck_assert_int_eq(nl_parse_mac(bad[i], mac), -EINVAL);
+		ck_assert_int_eq(vfp_mac_parse(bad[i], mac), -EINVAL);
 		ck_assert_int_eq(mac[5], 0xf1); /* untouched */
 	}
 }

@@ -48,17 +48,18 @@ END_TEST
 
 START_TEST(test_plan_blocked_names_allocation)
 {
-	json_t *a = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, NULL, 0), *plan = NULL, *b;
+	struct vfp_allocation *a = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
+	json_t *plan = NULL, *b;
 
 	ck_assert_int_eq(vfp_numvfs_plan(t.l, t.inv, "0000:af:00.0", 2, &plan), -EBUSY);
 	ck_assert(json_is_false(json_object_get(plan, "allowed")));
 	b = json_array_get(json_object_get(plan, "blockers"), 0);
 	ck_assert_str_eq(json_string_value(json_object_get(b, "allocation")),
-			 json_string_value(json_object_get(a, "id")));
+			 vfp_allocation_get_id(a));
 	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(b, "vfs"), 0)),
 			 "0000:af:01.0");
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(plan, "reason")),
-				     json_string_value(json_object_get(a, "id"))));
+				     vfp_allocation_get_id(a)));
 	json_decref(plan);
 	/* the apply is refused the same way and changes nothing */
 	plan = NULL;
@@ -66,7 +67,7 @@ START_TEST(test_plan_blocked_names_allocation)
 			 -EBUSY);
 	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 5);
 	json_decref(plan);
-	json_decref(a);
+	vfp_allocation_unref(a);
 }
 END_TEST
 
@@ -125,9 +126,22 @@ START_TEST(test_kernel_rules)
 	ck_assert_int_eq(sim_kernel_write(NULL, t.fx.root, "bus/pci/devices/0000:d8:00.0/sriov_numvfs",
 					  "x", &r), 1);
 	ck_assert_int_eq(r, -EINVAL);
+	ck_assert_int_eq(sim_kernel_write(NULL, t.fx.root, "bus/pci/devices/0000:d8:00.0/sriov_numvfs",
+					  "-1", &r), 1);
+	ck_assert_int_eq(r, -EINVAL);
+	ck_assert_int_eq(sim_kernel_write(NULL, t.fx.root, "bus/pci/devices/0000:d8:00.0/sriov_numvfs",
+					  "65536", &r), 1);
+	ck_assert_int_eq(r, -EINVAL); /* kstrtou16 fails: EINVAL, not ERANGE */
+	/* mlx4_core has no sriov_configure: ENOENT, after the range check and the no-op */
 	ck_assert_int_eq(sim_kernel_write(NULL, t.fx.root, "bus/pci/devices/0000:5e:00.0/sriov_numvfs",
 					  "0", &r), 1);
-	ck_assert_int_eq(r, -EOPNOTSUPP);
+	ck_assert_int_eq(r, -ENOENT);
+	ck_assert_int_eq(sim_kernel_write(NULL, t.fx.root, "bus/pci/devices/0000:5e:00.0/sriov_numvfs",
+					  "4", &r), 1);
+	ck_assert_int_eq(r, 0); /* the number it has: nothing to do, no driver asked */
+	ck_assert_int_eq(sim_kernel_write(NULL, t.fx.root, "bus/pci/devices/0000:5e:00.0/sriov_numvfs",
+					  "99", &r), 1);
+	ck_assert_int_eq(r, -ERANGE);
 	ck_assert_int_eq(sim_kernel_write(NULL, t.fx.root, "bus/pci/devices/0000:d8:00.0/numa_node",
 					  "0", &r), 0);
 }
@@ -155,7 +169,7 @@ END_TEST
 START_TEST(test_pool_grow)
 {
 	struct vfp_inventory *inv2 = NULL;
-	json_t *a = lfx_claim(&t, "eth", 4, VFP_PLACE_PACK, -1, NULL, 0);
+	struct vfp_allocation *a = lfx_claim(&t, "eth", 4, VFP_PLACE_PACK, -1, NULL, 0);
 
 	/* the E810 is fully held; the 82599 is idle and grows by the step: 2 -> 5 */
 	ck_assert_int_eq(vfp_pool_grow(t.l, t.config, t.inv, "eth", &inv2), 0);
@@ -167,7 +181,7 @@ START_TEST(test_pool_grow)
 	ck_assert_int_eq(vfp_pool_grow(t.l, t.config, t.inv, "ib", &inv2), -EBUSY);
 	ck_assert_ptr_nonnull(strstr(vfp_ledger_get_error(t.l), "does not grow"));
 	lfx_assert_invariants(&t);
-	json_decref(a);
+	vfp_allocation_unref(a);
 }
 END_TEST
 

@@ -69,7 +69,7 @@ START_TEST(test_vfinfo_128_vfs)
 {
 	char *buf = malloc(BIG);
 	size_t len = make_pf_reply(buf, 128);
-	struct vf_settings s;
+	struct vfp_vf_config s;
 
 	ck_assert_uint_gt(len, 16384); /* more than any fixed page-sized buffer holds */
 	ck_assert_int_eq(vfinfo_parse(buf, len, 127, &s), 0);
@@ -97,7 +97,7 @@ START_TEST(test_vfinfo_truncated)
 {
 	char *buf = malloc(BIG);
 	size_t len = make_pf_reply(buf, 3);
-	struct vf_settings s = { .index = 99 };
+	struct vfp_vf_config s = { .index = 99 };
 
 	for (size_t cut = 0; cut < len; cut++)
 		ck_assert_int_eq(vfinfo_parse(buf, cut, 2, &s), -EBADMSG);
@@ -112,7 +112,7 @@ START_TEST(test_vfinfo_short_attribute)
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct nlattr *list, *info;
 	uint32_t short_mac[2] = { 0, 0 };
-	struct vf_settings s;
+	struct vfp_vf_config s;
 
 	nlh->nlmsg_type = RTM_NEWLINK;
 	mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg));
@@ -132,7 +132,7 @@ START_TEST(test_vfinfo_no_list)
 {
 	char buf[512];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct vf_settings s;
+	struct vfp_vf_config s;
 
 	nlh->nlmsg_type = RTM_NEWLINK;
 	mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg));
@@ -145,11 +145,11 @@ END_TEST
 START_TEST(test_vfinfo_build_set)
 {
 	char *buf = malloc(BIG), *reply = malloc(BIG);
-	struct vf_settings s, back;
+	struct vfp_vf_config s, back;
 	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
 	size_t len;
 
-	vf_settings_init(&s, 5);
+	vfp_vf_config_init(&s, 5);
 	s.has_mac = true;
 	memcpy(s.mac, "\x02\x11\x22\x33\x44\x55", 6);
 	s.vlan = 42, s.qos = 3, s.vlan_proto = 0x88a8, s.spoofchk = 0, s.trust = 1;
@@ -173,7 +173,7 @@ START_TEST(test_vfinfo_build_set)
 	ck_assert(back.has_node_guid && back.node_guid == 0x0002c90300000001ULL);
 	ck_assert(back.has_port_guid && back.port_guid == 0x0002c90300000001ULL);
 
-	vf_settings_init(&s, 5);
+	vfp_vf_config_init(&s, 5);
 	s.trust = 0;
 	len = vfinfo_build_set(buf, BIG, 2, 4, &s);
 	memcpy(reply, buf, len);

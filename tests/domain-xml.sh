@@ -35,7 +35,7 @@ x() { xmllint --xpath "$1" "$tmp/out.xml"; }
 [ "$(x 'string(/domain/devices/interface[@type="bridge"]/source/@bridge)')" = br0 ] ||
 	fail "the ordinary NIC must stay"
 dummies=$(x '/domain/devices/interface[@type="ethernet"]/mac/@address' | sed 's/.*="\(.*\)"/\1/')
-[ "$(echo $dummies)" = "02:1b:0a:01:00:05 02:1b:0a:02:00:05" ] ||
+[ "$(printf '%s\n' "$dummies" | tr '\n' ' ')" = "02:1b:0a:01:00:05 02:1b:0a:02:00:05 " ] ||
 	fail "dummy MACs in IB order wanted, got: $dummies"
 [ "$(x 'count(/domain/devices/interface[@type="ethernet"]/link[@state="down"])')" = 2 ] ||
 	fail "dummies must be link down"

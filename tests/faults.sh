@@ -105,12 +105,14 @@ rm -rf "$(readlink -f "$tmp/sys/bus/pci/devices/$pci")" "$tmp/sys/bus/pci/device
 kill -HUP "$agent_pid"
 for _ in $(seq 30); do
 	api GET "/v1/vfs/$pci"
-	[ "$code" = 404 ] || [ "$(jget .state)" = unavailable ] && break
+	[ "$code" = 404 ] && break
 	sleep 0.1
 done
+expect 404 # gone from the inventory
 api GET "/v1/allocations/$id"
 expect 200
-[ "$(jget .flag)" != null ] || fail "the allocation of a vanished VF is not flagged: $body"
+[ "$(jget .flag)" = "VF $pci vanished" ] || fail "the allocation of a vanished VF is not flagged: $body"
+[ "$(jget '.vfs[0].state')" = unavailable ] || fail "the vanished VF is $(jget '.vfs[0].state') in its allocation"
 api DELETE "/v1/allocations/$id"
 expect 204
 api GET /v1/health

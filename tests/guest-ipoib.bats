@@ -86,7 +86,7 @@ teardown() {
 	ip -n "$ns" link set q0 up
 	ip -n "$ns" link set q1 up
 	unset VFAGENT_ROOT VFAGENT_DRY_RUN
-	for pass in 1 2; do
+	for _ in 1 2; do
 		run ip netns exec "$ns" sh "$script"
 		[ "$status" -eq 0 ]
 	done

@@ -73,27 +73,23 @@ int lfx_count(struct lfx *t, const char *pool, const char *state)
 
 const char *lfx_vf_state(struct lfx *t, const char *pci)
 {
-	static char state[16];
-	json_t *vf = vfp_ledger_get_vf(t->l, pci);
+	struct vfp_ledger_vf vf;
 
-	ck_assert_msg(vf, "VF %s not in the ledger", pci);
-	snprintf(state, sizeof(state), "%s", json_string_value(json_object_get(vf, "state")));
-	json_decref(vf);
-	return state;
+	ck_assert_msg(vfp_ledger_get_vf(t->l, pci, &vf) == 0, "VF %s not in the ledger", pci);
+	return vfp_vf_state_to_string(vf.state);
 }
 
 /* Claims and checks the result code; returns the allocation (NULL when @expect < 0). */
-json_t *lfx_claim(struct lfx *t, const char *pool, unsigned count, enum vfp_placement placement,
-		  int numa, const char *key, int expect)
+struct vfp_allocation *lfx_claim(struct lfx *t, const char *pool, unsigned count,
+				 enum vfp_placement placement, int numa, const char *key, int expect)
 {
-	json_t *owner = json_pack("{s:s, s:s}", "kind", "vm", "name", "one-42");
-	struct vfp_claim req = { .pool = pool, .count = count, .owner = owner,
+	static const struct vfp_owner owner = { .kind = VFP_OWNER_VM, .name = "one-42" };
+	struct vfp_claim req = { .pool = pool, .count = count, .owner = &owner,
 				 .idempotency_key = key, .numa_node = numa,
 				 .placement = placement };
-	json_t *alloc = NULL;
+	struct vfp_allocation *alloc = NULL;
 	int r = vfp_ledger_claim(t->l, t->config, &req, &alloc);
 
-	json_decref(owner);
 	ck_assert_msg(r == expect, "claim %u from %s: %d (%s), wanted %d", count, pool, r,
 		      vfp_ledger_get_error(t->l), expect);
 	return alloc;

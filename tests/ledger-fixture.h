@@ -22,7 +22,7 @@ void lfx_rescan(struct lfx *t);
 struct vfp_config *lfx_config(const char *json);
 int lfx_count(struct lfx *t, const char *pool, const char *state);
 const char *lfx_vf_state(struct lfx *t, const char *pci);
-json_t *lfx_claim(struct lfx *t, const char *pool, unsigned count, enum vfp_placement placement,
-		  int numa, const char *key, int expect);
+struct vfp_allocation *lfx_claim(struct lfx *t, const char *pool, unsigned count,
+				 enum vfp_placement placement, int numa, const char *key, int expect);
 void lfx_release(struct lfx *t, const char *id);
 void lfx_assert_invariants(struct lfx *t);

@@ -30,9 +30,11 @@ libvirtd_run() {
 libvirtd_start() {
 	# libvirtd's qemu driver looks up its compiled-in user and group at start,
 	# before reading qemu.conf; Debian's libvirt-daemon-system makes them
-	getent group libvirt-qemu >/dev/null || groupadd --system libvirt-qemu
-	getent passwd libvirt-qemu >/dev/null || useradd --system --no-create-home \
-		--gid libvirt-qemu --shell /usr/sbin/nologin libvirt-qemu
+	# (made here only when missing, and removed by libvirtd_stop: the host as it was)
+	LV_MADE_GROUP="" LV_MADE_USER=""
+	getent group libvirt-qemu >/dev/null || { groupadd --system libvirt-qemu && LV_MADE_GROUP=1; }
+	getent passwd libvirt-qemu >/dev/null || { useradd --system --no-create-home \
+		--gid libvirt-qemu --shell /usr/sbin/nologin libvirt-qemu && LV_MADE_USER=1; }
 	LV_DIR=$(mktemp -d /tmp/vfagent-libvirtd.XXXXXX)
 	mkdir -p "$LV_DIR/sock" "$LV_DIR/run" "$LV_DIR/lib" "$LV_DIR/etc" "$LV_DIR/log" \
 		"$LV_DIR/cache"
@@ -68,6 +70,8 @@ CONF
 }
 
 libvirtd_kill() {
+	# the mount namespace libvirtd runs in: its qemu processes are in it too
+	mnt=$(readlink "/proc/$(cat "$LV_DIR/libvirtd.pid" 2>/dev/null)/ns/mnt" 2>/dev/null || :)
 	for f in libvirtd virtlogd; do
 		[ -f "$LV_DIR/$f.pid" ] || continue
 		pid=$(cat "$LV_DIR/$f.pid")
@@ -80,8 +84,12 @@ libvirtd_kill() {
 		done
 		kill -9 "$pid" 2>/dev/null || true
 	done
-	# qemu processes of domains still running
-	pkill -f "guest=vfagent-test" 2>/dev/null || true
+	# qemu processes of domains still running: those in that namespace, none by name
+	[ -n "$mnt" ] || return 0
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$mnt" ] && kill -9 "${p#/proc/}" 2>/dev/null
+	done
+	return 0
 }
 
 # After libvirtd_kill: the same daemons, the same state, up again.
@@ -95,6 +103,8 @@ libvirtd_stop() {
 	virsh -q -c "$LV_URI" destroy vfagent-test >/dev/null 2>&1 || true
 	libvirtd_kill
 	rm -rf "$LV_DIR"
+	[ -z "${LV_MADE_USER:-}" ] || userdel libvirt-qemu 2>/dev/null || true
+	[ -z "${LV_MADE_GROUP:-}" ] || groupdel libvirt-qemu 2>/dev/null || true
 }
 
 # A small qemu domain, TCG (this machine has no KVM), defined, not started.

@@ -10,9 +10,19 @@ set -eu
 command -v setpriv >/dev/null || { echo "SKIP: needs setpriv (util-linux)"; exit 77; }
 chmod 755 "$tmp" # the socket's directory must be passable; the socket itself is the gate
 group=vfagent-test
-getent group "$group" >/dev/null || groupadd --system "$group"
+made=
+# the users and group made here go when the test ends, whatever its outcome
+remove_made() {
+	for u in vfa-member vfa-outsider; do
+		case " $made " in *" $u "*) userdel "$u" 2>/dev/null || true ;; esac
+	done
+	case " $made " in *" $group "*) groupdel "$group" 2>/dev/null || true ;; esac
+}
+trap 'remove_made; cleanup' EXIT
+getent group "$group" >/dev/null || { groupadd --system "$group" && made="$made $group"; }
 for u in vfa-member vfa-outsider; do
-	getent passwd "$u" >/dev/null || useradd --system --no-create-home --shell /usr/sbin/nologin "$u"
+	getent passwd "$u" >/dev/null ||
+		{ useradd --system --no-create-home --shell /usr/sbin/nologin "$u" && made="$made $u"; }
 done
 usermod -a -G "$group" vfa-member
 cat >"$tmp/vfagent.json" <<JSON

@@ -24,8 +24,10 @@ for l in $links; do ip link add "$l" type veth peer name "p-$l"; done
 for i in $(seq "$clients"); do ip netns add "vfa-soak-$i"; done
 
 measure() { # → "FDS RSS_KB"; the fds' targets go to $tmp/fds.N for a failure's message
-	ls -l "/proc/$agent_pid/fd" | awk 'NR > 1 {print $NF}' | sed 's/[0-9]\+/N/g' | sort >"$tmp/fds.$(ls "$tmp" | grep -c '^fds')"
-	echo "$(ls "/proc/$agent_pid/fd" | wc -l) $(sed -n "s/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p" "/proc/$agent_pid/status")"
+	n=0
+	for f in "$tmp"/fds.*; do [ -e "$f" ] && n=$((n + 1)); done
+	find "/proc/$agent_pid/fd" -mindepth 1 -exec readlink {} \; | sed 's/[0-9]\+/N/g' | sort >"$tmp/fds.$n"
+	echo "$(wc -l <"$tmp/fds.$n") $(sed -n "s/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p" "/proc/$agent_pid/status")"
 }
 req() { # OUTPUT CURL-ARGS… → the status code
 	o=$1
@@ -61,6 +63,10 @@ client() {
 		[ -n "$c" ] || continue
 		n=$((n + 1))
 		echo "$c" >>"$tmp/ops.$1"
+		case $c in # an answer: 2xx, a conflict with a kill's aftermath, or gone
+		200 | 201 | 204 | 404 | 409) ;;
+		*) echo "client $1, operation $(((step - 1) % 6)): HTTP $c $(head -c 200 "$out")" >>"$tmp/unexpected" ;;
+		esac
 	done
 }
 done_ops() { cat "$tmp"/ops.* 2>/dev/null | wc -l; }
@@ -103,6 +109,8 @@ rm -f "$tmp"/ops.*
 mv "$tmp"/run/ops.* "$tmp/"
 
 # -- invariants
+# every answer counted was one a client may get; anything else (a 500, a 400) fails the soak
+[ ! -s "$tmp/unexpected" ] || fail "unexpected answers: $(sort "$tmp/unexpected" | uniq -c | head -5)"
 api GET /v1/allocations
 printf '%s' "$body" >"$tmp/allocs.json"
 dups=$(jq -r '[.allocations[].vfs[].pci] | group_by(.) | map(select(length > 1)) | length' "$tmp/allocs.json")
@@ -131,8 +139,8 @@ for i in $(seq "$clients"); do
 	want=$(grep -c "/vfa-soak-$i\$" "$tmp/attached" || true)
 	[ "$inside" = "$want" ] || fail "vfa-soak-$i holds $inside links, the ledger says $want"
 done
-set -- $warm
-fds0=$1 rss0=$2
+fds0=${warm% *} rss0=${warm#* }
+# shellcheck disable=SC2086 # "FDS RSS" into $1 $2
 set -- $after
 echo "soak: $(done_ops) answered operations by $clients clients ($(cat "$tmp"/ops.* | sort | uniq -c | tr -s ' ' | tr '\n' ',')), $kills kills, $(wc -l <"$tmp/attached") attached at the end"
 echo "soak: after the run $1 fds, RSS $2 KiB; a warm start $fds0 fds, RSS $rss0 KiB"

@@ -9,5 +9,6 @@ ldd "$b/tests/udev-hotplug" "$b/agent/.libs/vfagentd" 2>/dev/null | grep -q liba
 VFAGENTD=$(cd "$b" && pwd)/agent/vfagentd
 # vfagentd is a libtool wrapper script in the build tree: run the real binary
 [ -x "$b/agent/.libs/vfagentd" ] && VFAGENTD=$(cd "$b" && pwd)/agent/.libs/vfagentd
-export VFAGENTD LD_LIBRARY_PATH="$(cd "$b" && pwd)/libvfpool/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+LD_LIBRARY_PATH="$(cd "$b" && pwd)/libvfpool/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export VFAGENTD LD_LIBRARY_PATH
 exec umockdev-wrapper "$b/tests/udev-hotplug"

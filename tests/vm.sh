@@ -128,7 +128,6 @@ libvirtd_define_domain
 api POST /v1/domain-xml --data-binary "@${top_srcdir:-.}/tests/one/two-ib-one-eth.xml"
 expect 200
 printf '%s\n' "$body" | sed "s/type=\"kvm\"/type=\"qemu\"/" >"$tmp/one-42.xml"
-dep_pci=$(xmllint --xpath 'string(//hostdev/source/address/@bus)' "$tmp/one-42.xml")
 lv define "$tmp/one-42.xml" >/dev/null || fail "libvirt refused the rewrite"
 api GET /v1/vfs?state=attached
 [ "$(jget '.vfs | length')" = 3 ] || fail "one-42's VFs must be attached: $body"
@@ -217,8 +216,9 @@ attach_detach_works "$id"
 
 # the agent SIGKILLed at random points of attach/detach cycles: after each restart
 # the ledger says what libvirt's config shows, whichever side of an intent it died on
-intents=0
-for round in $(seq 12); do
+intents=0 round=0
+while [ $round -lt 12 ] || { [ $intents = 0 ] && [ $round -lt 40 ]; }; do
+	round=$((round + 1))
 	(while :; do
 		curl -s --unix-socket "$sock" -X POST -d '{"domain":"vfagent-test","config":true}' \
 			"http://x/v1/allocations/$id/attach" >/dev/null 2>&1 || :
@@ -241,7 +241,10 @@ for round in $(seq 12); do
 	*) fail "round $round: the ledger says $(jget .state), libvirt's config holds $held device(s)" ;;
 	esac
 done
-echo "vm: 12 kills, $intents half-done intents resolved at restart"
+# the kills must have landed inside intents, or this proved nothing (about 1 in 4 does;
+# rounds go on past 12 until one has, 40 at most: a miss then is a 1 in 10^5 chance)
+[ "$intents" -gt 0 ] || fail "$round kills, none of them inside an attach or detach intent"
+echo "vm: $round kills, $intents half-done intents resolved at restart"
 [ "$(jget .state)" = reserved ] || { api POST "/v1/allocations/$id/detach"; expect 200; }
 
 # vfctl, the operators' way

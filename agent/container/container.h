@@ -7,7 +7,6 @@
  */
 #pragma once
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -17,13 +16,16 @@ struct container_target {
 	const char *netns; /* as the request named it */
 	int fd;
 	ino_t inode;
-	json_t *addresses; /* for the first VF */
+	const char *const *addresses; /* for the first VF */
+	size_t n_addresses;
 	const char *gateway;
 	unsigned mtu;
 };
 
-int container_attach_vf(struct agent *a, json_t *alloc, size_t i, const struct container_target *t,
-			const char *ifname, char *err, size_t err_size);
-int container_restore_vf(struct agent *a, json_t *vf, int netns_fd, char *err, size_t err_size);
-int container_netns_alive(struct agent *a, json_t *alloc);
-int container_is_attached(struct agent *a, json_t *alloc);
+int container_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
+			const struct container_target *t, const char *ifname, char *err,
+			size_t err_size);
+int container_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, int netns_fd,
+			 char *err, size_t err_size);
+int container_netns_alive(struct agent *a, const struct vfp_allocation *alloc);
+int container_is_attached(struct agent *a, const struct vfp_allocation *alloc);

@@ -69,8 +69,10 @@ int netns_open(const char *spec, int *ret_fd, char *err, size_t err_size)
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, err_size, "netns: %s: %s", path, strerror(errno));
-		return errno == ENOENT ? -ENOENT : negative_errno();
+		int r = negative_errno(); /* before snprintf can change it */
+
+		snprintf(err, err_size, "netns: %s: %s", path, strerror(-r));
+		return r;
 	}
 	if (fstat(fd, &st) < 0 || (st.st_mode & S_IFMT) == S_IFDIR ||
 	    ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET) {
@@ -123,19 +125,16 @@ bool netns_alive(const char *spec, ino_t inode)
 	return fd >= 0;
 }
 
-static int add_addresses(struct nl_conn *c, int ifindex, json_t *addresses, char *err,
-			 size_t err_size)
+static int add_addresses(struct nl_conn *c, int ifindex, const struct netns_config *cfg,
+			 char *err, size_t err_size)
 {
-	size_t i;
-	json_t *a;
-
-	json_array_foreach(addresses, i, a) {
+	for (size_t i = 0; i < cfg->n_addresses; i++) {
 		unsigned char addr[16];
 		char buf[NL_BUF_SIZE];
 		unsigned plen;
 		int family, r;
 
-		if (nl_parse_prefix(json_string_value(a), &family, addr, &plen) < 0) {
+		if (nl_parse_prefix(cfg->addresses[i], &family, addr, &plen) < 0) {
 			snprintf(err, err_size, "addresses[%zu]: not an address/prefix", i);
 			return -EINVAL;
 		}
@@ -177,7 +176,7 @@ static int configure_inside(int netns_fd, const struct netns_config *cfg, char *
 	if (r >= 0 && (cfg->mtu || cfg->mac))
 		r = set_link(&c, l.ifindex, &link, err, err_size);
 	if (r >= 0)
-		r = add_addresses(&c, l.ifindex, cfg->addresses, err, err_size);
+		r = add_addresses(&c, l.ifindex, cfg, err, err_size);
 	if (r >= 0)
 		r = set_link(&c, l.ifindex, &up, err, err_size);
 	if (r >= 0 && cfg->gateway)
@@ -186,14 +185,18 @@ static int configure_inside(int netns_fd, const struct netns_config *cfg, char *
 	return r;
 }
 
-static json_t *snapshot(const struct nl_link *l)
+static int snapshot(const struct nl_link *l, struct vfp_restore_point *rp)
 {
 	char mac[3 * sizeof(l->mac)] = "";
 
 	for (unsigned i = 0; i < l->mac_len; i++)
 		snprintf(mac + 3 * i, sizeof(mac) - 3 * i, i ? ":%02x" : "%02x", l->mac[i]);
-	return json_pack("{s:s, s:i, s:b, s:s}", "name", l->name, "mtu", (int)l->mtu, "up",
-			 (l->flags & IFF_UP) != 0, "mac", mac);
+	rp->mtu = l->mtu;
+	rp->up = (l->flags & IFF_UP) != 0;
+	return vfp_restore_point_set(&rp->name, l->name) < 0 ||
+			       vfp_restore_point_set(&rp->mac, mac) < 0
+		       ? -ENOMEM
+		       : 0;
 }
 
 /**
@@ -202,7 +205,7 @@ static json_t *snapshot(const struct nl_link *l)
  * Taken, and put in the ledger, before netns_attach() moves it: an agent
  * killed in between leaves a restore point that says where it went.
  */
-int netns_snapshot(const char *netdev, json_t **ret, char *err, size_t err_size)
+int netns_snapshot(const char *netdev, struct vfp_restore_point *rp, char *err, size_t err_size)
 {
 	struct nl_conn host = { 0 };
 	struct nl_link l = { 0 };
@@ -215,8 +218,7 @@ int netns_snapshot(const char *netdev, json_t **ret, char *err, size_t err_size)
 		snprintf(err, err_size, "netdev %s: %s", netdev, strerror(-r));
 		return r;
 	}
-	*ret = snapshot(&l);
-	return *ret ? 0 : -ENOMEM;
+	return snapshot(&l, rp);
 }
 
 /**
@@ -245,7 +247,7 @@ int netns_holds(const char *spec, ino_t inode, const char *ifname)
  * which step failed.
  */
 int netns_attach(const char *netdev, int netns_fd, const struct netns_config *cfg,
-		 json_t *original, char *err, size_t err_size)
+		 struct vfp_restore_point *original, char *err, size_t err_size)
 {
 	struct nl_conn host = { 0 };
 	struct nl_link l = { 0 };
@@ -284,7 +286,7 @@ int netns_attach(const char *netdev, int netns_fd, const struct netns_config *cf
 		if (r < 0) {
 			char ignored[256];
 
-			json_object_set_new(original, "ifname", json_string(cfg->ifname));
+			vfp_restore_point_set(&original->ifname, cfg->ifname);
 			netns_detach(original, netns_fd, NULL, ignored, sizeof(ignored)); /* roll back */
 		}
 	}
@@ -292,21 +294,17 @@ int netns_attach(const char *netdev, int netns_fd, const struct netns_config *cf
 }
 
 /* In the host: the original MTU and up/down state of @name. */
-static int restore_in_host(struct nl_conn *host, const char *name, json_t *original, char *err,
-			   size_t err_size)
+static int restore_in_host(struct nl_conn *host, const char *name,
+			   const struct vfp_restore_point *original, char *err, size_t err_size)
 {
 	struct nl_link l = { 0 };
-	const char *mac = json_string_value(json_object_get(original, "mac"));
+	const char *mac = original->mac;
 	unsigned char addr[6];
-	struct nl_link_change ch = {
-		.netns_fd = -1,
-		.mtu = (unsigned)json_integer_value(json_object_get(original, "mtu")),
-		.up = json_is_true(json_object_get(original, "up")),
-	};
+	struct nl_link_change ch = { .netns_fd = -1, .mtu = original->mtu, .up = original->up };
 	int r = get_link(host, name, &l);
 
 	/* only an Ethernet address that differs: IPoIB addresses are the kernel's */
-	if (r >= 0 && mac && l.mac_len == 6 && nl_parse_mac(mac, addr) == 0 &&
+	if (r >= 0 && mac && l.mac_len == 6 && vfp_mac_parse(mac, addr) == 0 &&
 	    memcmp(addr, l.mac, 6) != 0)
 		ch.mac = addr;
 
@@ -384,8 +382,8 @@ static int rename_in_host(const char *current, const char *name, const char *fal
 
 /**
  * netns_detach() - the netdev back to the host, as it was
- * @original: the snapshot netns_attach() made, with "netns" and "ifname"
- * @netns_fd: the namespace, or -1 to open original["netns"]
+ * @original: the snapshot netns_attach() made, with netns and ifname
+ * @netns_fd: the namespace, or -1 to open @original->netns
  * @found_as: the name the VF's netdev has in the host now (found by its PCI
  *	      address), or NULL
  *
@@ -394,12 +392,10 @@ static int rename_in_host(const char *current, const char *name, const char *fal
  * back here), or destroyed a virtual one. When the original name is taken
  * in the host the netdev returns as "vfr<name>" and @err says so.
  */
-int netns_detach(json_t *original, int netns_fd, const char *found_as, char *err,
-		 size_t err_size)
+int netns_detach(const struct vfp_restore_point *original, int netns_fd, const char *found_as,
+		 char *err, size_t err_size)
 {
-	const char *name = json_string_value(json_object_get(original, "name"));
-	const char *ifname = json_string_value(json_object_get(original, "ifname"));
-	const char *spec = json_string_value(json_object_get(original, "netns"));
+	const char *name = original->name, *ifname = original->ifname, *spec = original->netns;
 	struct nl_conn host = { 0 };
 	char fallback[NL_IFNAMSIZ];
 	bool used = false;

@@ -6,16 +6,17 @@
  */
 #pragma once
 
-#include <jansson.h>
-#include <stddef.h>
-
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
+
+#include "libvfpool/libvfpool.h"
 
 /* What the netdev becomes inside the namespace. */
 struct netns_config {
 	const char *ifname;
-	json_t *addresses;	  /* ["10.0.0.2/24", …], may be NULL */
+	const char *const *addresses; /* "10.0.0.2/24", … */
+	size_t n_addresses;
 	unsigned mtu;		  /* 0: keep */
 	const unsigned char *mac; /* 6 bytes, or NULL: keep */
 	const char *gateway;	  /* default route via this address, or NULL */
@@ -24,9 +25,9 @@ struct netns_config {
 int netns_open(const char *spec, int *ret_fd, char *err, size_t err_size);
 int netns_inode(int fd, ino_t *ret);
 bool netns_alive(const char *spec, ino_t inode);
-int netns_snapshot(const char *netdev, json_t **ret, char *err, size_t err_size);
+int netns_snapshot(const char *netdev, struct vfp_restore_point *rp, char *err, size_t err_size);
 int netns_holds(const char *spec, ino_t inode, const char *ifname);
 int netns_attach(const char *netdev, int netns_fd, const struct netns_config *cfg,
-		 json_t *original, char *err, size_t err_size);
-int netns_detach(json_t *original, int netns_fd, const char *found_as, char *err,
-		 size_t err_size);
+		 struct vfp_restore_point *original, char *err, size_t err_size);
+int netns_detach(const struct vfp_restore_point *original, int netns_fd, const char *found_as,
+		 char *err, size_t err_size);

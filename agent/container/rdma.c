@@ -106,13 +106,14 @@ static int open_by_name(const char *dev, char *err, size_t err_size)
 
 	list = ibv_get_device_list(&n);
 	if (!list) {
-		snprintf(err, err_size, "RDMA device %s: no RDMA (%s)", dev, strerror(errno));
-		return -errno;
+		r = negative_errno(); /* before snprintf can change it */
+		snprintf(err, err_size, "RDMA device %s: no RDMA (%s)", dev, strerror(-r));
+		return r;
 	}
 	for (int i = 0; i < n; i++)
 		if (strcmp(ibv_get_device_name(list[i]), dev) == 0) {
 			ctx = ibv_open_device(list[i]);
-			r = ctx ? 0 : -errno;
+			r = ctx ? 0 : negative_errno();
 		}
 	if (ctx)
 		ibv_close_device(ctx);
@@ -136,66 +137,68 @@ int rdma_check_open(int netns_fd, const char *dev, char *err, size_t err_size)
 	return r;
 }
 
-static json_t *port_json(struct ibv_context *ctx)
+static int read_port(struct ibv_context *ctx, struct rdma_port *p)
 {
 	static const char *const layers[] = { [IBV_LINK_LAYER_UNSPECIFIED] = "unspecified",
 					      [IBV_LINK_LAYER_INFINIBAND] = "infiniband",
 					      [IBV_LINK_LAYER_ETHERNET] = "ethernet" };
 	struct ibv_port_attr pa;
 	union ibv_gid gid;
-	char g[INET6_ADDRSTRLEN] = "";
 
 	if (ibv_query_port(ctx, 1, &pa) != 0)
-		return NULL;
+		return -EIO;
+	*p = (struct rdma_port){ .lid = pa.lid, .active_mtu = 128 << pa.active_mtu };
+	snprintf(p->state, sizeof(p->state), "%s", ibv_port_state_str(pa.state));
+	snprintf(p->link_layer, sizeof(p->link_layer), "%s",
+		 pa.link_layer < ELEMENTSOF(layers) ? layers[pa.link_layer] : "unknown");
 	if (ibv_query_gid(ctx, 1, 0, &gid) == 0)
-		inet_ntop(AF_INET6, gid.raw, g, sizeof(g));
-	return json_pack("{s:s, s:i, s:s, s:s?, s:i}", "state", ibv_port_state_str(pa.state),
-			 "lid", pa.lid, "link_layer",
-			 pa.link_layer < ELEMENTSOF(layers) ? layers[pa.link_layer] : "unknown",
-			 "gid0", g[0] ? g : NULL, "active_mtu", 128 << pa.active_mtu);
+		inet_ntop(AF_INET6, gid.raw, p->gid0, sizeof(p->gid0));
+	return 0;
 }
 
 /**
  * rdma_port_facts() - port 1 of @dev: state, LID, link layer, GID 0, active MTU
  *
- * NULL when this kernel has no RDMA or no such device: not an error.
+ * -ENODEV when this kernel has no RDMA or no such device: not an error to
+ * report, only a fact that is not there.
  */
-json_t *rdma_port_facts(const char *dev)
+int rdma_port_facts(const char *dev, struct rdma_port *ret)
 {
 	struct ibv_device **list;
-	json_t *facts = NULL;
-	int n = 0;
+	int n = 0, r = -ENODEV;
 
 	if (!dev || !(list = ibv_get_device_list(&n)))
-		return NULL;
-	for (int i = 0; i < n && !facts; i++) {
+		return -ENODEV;
+	for (int i = 0; i < n && r < 0; i++) {
 		struct ibv_context *ctx;
 
 		if (strcmp(ibv_get_device_name(list[i]), dev) != 0)
 			continue;
 		ctx = ibv_open_device(list[i]);
 		if (ctx) {
-			facts = port_json(ctx);
+			r = read_port(ctx, ret);
 			ibv_close_device(ctx);
 		}
 	}
 	ibv_free_device_list(list);
-	return facts;
+	return r;
 }
 
-/* For GET /v1/host: {"devices":N,"netns_mode":…} or {"status":"no RDMA (…)"}. */
-json_t *rdma_host_facts(void)
+/* For GET /v1/host: how many RDMA devices and the netns mode, or why there is no RDMA. */
+void rdma_host_facts(struct rdma_host *ret)
 {
 	struct ibv_device **list;
-	char err[128];
 	int n = 0, exclusive = 0;
 
+	*ret = (struct rdma_host){ .devices = -1 };
 	list = ibv_get_device_list(&n);
-	if (!list)
-		return json_pack("{s:s+}", "status", "no RDMA: ", strerror(errno));
+	if (!list) {
+		snprintf(ret->status, sizeof(ret->status), "no RDMA: %s", strerror(errno));
+		return;
+	}
 	ibv_free_device_list(list);
-	if (rdma_netns_exclusive(&exclusive, err, sizeof(err)) < 0)
-		return json_pack("{s:i, s:s}", "devices", n, "status", err);
-	return json_pack("{s:i, s:s}", "devices", n, "netns_mode",
+	ret->devices = n;
+	if (rdma_netns_exclusive(&exclusive, ret->status, sizeof(ret->status)) >= 0)
+		snprintf(ret->netns_mode, sizeof(ret->netns_mode), "%s",
 			 exclusive ? "exclusive" : "shared");
 }

@@ -7,11 +7,26 @@
  */
 #pragma once
 
-#include <jansson.h>
 #include <stddef.h>
 
 int rdma_netns_exclusive(int *ret_exclusive, char *err, size_t err_size);
 int rdma_move(const char *dev, int from_netns_fd, int to_netns_fd, char *err, size_t err_size);
 int rdma_check_open(int netns_fd, const char *dev, char *err, size_t err_size);
-json_t *rdma_port_facts(const char *dev);
-json_t *rdma_host_facts(void);
+/* Port 1 of an RDMA device, as libibverbs reports it. */
+struct rdma_port {
+	char state[32];
+	int lid;
+	char link_layer[16];
+	char gid0[48]; /* "" when it has none */
+	int active_mtu;
+};
+
+/* The host's RDMA: devices -1 when there is none (status says why). */
+struct rdma_host {
+	int devices;
+	char netns_mode[16]; /* "exclusive", "shared", or "" when unknown */
+	char status[160];    /* why not, or "" */
+};
+
+int rdma_port_facts(const char *dev, struct rdma_port *ret);
+void rdma_host_facts(struct rdma_host *ret);

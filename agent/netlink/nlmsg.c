@@ -198,12 +198,6 @@ int nl_parse_ack(const void *buf, size_t len, char *msg, size_t msg_size)
 	return err->error < 0 ? err->error : -EPROTO;
 }
 
-static int hex_digit(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 /**
  * nl_msg_ok() - @nlh is a whole message inside @len bytes
  *
@@ -216,23 +210,6 @@ bool nl_msg_ok(const struct nlmsghdr *nlh, size_t len)
 {
 	return len >= sizeof(*nlh) && len <= INT32_MAX && nlh->nlmsg_len >= sizeof(*nlh) &&
 	       nlh->nlmsg_len <= len && MNL_ALIGN(nlh->nlmsg_len) <= len;
-}
-
-/* "02:aa:bb:cc:dd:01", exactly: six two-digit hex bytes; @mac is untouched on failure. */
-int nl_parse_mac(const char *s, unsigned char mac[6])
-{
-	unsigned char m[6];
-
-	for (int i = 0; i < 6; i++) {
-		const char *b = s + 3 * i;
-		int hi = hex_digit(b[0]), lo = hi < 0 ? -1 : hex_digit(b[1]);
-
-		if (lo < 0 || b[2] != (i < 5 ? ':' : '\0'))
-			return -EINVAL;
-		m[i] = (unsigned char)(hi << 4 | lo);
-	}
-	memcpy(mac, m, sizeof(m));
-	return 0;
 }
 
 /* "10.1.0.5/16" or "fd00::5/64". */

@@ -41,5 +41,4 @@ size_t nl_build_default_route(void *buf, uint32_t seq, int ifindex, int family,
 int nl_parse_link(const void *buf, size_t len, struct nl_link *ret);
 int nl_parse_ack(const void *buf, size_t len, char *msg, size_t msg_size);
 bool nl_msg_ok(const struct nlmsghdr *nlh, size_t len);
-int nl_parse_mac(const char *s, unsigned char mac[6]);
 int nl_parse_prefix(const char *s, int *ret_family, unsigned char addr[16], unsigned *ret_len);

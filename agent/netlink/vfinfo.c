@@ -11,21 +11,6 @@
 #include "agent/netlink/nlmsg.h"
 #include "agent/netlink/vfinfo.h"
 
-void vf_settings_init(struct vf_settings *s, unsigned index)
-{
-	*s = (struct vf_settings){
-		.index = index,
-		.vlan = VFINFO_UNSET,
-		.qos = VFINFO_UNSET,
-		.vlan_proto = VFINFO_UNSET,
-		.spoofchk = VFINFO_UNSET,
-		.trust = VFINFO_UNSET,
-		.link_state = VFINFO_UNSET,
-		.min_tx_rate = VFINFO_UNSET,
-		.max_tx_rate = VFINFO_UNSET,
-	};
-}
-
 /*
  * RTM_GETLINK of one PF with its VF list and without statistics: a
  * per-link request, not a dump of every link's VFs.
@@ -44,7 +29,7 @@ size_t vfinfo_build_get(void *buf, uint32_t seq, int pf_ifindex)
 	return nlh->nlmsg_len;
 }
 
-static void put_vlan(struct nlmsghdr *nlh, const struct vf_settings *s)
+static void put_vlan(struct nlmsghdr *nlh, const struct vfp_vf_config *s)
 {
 	struct ifla_vf_vlan_info v = {
 		.vf = s->index,
@@ -81,7 +66,7 @@ static void put_guid(struct nlmsghdr *nlh, uint16_t type, unsigned vf, uint64_t 
  * 0 when @size is too small.
  */
 size_t vfinfo_build_set(void *buf, size_t size, uint32_t seq, int pf_ifindex,
-			const struct vf_settings *s)
+			const struct vfp_vf_config *s)
 {
 	struct nlmsghdr *nlh;
 	struct ifinfomsg *ifi;
@@ -184,7 +169,7 @@ static uint32_t u32_at(const struct nlattr *attr, size_t offset)
 }
 
 /* The fields of one IFLA_VF_INFO into @s; the VLAN list (with the protocol) wins over IFLA_VF_VLAN. */
-static int fill_settings(const struct vf_attrs *a, struct vf_settings *s)
+static int fill_settings(const struct vf_attrs *a, struct vfp_vf_config *s)
 {
 	const struct ifla_vf_vlan_info *vi = NULL;
 
@@ -233,7 +218,7 @@ static int fill_settings(const struct vf_attrs *a, struct vf_settings *s)
 
 struct find_vf {
 	unsigned index;
-	struct vf_settings *s;
+	struct vfp_vf_config *s;
 	int found; /* 1 found, <0 error */
 };
 
@@ -273,11 +258,11 @@ static int link_attr_vflist(const struct nlattr *attr, void *data)
  * such VF (or no VF list at all). Attributes newer than this build are
  * skipped. @ret is untouched on failure.
  */
-int vfinfo_parse(const void *buf, size_t len, unsigned index, struct vf_settings *ret)
+int vfinfo_parse(const void *buf, size_t len, unsigned index, struct vfp_vf_config *ret)
 {
 	const struct nlmsghdr *nlh = buf;
 	const struct nlattr *list = NULL;
-	struct vf_settings s;
+	struct vfp_vf_config s;
 	struct find_vf f = { .index = index, .s = &s };
 
 	if (!nl_msg_ok(nlh, len) ||
@@ -289,7 +274,7 @@ int vfinfo_parse(const void *buf, size_t len, unsigned index, struct vf_settings
 		return -EBADMSG;
 	if (!list)
 		return -ENOENT;
-	vf_settings_init(&s, index);
+	vfp_vf_config_init(&s, index);
 	if (mnl_attr_parse_nested(list, vf_info, &f) < 0 && f.found == 0)
 		return -EBADMSG;
 	if (f.found <= 0)

@@ -11,14 +11,34 @@
 /* Changes on one PF are serialized; different PFs go in parallel (striped locks). */
 static pthread_mutex_t pf_locks[32] = { [0 ... 31] = PTHREAD_MUTEX_INITIALIZER };
 
-pthread_mutex_t *pf_side_lock(json_t *vf)
+pthread_mutex_t *pf_side_lock(const struct vfp_allocation_vf *vf)
 {
-	const char *pf = json_string_value(json_object_get(vf, "pf"));
+	const char *pf = vf->pf;
 	unsigned h = 5381;
 
 	for (; pf && *pf; pf++)
 		h = h * 33 + (unsigned char)*pf;
 	return &pf_locks[h % ELEMENTSOF(pf_locks)];
+}
+
+/**
+ * pf_side_begin() - @vf's PF locked, and a new restore point for what an
+ * attach changes; NULL (nothing locked) when out of memory
+ */
+struct vfp_restore_point *pf_side_begin(const struct vfp_allocation_vf *vf)
+{
+	struct vfp_restore_point *rp = vfp_restore_point_new();
+
+	if (rp)
+		pthread_mutex_lock(pf_side_lock(vf));
+	return rp;
+}
+
+/* What pf_side_begin() took, given back. */
+void pf_side_end(const struct vfp_allocation_vf *vf, struct vfp_restore_point *rp)
+{
+	pthread_mutex_unlock(pf_side_lock(vf));
+	vfp_restore_point_free(rp);
 }
 
 int vf_facts_read(struct agent *a, const char *pci, struct vf_facts *f)
@@ -51,45 +71,45 @@ struct vf_target pf_side_target(struct agent *a, const struct vf_facts *f)
 				   .index = f->index };
 }
 
-int restore_point_save(struct agent *a, const char *pci, json_t *orig)
+/* @rp as @pci's restore point (NULL: it has none any more). */
+int restore_point_save(struct agent *a, const char *pci, const struct vfp_restore_point *rp)
 {
 	int r;
 
 	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_set_original(a->ledger, pci, orig);
+	r = vfp_ledger_set_restore_point(a->ledger, pci, rp);
 	pthread_mutex_unlock(&a->ledger_lock);
 	return r;
 }
 
-json_t *restore_point_load(struct agent *a, const char *pci)
+/* @pci's restore point, or NULL when it has none (or it cannot be read: logged). */
+struct vfp_restore_point *restore_point_load(struct agent *a, const char *pci)
 {
-	json_t *orig;
+	struct vfp_restore_point *rp = NULL;
 
 	pthread_mutex_lock(&a->ledger_lock);
-	orig = vfp_ledger_get_original(a->ledger, pci);
+	if (vfp_ledger_get_restore_point(a->ledger, pci, &rp) < 0)
+		log_error("%s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
-	return orig;
+	return rp;
 }
 
 /* PF side: the restore point is in the ledger before the PF is asked to change. */
-int pf_side_apply(struct agent *a, const struct vf_facts *f, const struct vf_settings *want,
-		  json_t *orig, char *err, size_t err_size)
+int pf_side_apply(struct agent *a, const struct vf_facts *f, const struct vfp_vf_config *want,
+		  struct vfp_restore_point *rp, char *err, size_t err_size)
 {
 	struct vf_target t = pf_side_target(a, f);
-	struct vf_settings snap;
+	struct vfp_vf_config snap;
 	int r;
 
-	if (vfconfig_is_empty(want))
+	if (vfp_vf_config_is_empty(want))
 		return 0;
 	r = vfconfig_snapshot(&t, want, &snap, err, err_size);
-	if (r < 0) {
-		if (!err[0] || !strstr(err, "PF"))
-			snprintf(err, err_size, "reading VF %u's settings on PF %s: %s", f->index,
-				 t.pf_netdev ? t.pf_netdev : f->pf_pci, strerror(-r));
+	if (r < 0)
 		return r;
-	}
-	json_object_set_new(orig, "vf_settings", vfconfig_to_json(&snap));
-	r = restore_point_save(a, f->pci, orig);
+	rp->has_pf_side = true;
+	rp->pf_side = snap;
+	r = restore_point_save(a, f->pci, rp);
 	if (r >= 0)
 		r = vfconfig_apply(&t, want, err, err_size);
 	if (r < 0) {
@@ -101,15 +121,18 @@ int pf_side_apply(struct agent *a, const struct vf_facts *f, const struct vf_set
 }
 
 /* PF side back as the restore point says; @err is empty when nothing failed. */
-void pf_side_restore(struct agent *a, const struct vf_facts *f, json_t *orig, char *err,
-		     size_t err_size)
+void pf_side_restore(struct agent *a, const struct vf_facts *f, const struct vfp_restore_point *rp,
+		     char *err, size_t err_size)
 {
 	struct vf_target t = pf_side_target(a, f);
-	struct vf_settings snap;
+	struct vfp_vf_config snap;
 
 	err[0] = '\0';
-	if (vfconfig_from_json(json_object_get(orig, "vf_settings"), f->index, &snap) >= 0 &&
-	    !vfconfig_is_empty(&snap))
+	if (!rp || !rp->has_pf_side)
+		return;
+	snap = rp->pf_side;
+	snap.index = f->index;
+	if (!vfp_vf_config_is_empty(&snap))
 		vfconfig_apply(&t, &snap, err, err_size);
 }
 

@@ -7,7 +7,6 @@
  */
 #pragma once
 
-#include <jansson.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,12 +21,14 @@ struct vf_facts {
 	bool ethernet;
 };
 
-pthread_mutex_t *pf_side_lock(json_t *vf);
+pthread_mutex_t *pf_side_lock(const struct vfp_allocation_vf *vf);
+struct vfp_restore_point *pf_side_begin(const struct vfp_allocation_vf *vf);
+void pf_side_end(const struct vfp_allocation_vf *vf, struct vfp_restore_point *rp);
 int vf_facts_read(struct agent *a, const char *pci, struct vf_facts *f);
 struct vf_target pf_side_target(struct agent *a, const struct vf_facts *f);
-int pf_side_apply(struct agent *a, const struct vf_facts *f, const struct vf_settings *want,
-		  json_t *orig, char *err, size_t err_size);
-void pf_side_restore(struct agent *a, const struct vf_facts *f, json_t *orig, char *err,
-		     size_t err_size);
-int restore_point_save(struct agent *a, const char *pci, json_t *orig);
-json_t *restore_point_load(struct agent *a, const char *pci);
+int pf_side_apply(struct agent *a, const struct vf_facts *f, const struct vfp_vf_config *want,
+		  struct vfp_restore_point *rp, char *err, size_t err_size);
+void pf_side_restore(struct agent *a, const struct vf_facts *f, const struct vfp_restore_point *rp,
+		     char *err, size_t err_size);
+int restore_point_save(struct agent *a, const char *pci, const struct vfp_restore_point *rp);
+struct vfp_restore_point *restore_point_load(struct agent *a, const char *pci);

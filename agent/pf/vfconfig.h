@@ -7,7 +7,6 @@
  */
 #pragma once
 
-#include <jansson.h>
 #include <stddef.h>
 
 #include "libvfpool/libvfpool.h"
@@ -22,12 +21,9 @@ struct vf_target {
 	unsigned index;
 };
 
-int vfconfig_from_request(json_t *settings, json_t *vf, bool first, struct vf_settings *ret,
-			  char *err, size_t err_size);
-bool vfconfig_is_empty(const struct vf_settings *s);
-int vfconfig_snapshot(const struct vf_target *t, const struct vf_settings *want,
-		      struct vf_settings *ret, char *err, size_t err_size);
-int vfconfig_apply(const struct vf_target *t, const struct vf_settings *s, char *err,
+int vfconfig_from_request(const struct vfp_settings *settings, const struct vfp_allocation_vf *vf,
+			  bool first, struct vfp_vf_config *ret, char *err, size_t err_size);
+int vfconfig_snapshot(const struct vf_target *t, const struct vfp_vf_config *want,
+		      struct vfp_vf_config *ret, char *err, size_t err_size);
+int vfconfig_apply(const struct vf_target *t, const struct vfp_vf_config *s, char *err,
 		   size_t err_size);
-json_t *vfconfig_to_json(const struct vf_settings *s);
-int vfconfig_from_json(json_t *o, unsigned index, struct vf_settings *ret);

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The simulated host's kernel: sysfs writes behave as Linux's do. Writing
- * sriov_numvfs creates or destroys VFs (0 then N; N on top of N' != 0 is
- * EBUSY; more than sriov_totalvfs is ERANGE; a PF without a driver is
- * ENOENT), with their links, netdevs and RDMA devices.
+ * sriov_numvfs creates or destroys VFs with their links, netdevs and RDMA
+ * devices, refusing as drivers/pci/iov.c does, in its order (set_numvfs()).
  */
 #include "config.h"
 
@@ -114,44 +113,77 @@ static void remove_vf(const char *root, const char *pf_dev, unsigned index)
 	sim_remove(root, dev);
 }
 
+/* As the kernel's kstrtou16(s, 0): decimal, 0x hex or 0 octal, one trailing newline. */
+static int parse_u16(const char *s, unsigned *ret)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s == '+')
+		s++;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || v > 65535 || (*end && strcmp(end, "\n") != 0))
+		return -EINVAL;
+	*ret = (unsigned)v;
+	return 0;
+}
+
+static int read_int(const char *root, const char *dev, const char *attr)
+{
+	char rel[PATH_MAX], buf[32];
+
+	sim_pathf(rel, sizeof(rel), "%s/%s", dev, attr);
+	return read_file(root, rel, buf, sizeof(buf)) < 0 ? 0 : atoi(buf);
+}
+
+static int make_vfs(const char *root, const char *pf, const char *pf_dev, unsigned cur,
+		    unsigned n)
+{
+	char rel[PATH_MAX];
+	struct sim_pf_read rd;
+	int r;
+
+	for (unsigned i = 0; i < cur; i++)
+		remove_vf(root, pf_dev, i);
+	r = sim_pf_spec_read(root, pf, &rd);
+	rd.spec.numvfs = n;
+	for (unsigned i = 0; r >= 0 && i < n; i++)
+		r = sim_add_vf(root, &rd.spec, i, sim_card_vf_driver(rd.spec.card));
+	sim_pathf(rel, sizeof(rel), "%s/sriov_numvfs", pf_dev);
+	if (r >= 0)
+		r = sim_write(root, rel, "%u\n", n);
+	return r;
+}
+
+/*
+ * sriov_numvfs_store() of drivers/pci/iov.c, check for check: not a u16
+ * EINVAL; above sriov_totalvfs ERANGE; the current number succeeds and
+ * changes nothing; no driver, or one without sriov_configure (mlx4_core,
+ * which sizes VFs by module parameter) ENOENT; N on top of N' != 0 EBUSY.
+ */
 static int set_numvfs(const char *root, const char *pf, const char *value)
 {
-	char pf_dev[PATH_MAX], rel[PATH_MAX], buf[32], drv[64];
-	struct sim_pf_read rd;
-	int cur, total, n, r;
+	char pf_dev[PATH_MAX], rel[PATH_MAX], drv[64];
+	unsigned n, cur;
 
 	if (sim_device_dir(root, pf, pf_dev, sizeof(pf_dev)) < 0)
 		return -ENOENT;
-	n = atoi(value);
-	if (value[strspn(value, "0123456789\n")] != '\0' || !*value)
+	if (parse_u16(value, &n) < 0)
 		return -EINVAL;
-	sim_pathf(rel, sizeof(rel), "%s/driver", pf_dev);
-	if (read_link_name(root, rel, drv, sizeof(drv)) < 0)
-		return -ENOENT; /* the kernel needs a driver to create VFs */
-	if (strcmp(drv, "mlx4_core") == 0)
-		return -EOPNOTSUPP;
-	sim_pathf(rel, sizeof(rel), "%s/sriov_numvfs", pf_dev);
-	r = read_file(root, rel, buf, sizeof(buf));
-	cur = r < 0 ? 0 : atoi(buf);
-	sim_pathf(rel, sizeof(rel), "%s/sriov_totalvfs", pf_dev);
-	r = read_file(root, rel, buf, sizeof(buf));
-	total = r < 0 ? 0 : atoi(buf);
-	if (n > total)
+	if ((int)n > read_int(root, pf_dev, "sriov_totalvfs"))
 		return -ERANGE;
+	cur = (unsigned)read_int(root, pf_dev, "sriov_numvfs");
 	if (n == cur)
 		return 0;
-	if (cur != 0 && n != 0)
+	sim_pathf(rel, sizeof(rel), "%s/driver", pf_dev);
+	if (read_link_name(root, rel, drv, sizeof(drv)) < 0 || strcmp(drv, "mlx4_core") == 0)
+		return -ENOENT;
+	if (n != 0 && cur != 0)
 		return -EBUSY;
-	for (int i = 0; i < cur; i++)
-		remove_vf(root, pf_dev, (unsigned)i);
-	r = sim_pf_spec_read(root, pf, &rd);
-	rd.spec.numvfs = (unsigned)n;
-	for (int i = 0; r >= 0 && i < n; i++)
-		r = sim_add_vf(root, &rd.spec, (unsigned)i, sim_card_vf_driver(rd.spec.card));
-	sim_pathf(rel, sizeof(rel), "%s/sriov_numvfs", pf_dev);
-	if (r >= 0)
-		r = sim_write(root, rel, "%d\n", n);
-	return r;
+	return make_vfs(root, pf, pf_dev, cur, n);
 }
 
 /* Unbinding removes what the driver made: netdevs and RDMA devices. */

@@ -463,71 +463,80 @@ static int parse_number(const char *opt, const char *s, long min, long max, long
 	return 0;
 }
 
+enum { O_SOCKET = 256, O_URL, O_TOKEN, O_LOCAL, O_OWNER, O_MAC, O_VLAN, O_GUID, O_IP,
+       O_PACK, O_KEY, O_DRY, O_NETNS, O_IFNAME, O_ADDRESS, O_MTU, O_GATEWAY, O_DOMAIN,
+       O_LIVE, O_CONFIG };
+static const struct option options[] = {
+	{ "sysfs-root", required_argument, NULL, 'r' }, { "output", required_argument, NULL, 'o' },
+	{ "count", required_argument, NULL, 'n' },	{ "socket", required_argument, NULL, O_SOCKET },
+	{ "url", required_argument, NULL, O_URL },	{ "token-file", required_argument, NULL, O_TOKEN },
+	{ "local", no_argument, NULL, O_LOCAL },	{ "owner", required_argument, NULL, O_OWNER },
+	{ "mac", required_argument, NULL, O_MAC },	{ "vlan", required_argument, NULL, O_VLAN },
+	{ "guid", required_argument, NULL, O_GUID },	{ "ip", required_argument, NULL, O_IP },
+	{ "pack", no_argument, NULL, O_PACK },		{ "idempotency-key", required_argument, NULL, O_KEY },
+	{ "dry-run", no_argument, NULL, O_DRY },	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },		{ "netns", required_argument, NULL, O_NETNS },
+	{ "ifname", required_argument, NULL, O_IFNAME }, { "address", required_argument, NULL, O_ADDRESS },
+	{ "mtu", required_argument, NULL, O_MTU },	{ "gateway", required_argument, NULL, O_GATEWAY },
+	{ "domain", required_argument, NULL, O_DOMAIN }, { "live", no_argument, NULL, O_LIVE },
+	{ "config", no_argument, NULL, O_CONFIG },
+	{}
+};
+
+/* One option of the command line into @c. */
+static int apply_option(struct vfctl *c, int o)
+{
+	int r = 0;
+
+	switch (o) {
+	case 'r': c->sysfs_root = optarg; c->local = true; break;
+	case 'o':
+		if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0) {
+			fprintf(stderr, "vfctl: --output: \"%s\" is not table or json\n", optarg);
+			r = -EINVAL;
+		}
+		c->json = strcmp(optarg, "json") == 0;
+		break;
+	case 'n': r = parse_number("--count", optarg, 1, 64, &c->count); break;
+	case O_SOCKET: c->http.socket = optarg; break;
+	case O_URL: c->http.url = optarg; break;
+	case O_TOKEN: r = read_token(optarg, &c->http.token); break;
+	case O_LOCAL: c->local = true; break;
+	case O_OWNER: c->owner = optarg; break;
+	case O_MAC: c->mac = optarg; break;
+	case O_VLAN: r = parse_number("--vlan", optarg, 0, 4094, &c->vlan); break;
+	case O_GUID: c->guid = optarg; break;
+	case O_IP: c->ip = optarg; break;
+	case O_PACK: c->pack = true; break;
+	case O_KEY: c->key = optarg; break;
+	case O_DRY: c->dry_run = true; break;
+	case O_NETNS: c->netns = optarg; break;
+	case O_DOMAIN: c->domain = optarg; break;
+	case O_LIVE: c->live = true; break;
+	case O_CONFIG: c->config = true; break;
+	case O_IFNAME: c->ifname = optarg; break;
+	case O_GATEWAY: c->gateway = optarg; break;
+	case O_MTU: r = parse_number("--mtu", optarg, 68, 65535, &c->mtu); break;
+	case O_ADDRESS:
+		if (c->n_addresses == ELEMENTSOF(c->addresses)) {
+			fprintf(stderr, "vfctl: --address: at most %zu\n", ELEMENTSOF(c->addresses));
+			r = -EINVAL;
+		} else
+			c->addresses[c->n_addresses++] = optarg;
+		break;
+	case 'h': usage(stdout); exit(EXIT_SUCCESS);
+	case 'V': printf("vfctl %s\n", PACKAGE_VERSION); exit(EXIT_SUCCESS);
+	default: fprintf(stderr, "Try 'vfctl --help'.\n"); r = -EINVAL;
+	}
+	return r;
+}
+
 static int parse_options(struct vfctl *c, int argc, char **argv)
 {
-	enum { O_SOCKET = 256, O_URL, O_TOKEN, O_LOCAL, O_OWNER, O_MAC, O_VLAN, O_GUID, O_IP,
-	       O_PACK, O_KEY, O_DRY, O_NETNS, O_IFNAME, O_ADDRESS, O_MTU, O_GATEWAY, O_DOMAIN,
-	       O_LIVE, O_CONFIG };
-	static const struct option opts[] = {
-		{ "sysfs-root", required_argument, NULL, 'r' }, { "output", required_argument, NULL, 'o' },
-		{ "count", required_argument, NULL, 'n' },	{ "socket", required_argument, NULL, O_SOCKET },
-		{ "url", required_argument, NULL, O_URL },	{ "token-file", required_argument, NULL, O_TOKEN },
-		{ "local", no_argument, NULL, O_LOCAL },	{ "owner", required_argument, NULL, O_OWNER },
-		{ "mac", required_argument, NULL, O_MAC },	{ "vlan", required_argument, NULL, O_VLAN },
-		{ "guid", required_argument, NULL, O_GUID },	{ "ip", required_argument, NULL, O_IP },
-		{ "pack", no_argument, NULL, O_PACK },		{ "idempotency-key", required_argument, NULL, O_KEY },
-		{ "dry-run", no_argument, NULL, O_DRY },	{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },		{ "netns", required_argument, NULL, O_NETNS },
-		{ "ifname", required_argument, NULL, O_IFNAME }, { "address", required_argument, NULL, O_ADDRESS },
-		{ "mtu", required_argument, NULL, O_MTU },	{ "gateway", required_argument, NULL, O_GATEWAY },
-		{ "domain", required_argument, NULL, O_DOMAIN }, { "live", no_argument, NULL, O_LIVE },
-		{ "config", no_argument, NULL, O_CONFIG },
-		{}
-	};
 	int o, r = 0;
 
-	while (r >= 0 && (o = getopt_long(argc, argv, "r:o:n:hV", opts, NULL)) >= 0) {
-		switch (o) {
-		case 'r': c->sysfs_root = optarg; c->local = true; break;
-		case 'o':
-			if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0) {
-				fprintf(stderr, "vfctl: --output: \"%s\" is not table or json\n", optarg);
-				r = -EINVAL;
-			}
-			c->json = strcmp(optarg, "json") == 0;
-			break;
-		case 'n': r = parse_number("--count", optarg, 1, 64, &c->count); break;
-		case O_SOCKET: c->http.socket = optarg; break;
-		case O_URL: c->http.url = optarg; break;
-		case O_TOKEN: r = read_token(optarg, &c->http.token); break;
-		case O_LOCAL: c->local = true; break;
-		case O_OWNER: c->owner = optarg; break;
-		case O_MAC: c->mac = optarg; break;
-		case O_VLAN: r = parse_number("--vlan", optarg, 0, 4094, &c->vlan); break;
-		case O_GUID: c->guid = optarg; break;
-		case O_IP: c->ip = optarg; break;
-		case O_PACK: c->pack = true; break;
-		case O_KEY: c->key = optarg; break;
-		case O_DRY: c->dry_run = true; break;
-		case O_NETNS: c->netns = optarg; break;
-		case O_DOMAIN: c->domain = optarg; break;
-		case O_LIVE: c->live = true; break;
-		case O_CONFIG: c->config = true; break;
-		case O_IFNAME: c->ifname = optarg; break;
-		case O_GATEWAY: c->gateway = optarg; break;
-		case O_MTU: r = parse_number("--mtu", optarg, 68, 65535, &c->mtu); break;
-		case O_ADDRESS:
-			if (c->n_addresses == ELEMENTSOF(c->addresses)) {
-				fprintf(stderr, "vfctl: --address: at most %zu\n", ELEMENTSOF(c->addresses));
-				r = -EINVAL;
-			} else
-				c->addresses[c->n_addresses++] = optarg;
-			break;
-		case 'h': usage(stdout); exit(EXIT_SUCCESS);
-		case 'V': printf("vfctl %s\n", PACKAGE_VERSION); exit(EXIT_SUCCESS);
-		default: fprintf(stderr, "Try 'vfctl --help'.\n"); r = -EINVAL;
-		}
-	}
+	while (r >= 0 && (o = getopt_long(argc, argv, "r:o:n:hV", options, NULL)) >= 0)
+		r = apply_option(c, o);
 	return r;
 }
 

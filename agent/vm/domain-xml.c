@@ -11,6 +11,7 @@
 
 #include "agent/vm/domain-xml.h"
 #include "agent/netlink/nlmsg.h"
+#include "libvfpool/macro.h"
 
 /* No network, no DTD, no entity expansion, no messages on stderr. */
 #define PARSE_OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)
@@ -117,7 +118,7 @@ static int nic_facts(xmlNodePtr nic, struct domxml_nic *f, char *err, size_t err
 	char *end = NULL;
 	long vlan = tag ? strtol(tag, &end, 10) : -1;
 
-	if (mac && nl_parse_mac(mac, f->mac) < 0) {
+	if (mac && vfp_mac_parse(mac, f->mac) < 0) {
 		snprintf(err, err_size, "devices/interface[%u]/mac: \"%.40s\" is not a MAC address",
 			 f->position, mac);
 		return -EINVAL;
@@ -294,22 +295,65 @@ static bool pci_of(xmlNodePtr source, char out[16])
 	return true;
 }
 
-/* The PCI addresses a domain XML passes through (hostdevs and hostdev interfaces). */
-json_t *domxml_pci_hostdevs(const char *xml)
+void domxml_strv_free(char **list, size_t n)
+{
+	for (size_t i = 0; list && i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+static int strv_append(char ***list, size_t *n, size_t *cap, const char *s)
+{
+	if (!GREEDY_REALLOC(*list, *cap, *n + 1) || !((*list)[*n] = strdup(s)))
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/**
+ * domxml_pci_hostdevs() - the PCI addresses a domain XML passes through
+ * (hostdevs and hostdev interfaces)
+ * @ret_list: free with domxml_strv_free(*@ret_list, *@ret_n)
+ *
+ * XML that does not parse passes nothing through: not an error.
+ */
+int domxml_pci_hostdevs(const char *xml, char ***ret_list, size_t *ret_n)
 {
 	xmlDocPtr doc = xmlReadMemory(xml, (int)strnlen(xml, (size_t)1 << 30), "domain.xml", NULL,
 				      PARSE_OPTIONS);
-	json_t *list = json_array();
-	char pci[16];
+	char **list = NULL, pci[16];
+	size_t n = 0, cap = 0;
+	int r = 0;
 
-	for (xmlNodePtr d = devices_of(doc) ? devices_of(doc)->children : NULL; d; d = d->next) {
+	for (xmlNodePtr d = devices_of(doc) ? devices_of(doc)->children : NULL; r >= 0 && d;
+	     d = d->next) {
 		const char *type = prop(d, "type");
 		bool pci_dev = (is_element(d, "hostdev") && type && !strcmp(type, "pci")) ||
 			       (is_element(d, "interface") && type && !strcmp(type, "hostdev"));
 
 		if (pci_dev && pci_of(first_child(d, "source"), pci))
-			json_array_append_new(list, json_string(pci));
+			r = strv_append(&list, &n, &cap, pci);
 	}
 	xmlFreeDoc(doc);
-	return list;
+	if (r < 0) {
+		domxml_strv_free(list, n);
+		return r;
+	}
+	*ret_list = list;
+	*ret_n = n;
+	return 0;
+}
+
+/* 1 when domain @xml passes @pci through, 0 when not, -ENOMEM. */
+int domxml_has_pci_hostdev(const char *xml, const char *pci)
+{
+	char **list = NULL;
+	size_t n = 0;
+	int r = domxml_pci_hostdevs(xml, &list, &n);
+
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		if (strcmp(list[i], pci) == 0)
+			r = 1;
+	domxml_strv_free(list, n);
+	return r;
 }

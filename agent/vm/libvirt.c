@@ -432,58 +432,64 @@ int libvirt_detach(struct libvirt_conn *c, const char *uuid, const char *xml, un
  *
  * NULL when the domain is gone or libvirt cannot say (@err says which).
  */
-char *libvirt_domain_xml(struct libvirt_conn *c, const char *uuid, char *err, size_t err_size)
+int libvirt_domain_xml(struct libvirt_conn *c, const char *uuid, char **ret_xml, char *err,
+		       size_t err_size)
 {
 	virConnectPtr conn = get(c, err, err_size);
 	virDomainPtr dom;
 	char *xml = NULL;
+	int r = 0;
 
 	if (!conn)
-		return NULL;
+		return -ENOTCONN;
 	dom = virDomainLookupByUUIDString(conn, uuid);
 	if (dom)
 		xml = virDomainGetXMLDesc(dom, 0);
 	if (!xml)
-		last_error("reading the domain's XML", err, err_size);
+		r = last_error("reading the domain's XML", err, err_size);
 	if (dom)
 		virDomainFree(dom);
 	put(c, conn);
-	return xml;
+	if (r < 0)
+		return r;
+	*ret_xml = xml;
+	return 0;
 }
 
-static json_t *domain_entry(virDomainPtr dom)
+void libvirt_domain_descs_free(struct libvirt_domain_desc *list, size_t n)
 {
-	struct libvirt_domain d = { 0 };
-	char *xml = virDomainGetXMLDesc(dom, 0);
-	json_t *o;
-
-	describe(dom, &d);
-	o = json_pack("{s:s, s:s, s:b, s:s?}", "name", d.name, "uuid", d.uuid, "active", d.active,
-		      "xml", xml);
-	free(xml);
-	return o;
+	for (size_t i = 0; list && i < n; i++)
+		free(list[i].xml);
+	free(list);
 }
 
-/* Every domain as {"name","uuid","active","xml"}, or NULL with @err set. */
-json_t *libvirt_list_domains(struct libvirt_conn *c, char *err, size_t err_size)
+/* Every domain with its XML; *@ret_list for libvirt_domain_descs_free(). */
+int libvirt_list_domains(struct libvirt_conn *c, struct libvirt_domain_desc **ret_list,
+			 size_t *ret_n, char *err, size_t err_size)
 {
 	virConnectPtr conn = get(c, err, err_size);
 	virDomainPtr *doms = NULL;
-	json_t *list = NULL;
+	struct libvirt_domain_desc *list = NULL;
 	int n;
 
 	if (!conn)
-		return NULL;
+		return -ENOTCONN;
 	n = virConnectListAllDomains(conn, &doms, 0);
 	if (n < 0)
-		last_error("listing domains", err, err_size);
-	else
-		list = json_array();
-	for (int i = 0; i < n; i++) {
-		json_array_append_new(list, domain_entry(doms[i]));
-		virDomainFree(doms[i]);
+		n = last_error("listing domains", err, err_size);
+	else if (!(list = calloc((size_t)n + 1, sizeof(*list))))
+		n = -ENOMEM;
+	for (int i = 0; doms && i < n; i++) {
+		describe(doms[i], &list[i].d);
+		list[i].xml = virDomainGetXMLDesc(doms[i], 0);
 	}
+	for (int i = 0; doms && doms[i]; i++)
+		virDomainFree(doms[i]);
 	free(doms);
 	put(c, conn);
-	return list;
+	if (n < 0)
+		return n;
+	*ret_list = list;
+	*ret_n = (size_t)n;
+	return 0;
 }

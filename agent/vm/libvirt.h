@@ -10,7 +10,6 @@
  */
 #pragma once
 
-#include <jansson.h>
 #include <libvirt/libvirt.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,5 +41,14 @@ int libvirt_attach(struct libvirt_conn *c, const char *uuid, const char *xml, un
 		   char *err, size_t err_size);
 int libvirt_detach(struct libvirt_conn *c, const char *uuid, const char *xml, unsigned flags,
 		   char *err, size_t err_size);
-char *libvirt_domain_xml(struct libvirt_conn *c, const char *uuid, char *err, size_t err_size);
-json_t *libvirt_list_domains(struct libvirt_conn *c, char *err, size_t err_size);
+/* A domain and its XML (NULL when libvirt would not give it). */
+struct libvirt_domain_desc {
+	struct libvirt_domain d;
+	char *xml;
+};
+
+int libvirt_domain_xml(struct libvirt_conn *c, const char *uuid, char **ret_xml, char *err,
+		       size_t err_size);
+int libvirt_list_domains(struct libvirt_conn *c, struct libvirt_domain_desc **ret_list,
+			 size_t *ret_n, char *err, size_t err_size);
+void libvirt_domain_descs_free(struct libvirt_domain_desc *list, size_t n);

@@ -13,6 +13,7 @@
 #include "agent/netlink/nlmsg.h"
 #include "agent/pf/pf-side.h"
 #include "agent/vm/vm.h"
+#include "libvfpool/macro.h"
 
 /* How long a deployment file's allocation waits for its domain to appear. */
 #define PENDING_GRACE_SECONDS 300
@@ -27,25 +28,21 @@ static bool libvirt_managed(struct agent *a)
 }
 
 /* libvirt sets an Ethernet VF's MAC and VLAN itself (<interface type='hostdev'>). */
-static json_t *pf_side_settings(json_t *settings, bool ethernet)
+static struct vfp_settings pf_side_settings(const struct vfp_settings *settings, bool ethernet)
 {
-	json_t *s = json_is_object(settings) ? json_copy(settings) : json_object();
+	struct vfp_settings s = *settings;
 
 	if (ethernet) {
-		json_object_del(s, "mac");
-		json_object_del(s, "vlan");
-		json_object_del(s, "qos");
-		json_object_del(s, "vlan_proto");
+		s.mac[0] = '\0';
+		s.vlan = s.qos = s.vlan_proto = VFP_UNSET;
 	}
 	return s;
 }
 
-static void device_spec(struct agent *a, json_t *alloc, size_t i, const struct vf_facts *f,
-			const struct vm_nic *nic, struct hostdev_spec *s)
+static void device_spec(struct agent *a, const struct vfp_allocation *alloc, size_t i,
+			const struct vf_facts *f, const struct vm_nic *nic, struct hostdev_spec *s)
 {
-	json_t *settings = json_object_get(alloc, "settings");
-	const char *mac = json_string_value(json_object_get(settings, "mac"));
-	json_int_t vlan = json_integer_value(json_object_get(settings, "vlan"));
+	const struct vfp_settings *settings = vfp_allocation_get_settings(alloc);
 
 	*s = (struct hostdev_spec){ .pci = f->pci, .ethernet = f->ethernet,
 				    .managed = libvirt_managed(a), .vlan = -1 };
@@ -54,28 +51,25 @@ static void device_spec(struct agent *a, json_t *alloc, size_t i, const struct v
 	s->has_mac = true;
 	if (nic && nic->has_mac)
 		memcpy(s->mac, nic->mac, sizeof(s->mac));
-	else if (!(i == 0 && mac && nl_parse_mac(mac, s->mac) == 0))
-		hostdev_xml_stable_mac(json_string_value(json_object_get(alloc, "id")),
-				       (unsigned)i, s->mac);
+	else if (!(i == 0 && settings->mac[0] && vfp_mac_parse(settings->mac, s->mac) == 0))
+		hostdev_xml_stable_mac(vfp_allocation_get_id(alloc), (unsigned)i, s->mac);
 	if (nic && nic->vlan >= 0)
 		s->vlan = nic->vlan;
-	else if (vlan > 0 && vlan <= 4094)
-		s->vlan = (int)vlan;
+	else if (settings->vlan > 0 && settings->vlan <= 4094)
+		s->vlan = settings->vlan;
 }
 
 /* Unmanaged hostdevs: vfio-pci through sysfs, the driver before it in the restore point. */
-static int bind_vfio(struct agent *a, const struct vf_facts *f, json_t *orig, char *err,
-		     size_t err_size)
+static int bind_vfio(struct agent *a, const struct vf_facts *f, struct vfp_restore_point *rp,
+		     char *err, size_t err_size)
 {
 	char driver[64] = "";
 	int r = vfp_device_read_driver(a->ctx, f->pci, driver, sizeof(driver));
 
 	if (r >= 0 && strcmp(driver, "vfio-pci") == 0)
 		return 0;
-	if (r >= 0) {
-		json_object_set_new(orig, "driver", json_string(driver));
-		r = restore_point_save(a, f->pci, orig);
-	}
+	if (r >= 0 && (r = vfp_restore_point_set(&rp->driver, driver)) >= 0)
+		r = restore_point_save(a, f->pci, rp);
 	if (r >= 0)
 		r = vfp_device_bind_driver(a->ctx, f->pci, "vfio-pci");
 	if (r == -ENXIO)
@@ -89,86 +83,96 @@ static int bind_vfio(struct agent *a, const struct vf_facts *f, json_t *orig, ch
 	return r;
 }
 
-static int restore_driver(struct agent *a, const char *pci, json_t *orig, char *err,
-			  size_t err_size)
+static int restore_driver(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
+			  char *err, size_t err_size)
 {
-	const char *driver = json_string_value(json_object_get(orig, "driver"));
 	int r;
 
-	if (!driver)
+	if (!rp->driver)
 		return 0;
-	r = vfp_device_bind_driver(a->ctx, pci, driver); /* "": unbound, as it was */
+	r = vfp_device_bind_driver(a->ctx, pci, rp->driver); /* "": unbound, as it was */
 	agent_rescan(a, "VF rebound");
 	if (r < 0)
 		snprintf(err, err_size, "rebinding VF %s to %s: %s", pci,
-			 driver[0] ? driver : "no driver", strerror(-r));
+			 rp->driver[0] ? rp->driver : "no driver", strerror(-r));
 	return r;
 }
 
-static void record_domain(json_t *orig, const struct vm_target *t, const char *xml)
+static int record_domain(struct vfp_restore_point *rp, const struct vm_target *t, const char *xml)
 {
-	json_object_set_new(orig, "domain_uuid", json_string(t->uuid));
-	json_object_set_new(orig, "domain", json_string(t->name ? t->name : ""));
-	json_object_set_new(orig, "flags", json_integer(t->pending ? LIBVIRT_LIVE | LIBVIRT_CONFIG
-								   : t->flags));
-	json_object_set_new(orig, "device_xml", json_string(xml));
-	json_object_set_new(orig, "since", json_integer((json_int_t)time(NULL)));
-	if (t->pending)
-		json_object_set_new(orig, "pending", json_true());
+	rp->flags = t->pending ? LIBVIRT_LIVE | LIBVIRT_CONFIG : t->flags;
+	rp->since = (long long)time(NULL);
+	rp->pending = t->pending;
+	if (vfp_restore_point_set(&rp->domain_uuid, t->uuid) < 0 ||
+	    vfp_restore_point_set(&rp->domain, t->name ? t->name : "") < 0 ||
+	    vfp_restore_point_set(&rp->device_xml, xml) < 0)
+		return -ENOMEM;
+	return 0;
 }
 
 /* Every step after the PF side, undone in reverse. */
-static void undo(struct agent *a, const struct vf_facts *f, json_t *orig)
+static void undo(struct agent *a, const struct vf_facts *f, const struct vfp_restore_point *rp)
 {
 	char msg[256] = "";
 
-	if (restore_driver(a, f->pci, orig, msg, sizeof(msg)) < 0)
+	if (restore_driver(a, f->pci, rp, msg, sizeof(msg)) < 0)
 		log_error("rollback: %s", msg);
-	pf_side_restore(a, f, orig, msg, sizeof(msg));
+	pf_side_restore(a, f, rp, msg, sizeof(msg));
 	if (msg[0])
 		log_error("rollback: VF %s: %s", f->pci, msg);
 	restore_point_save(a, f->pci, NULL);
 }
 
-static int attach_vf(struct agent *a, json_t *alloc, size_t i, const struct vm_target *t,
-		     const struct vm_nic *nic, char **ret_xml, char *err, size_t err_size)
+/* The PF side, the driver and the device XML of VF @i, recorded in @rp; @done once the PF changed. */
+static int prepare_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
+		      const struct vm_nic *nic, const struct vf_facts *f,
+		      struct vfp_restore_point *rp, char **ret_xml, bool *done, char *err,
+		      size_t err_size)
 {
-	json_t *vf = json_array_get(json_object_get(alloc, "vfs"), i);
-	const char *pci = json_string_value(json_object_get(vf, "pci"));
-	json_t *orig = json_object(), *settings = NULL;
-	struct hostdev_spec spec;
-	struct vf_settings want;
+	struct vfp_settings settings = pf_side_settings(vfp_allocation_get_settings(alloc),
+							f->ethernet);
+	struct hostdev_spec spec = { 0 };
+	struct vfp_vf_config want;
+	int r;
+
+	r = vfconfig_from_request(&settings, vfp_allocation_get_vf(alloc, i), i == 0, &want, err,
+				  err_size);
+	if (r >= 0 && (r = pf_side_apply(a, f, &want, rp, err, err_size)) >= 0)
+		*done = true;
+	if (r >= 0)
+		device_spec(a, alloc, i, f, nic, &spec);
+	if (r >= 0 && !spec.managed)
+		r = bind_vfio(a, f, rp, err, err_size);
+	if (r >= 0 && !(*ret_xml = hostdev_xml_string(&spec)))
+		r = -ENOMEM;
+	return r;
+}
+
+static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
+		     const struct vm_target *t, const struct vm_nic *nic,
+		     struct vfp_restore_point *rp, char **ret_xml, char *err, size_t err_size)
+{
+	const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
 	struct vf_facts f;
 	char *xml = NULL;
-	int r = vf_facts_read(a, pci, &f), done = 0;
+	bool done = false;
+	int r = vf_facts_read(a, pci, &f);
 
 	if (r < 0)
 		snprintf(err, err_size, "VF %s is not on this host any more", pci);
-	if (r >= 0) {
-		settings = pf_side_settings(json_object_get(alloc, "settings"), f.ethernet);
-		r = vfconfig_from_request(settings, vf, i == 0, &want, err, err_size);
-	}
-	if (r >= 0 && (r = pf_side_apply(a, &f, &want, orig, err, err_size)) >= 0)
-		done = 1;
 	if (r >= 0)
-		device_spec(a, alloc, i, &f, nic, &spec);
-	if (r >= 0 && !spec.managed)
-		r = bind_vfio(a, &f, orig, err, err_size);
-	if (r >= 0 && !(xml = hostdev_xml_string(&spec)))
-		r = -ENOMEM;
-	if (r >= 0) {
-		record_domain(orig, t, xml);
-		r = restore_point_save(a, pci, orig); /* the intent, before libvirt is asked */
-	}
+		r = prepare_vf(a, alloc, i, nic, &f, rp, &xml, &done, err, err_size);
+	if (r >= 0)
+		r = record_domain(rp, t, xml);
+	if (r >= 0)
+		r = restore_point_save(a, pci, rp); /* the intent, before libvirt is asked */
 	if (r >= 0 && t->flags)
 		r = libvirt_attach(a->libvirt, t->uuid, xml, t->flags, err, err_size);
 	if (r < 0 && done)
-		undo(a, &f, orig);
+		undo(a, &f, rp);
 	if (r >= 0 && ret_xml)
-		*ret_xml = xml, xml = NULL;
+		*ret_xml = TAKE_PTR(xml);
 	free(xml);
-	json_decref(settings);
-	json_decref(orig);
 	return r;
 }
 
@@ -180,47 +184,46 @@ static int attach_vf(struct agent *a, json_t *alloc, size_t i, const struct vm_t
  * Under its PF's lock. With @t->flags 0 the device is only prepared and
  * recorded: the caller puts it into the domain's XML.
  */
-int vm_attach_vf(struct agent *a, json_t *alloc, size_t i, const struct vm_target *t,
-		 const struct vm_nic *nic, char **ret_xml, char *err, size_t err_size)
+int vm_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
+		 const struct vm_target *t, const struct vm_nic *nic, char **ret_xml, char *err,
+		 size_t err_size)
 {
-	pthread_mutex_t *lock = pf_side_lock(json_array_get(json_object_get(alloc, "vfs"), i));
-	int r;
+	struct vfp_restore_point *rp = pf_side_begin(vfp_allocation_get_vf(alloc, i));
+	int r = rp ? attach_vf(a, alloc, i, t, nic, rp, ret_xml, err, err_size) : -ENOMEM;
 
-	pthread_mutex_lock(lock);
-	r = attach_vf(a, alloc, i, t, nic, ret_xml, err, err_size);
-	pthread_mutex_unlock(lock);
+	if (rp)
+		pf_side_end(vfp_allocation_get_vf(alloc, i), rp);
 	return r;
 }
 
-static int restore_vf(struct agent *a, json_t *vf, char *err, size_t err_size)
+static int restore_vf(struct agent *a, const char *pci, char *err, size_t err_size)
 {
-	const char *pci = json_string_value(json_object_get(vf, "pci"));
-	json_t *orig = restore_point_load(a, pci);
-	const char *uuid = json_string_value(json_object_get(orig, "domain_uuid"));
-	const char *xml = json_string_value(json_object_get(orig, "device_xml"));
-	unsigned flags = (unsigned)json_integer_value(json_object_get(orig, "flags"));
+	struct vfp_restore_point *rp = restore_point_load(a, pci);
 	char msg[256] = "";
 	struct vf_facts f;
 	int r = 0;
 
 	err[0] = '\0';
-	if (uuid && xml)
-		r = a->libvirt ? libvirt_detach(a->libvirt, uuid, xml, flags, err, err_size)
+	if (!rp)
+		return 0;
+	if (rp->domain_uuid && rp->device_xml)
+		r = a->libvirt ? libvirt_detach(a->libvirt, rp->domain_uuid, rp->device_xml,
+						rp->flags, err, err_size)
 			       : -ENOTCONN;
 	if (r == -ENOTCONN && !err[0])
 		snprintf(err, err_size, "libvirt is not connected: VF %s stays with domain %s", pci,
-			 uuid);
-	if (r >= 0 && orig)
-		r = restore_driver(a, pci, orig, err, err_size);
-	if (r >= 0 && orig && vf_facts_read(a, pci, &f) >= 0)
-		pf_side_restore(a, &f, orig, msg, sizeof(msg));
+			 rp->domain_uuid);
+	if (r >= 0)
+		r = restore_driver(a, pci, rp, err, err_size);
+	if (r >= 0 && vf_facts_read(a, pci, &f) >= 0)
+		pf_side_restore(a, &f, rp, msg, sizeof(msg));
 	if (r >= 0 && msg[0]) {
 		snprintf(err, err_size, "restoring VF settings on the PF: %s", msg);
 		r = -EIO;
 	}
-	if (r >= 0 && orig)
+	if (r >= 0)
 		r = restore_point_save(a, pci, NULL);
-	json_decref(orig);
+	vfp_restore_point_free(rp);
 	return r;
 }
 
@@ -231,40 +234,39 @@ static int restore_vf(struct agent *a, json_t *vf, char *err, size_t err_size)
  * restored, its restore point cleared. A failed detach changes nothing
  * else: a VF still in a guest must not be rebound.
  */
-int vm_restore_vf(struct agent *a, json_t *vf, char *err, size_t err_size)
+int vm_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, char *err, size_t err_size)
 {
 	pthread_mutex_t *lock = pf_side_lock(vf);
 	int r;
 
 	pthread_mutex_lock(lock);
-	r = restore_vf(a, vf, err, err_size);
+	r = restore_vf(a, vf->pci, err, err_size);
 	pthread_mutex_unlock(lock);
 	return r;
 }
 
 /* Whether @vf's restore point gives it to a domain. */
-bool vm_is_vm_vf(struct agent *a, json_t *vf)
+bool vm_is_vm_vf(struct agent *a, const struct vfp_allocation_vf *vf)
 {
-	json_t *orig = restore_point_load(a, json_string_value(json_object_get(vf, "pci")));
-	bool is_vm = json_object_get(orig, "domain_uuid") != NULL;
+	struct vfp_restore_point *rp = restore_point_load(a, vf->pci);
+	bool is_vm = rp && rp->domain_uuid;
 
-	json_decref(orig);
+	vfp_restore_point_free(rp);
 	return is_vm;
 }
 
 /* The domain appeared: its VFs' restore points stop waiting for it. */
-static void mark_seen(struct agent *a, json_t *alloc)
+static void mark_seen(struct agent *a, const struct vfp_allocation *alloc)
 {
-	size_t i;
-	json_t *vf;
+	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {
+		const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
+		struct vfp_restore_point *rp = restore_point_load(a, pci);
 
-	json_array_foreach(json_object_get(alloc, "vfs"), i, vf) {
-		const char *pci = json_string_value(json_object_get(vf, "pci"));
-		json_t *orig = restore_point_load(a, pci);
-
-		if (json_object_del(orig, "pending") == 0)
-			restore_point_save(a, pci, orig);
-		json_decref(orig);
+		if (rp && rp->pending) {
+			rp->pending = false;
+			restore_point_save(a, pci, rp);
+		}
+		vfp_restore_point_free(rp);
 	}
 }
 
@@ -275,55 +277,47 @@ static void mark_seen(struct agent *a, json_t *alloc)
  * A deployment file's allocation counts as alive for PENDING_GRACE_SECONDS
  * before its domain first appears; the main loop looks again every minute.
  */
-int vm_domain_alive(struct agent *a, json_t *alloc)
+int vm_domain_alive(struct agent *a, const struct vfp_allocation *alloc)
 {
-	json_t *vf = json_array_get(json_object_get(alloc, "vfs"), 0);
-	json_t *orig = vf ? restore_point_load(a, json_string_value(json_object_get(vf, "pci")))
-			  : NULL;
-	const char *uuid = json_string_value(json_object_get(orig, "domain_uuid"));
-	bool pending = json_is_true(json_object_get(orig, "pending"));
-	json_int_t since = json_integer_value(json_object_get(orig, "since"));
+	const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, 0);
+	struct vfp_restore_point *rp = vf ? restore_point_load(a, vf->pci) : NULL;
 	struct libvirt_domain d = { 0 };
+	bool pending = rp && rp->pending;
 	char err[512];
 	int r = -1;
 
-	if (uuid && a->libvirt) {
-		r = libvirt_lookup(a->libvirt, uuid, &d, err, sizeof(err));
+	if (rp && rp->domain_uuid && a->libvirt) {
+		r = libvirt_lookup(a->libvirt, rp->domain_uuid, &d, err, sizeof(err));
 		if (r >= 0 && pending)
 			mark_seen(a, alloc);
-		if (r == -ENOENT && pending && libvirt_conn_was_seen(a->libvirt, uuid))
+		if (r == -ENOENT && pending && libvirt_conn_was_seen(a->libvirt, rp->domain_uuid))
 			pending = false; /* it came and went between two looks */
-		if (r == -ENOENT && pending && time(NULL) - since < PENDING_GRACE_SECONDS)
+		if (r == -ENOENT && pending && time(NULL) - rp->since < PENDING_GRACE_SECONDS)
 			r = 1;
 		else
 			r = r >= 0 ? 1 : r == -ENOENT ? 0 : -1;
 	}
-	json_decref(orig);
+	vfp_restore_point_free(rp);
 	return r;
 }
 
-/* 1 when the domain in @vf's restore point holds it, 0 when not, -1 when libvirt cannot say. */
-static int vf_in_domain(struct agent *a, json_t *vf)
+/* 1 when the domain in @pci's restore point holds it, 0 when not, -1 when libvirt cannot say. */
+static int vf_in_domain(struct agent *a, const char *pci)
 {
-	const char *pci = json_string_value(json_object_get(vf, "pci"));
-	json_t *orig = restore_point_load(a, pci), *held = NULL, *p;
-	const char *uuid = json_string_value(json_object_get(orig, "domain_uuid"));
+	struct vfp_restore_point *rp = restore_point_load(a, pci);
 	char err[512], *xml = NULL;
-	size_t i;
 	int r = 0;
 
-	if (uuid && json_is_true(json_object_get(orig, "pending")))
+	if (rp && rp->domain_uuid && rp->pending)
 		r = -1; /* its domain is not there yet: the lease says, not this */
-	else if (uuid && !(xml = libvirt_domain_xml(a->libvirt, uuid, err, sizeof(err))))
-		r = strstr(err, "Domain not found") ? 0 : -1;
+	else if (rp && rp->domain_uuid)
+		r = libvirt_domain_xml(a->libvirt, rp->domain_uuid, &xml, err, sizeof(err));
 	if (xml)
-		held = domxml_pci_hostdevs(xml);
-	json_array_foreach(held, i, p)
-		if (!strcmp(json_string_value(p), pci))
-			r = 1;
+		r = domxml_has_pci_hostdev(xml, pci);
+	else if (r < 0)
+		r = r == -ENOENT ? 0 : -1;
 	free(xml);
-	json_decref(held);
-	json_decref(orig);
+	vfp_restore_point_free(rp);
 	return r;
 }
 
@@ -334,16 +328,15 @@ static int vf_in_domain(struct agent *a, json_t *vf)
  * For the reconcile after a crash during an attach: the device must be in
  * the domain's XML, not only the domain exist.
  */
-int vm_is_attached(struct agent *a, json_t *alloc)
+int vm_is_attached(struct agent *a, const struct vfp_allocation *alloc)
 {
-	size_t i;
-	json_t *vf;
 	int r = -1;
 
-	if (!a->libvirt || !vm_is_vm_vf(a, json_array_get(json_object_get(alloc, "vfs"), 0)))
+	if (!a->libvirt || !vfp_allocation_get_vf_count(alloc) ||
+	    !vm_is_vm_vf(a, vfp_allocation_get_vf(alloc, 0)))
 		return -1;
-	json_array_foreach(json_object_get(alloc, "vfs"), i, vf) {
-		r = vf_in_domain(a, vf);
+	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {
+		r = vf_in_domain(a, vfp_allocation_get_vf(alloc, i)->pci);
 		if (r <= 0)
 			return r;
 	}
@@ -353,34 +346,42 @@ int vm_is_attached(struct agent *a, json_t *alloc)
 /* Whether the ledger gives @pci to the domain @uuid. */
 static bool ledger_gives(struct agent *a, const char *pci, const char *uuid)
 {
-	json_t *orig = restore_point_load(a, pci);
-	const char *held = json_string_value(json_object_get(orig, "domain_uuid"));
-	bool yes = held && strcmp(held, uuid) == 0;
+	struct vfp_restore_point *rp = restore_point_load(a, pci);
+	bool yes = rp && rp->domain_uuid && strcmp(rp->domain_uuid, uuid) == 0;
 
-	json_decref(orig);
+	vfp_restore_point_free(rp);
 	return yes;
 }
 
-static void check_domain(struct agent *a, const struct vfp_inventory *inv, json_t *dom,
-			 json_t *foreign)
+static int add_foreign(struct agent_foreign_vfs *f, const char *pci, const struct libvirt_domain *d)
 {
-	const char *uuid = json_string_value(json_object_get(dom, "uuid"));
-	const char *name = json_string_value(json_object_get(dom, "name"));
-	json_t *pcis = domxml_pci_hostdevs(json_string_value(json_object_get(dom, "xml")));
-	json_t *p;
-	size_t i;
+	struct agent_foreign_vf *v;
 
-	json_array_foreach(pcis, i, p) {
-		const char *pci = json_string_value(p);
+	if (!GREEDY_REALLOC(f->vfs, f->cap, f->n + 1))
+		return -ENOMEM;
+	v = &f->vfs[f->n++];
+	snprintf(v->pci, sizeof(v->pci), "%s", pci);
+	snprintf(v->domain, sizeof(v->domain), "%s", d->name);
+	snprintf(v->uuid, sizeof(v->uuid), "%s", d->uuid);
+	return 0;
+}
 
-		if (!vfp_inventory_find_vf(inv, pci) || ledger_gives(a, pci, uuid))
+static void check_domain(struct agent *a, const struct vfp_inventory *inv,
+			 const struct libvirt_domain_desc *dom, struct agent_foreign_vfs *foreign)
+{
+	char **pcis = NULL;
+	size_t n = 0;
+
+	if (domxml_pci_hostdevs(dom->xml, &pcis, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (!vfp_inventory_find_vf(inv, pcis[i]) || ledger_gives(a, pcis[i], dom->d.uuid))
 			continue;
 		log_warning("VF %s is in domain %s (%s), but the ledger does not give it to that "
-			    "domain: reported, left alone", pci, name, uuid);
-		json_array_append_new(foreign, json_pack("{s:s, s:s, s:s}", "pci", pci, "domain",
-							 name, "uuid", uuid));
+			    "domain: reported, left alone", pcis[i], dom->d.name, dom->d.uuid);
+		add_foreign(foreign, pcis[i], &dom->d);
 	}
-	json_decref(pcis);
+	domxml_strv_free(pcis, n);
 }
 
 /**
@@ -390,21 +391,22 @@ static void check_domain(struct agent *a, const struct vfp_inventory *inv, json_
  */
 void vm_report_foreign(struct agent *a)
 {
+	struct agent_foreign_vfs foreign = { 0 }, old;
+	struct libvirt_domain_desc *doms = NULL;
 	struct vfp_inventory *inv;
-	json_t *doms, *dom, *foreign;
+	size_t n = 0;
 	char err[512];
-	size_t i;
 
-	if (!a->libvirt || !(doms = libvirt_list_domains(a->libvirt, err, sizeof(err))))
+	if (!a->libvirt || libvirt_list_domains(a->libvirt, &doms, &n, err, sizeof(err)) < 0)
 		return;
 	inv = agent_get_inventory(a);
-	foreign = json_array();
-	json_array_foreach(doms, i, dom)
-		check_domain(a, inv, dom, foreign);
+	for (size_t i = 0; i < n; i++)
+		check_domain(a, inv, &doms[i], &foreign);
 	pthread_mutex_lock(&a->ledger_lock);
-	json_decref(a->foreign_vfs);
+	old = a->foreign_vfs;
 	a->foreign_vfs = foreign;
 	pthread_mutex_unlock(&a->ledger_lock);
+	free(old.vfs);
 	vfp_inventory_unref(inv);
-	json_decref(doms);
+	libvirt_domain_descs_free(doms, n);
 }

@@ -9,7 +9,6 @@
  */
 #pragma once
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -28,10 +27,11 @@ struct vm_nic {
 	int vlan; /* -1: none */
 };
 
-int vm_attach_vf(struct agent *a, json_t *alloc, size_t i, const struct vm_target *t,
-		 const struct vm_nic *nic, char **ret_xml, char *err, size_t err_size);
-int vm_restore_vf(struct agent *a, json_t *vf, char *err, size_t err_size);
-bool vm_is_vm_vf(struct agent *a, json_t *vf);
-int vm_domain_alive(struct agent *a, json_t *alloc);
-int vm_is_attached(struct agent *a, json_t *alloc);
+int vm_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
+		 const struct vm_target *t, const struct vm_nic *nic, char **ret_xml, char *err,
+		 size_t err_size);
+int vm_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, char *err, size_t err_size);
+bool vm_is_vm_vf(struct agent *a, const struct vfp_allocation_vf *vf);
+int vm_domain_alive(struct agent *a, const struct vfp_allocation *alloc);
+int vm_is_attached(struct agent *a, const struct vfp_allocation *alloc);
 void vm_report_foreign(struct agent *a);

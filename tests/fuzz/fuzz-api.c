@@ -23,9 +23,9 @@ static char fixed_id[64];
 static void setup(void)
 {
 	static char dir[64] = "/dev/shm/vfagent-fuzz-api-XXXXXX";
-	json_t *alloc = NULL;
-	char *err = NULL;
-	struct vfp_claim c = { .pool = "eth", .count = 1, .numa_node = -1 };
+	static const struct vfp_owner owner = { .kind = VFP_OWNER_VM, .name = "fuzz" };
+	struct vfp_allocation *alloc = NULL;
+	struct vfp_claim c = { .pool = "eth", .count = 1, .owner = &owner, .numa_node = -1 };
 
 	if (!mkdtemp(dir))
 		abort();
@@ -34,29 +34,26 @@ static void setup(void)
 	agent_set_log_priority(3);
 	if (agent_init(&a) < 0)
 		abort();
-	c.owner = json_pack("{s:s, s:s}", "kind", "vm", "name", "fuzz");
 	if (vfp_ledger_claim(a.ledger, a.config, &c, &alloc) < 0)
 		abort();
-	snprintf(fixed_id, sizeof(fixed_id), "%s", json_string_value(json_object_get(alloc, "id")));
-	json_decref(alloc);
-	json_decref(c.owner);
-	free(err);
+	snprintf(fixed_id, sizeof(fixed_id), "%s", vfp_allocation_get_id(alloc));
+	vfp_allocation_unref(alloc);
 }
 
 /* Every allocation but the fixed one back, so the next input finds VFs free. */
 static void give_back(void)
 {
-	json_t *list = vfp_ledger_list_allocations(a.ledger, NULL, false), *o;
+	struct vfp_allocation **list = NULL;
+	size_t n = 0;
 	char err[256];
-	size_t i;
 
-	json_array_foreach(list, i, o) {
-		const char *id = json_string_value(json_object_get(o, "id"));
-
-		if (strcmp(id, fixed_id) != 0)
-			agent_release_allocation(&a, id, err, sizeof(err));
-	}
-	json_decref(list);
+	if (vfp_ledger_list_allocations(a.ledger, NULL, false, &list, &n) < 0)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(vfp_allocation_get_id(list[i]), fixed_id) != 0)
+			agent_release_allocation(&a, vfp_allocation_get_id(list[i]), err,
+						 sizeof(err));
+	vfp_allocation_list_free(list, n);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

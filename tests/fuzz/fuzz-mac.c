@@ -14,6 +14,7 @@
 #include "agent/vm/domain-xml.h"
 #include "agent/vm/hostdev-xml.h"
 #include "agent/netlink/nlmsg.h"
+#include "libvfpool/libvfpool.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -25,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!s)
 		return 0;
-	if (nl_parse_mac(s, mac) == 0) {
+	if (vfp_mac_parse(s, mac) == 0) {
 		ip = (uint32_t)mac[2] << 24 | (uint32_t)mac[3] << 16 | (uint32_t)mac[4] << 8 | mac[5];
 		hostdev_xml_ipoib_mac(prefix, ip, dummy);
 		if (memcmp(dummy, prefix, 2) || memcmp(dummy + 2, mac + 2, 4))

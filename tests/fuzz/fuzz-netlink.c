@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned char *buf;
 	struct nl_link link;
-	struct vf_settings vf;
+	struct vfp_vf_config vf;
 	char msg[256];
 	uint32_t index;
 	int mode;

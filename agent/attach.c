@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/attach.h"
+#include "agent/container/container.h"
+#include "agent/container/netns.h"
+#include "agent/events.h"
+#include "agent/release.h"
+#include "agent/vm/libvirt.h"
+#include "agent/vm/vm.h"
+
+/* One VF keeps the name asked for; several get it with their position. */
+static int ifname_for(struct agent *a, const struct agent_netns_request *q, const char *pci,
+		      size_t i, size_t n, char *buf, size_t size, char *err, size_t err_size)
+{
+	struct vfp_inventory *inv = agent_get_inventory(a);
+	const struct vfp_vf *v = vfp_inventory_find_vf(inv, pci);
+	const char *own = v && vfp_vf_get_netdev(v) ? vfp_vf_get_netdev(v) : "net";
+
+	if (n == 1)
+		snprintf(buf, size, "%s", q->ifname ? q->ifname : own);
+	else
+		snprintf(buf, size, "%.13s%zu", q->ifname ? q->ifname : "net", i);
+	vfp_inventory_unref(inv);
+	if (strlen(buf) <= 15)
+		return 0;
+	snprintf(err, err_size, "ifname: \"%s\" is longer than 15 characters", buf);
+	return -EINVAL;
+}
+
+/* The VFs before @n back, in reverse: what a failed attach undoes. */
+static void undo_netns(struct agent *a, const struct vfp_allocation *alloc, size_t n, int fd)
+{
+	while (n-- > 0) {
+		const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, n);
+		char err[256];
+
+		if (container_restore_vf(a, vf, fd, err, sizeof(err)) < 0)
+			log_error("VF %s: rollback: %s", vf->pci, err);
+	}
+}
+
+static int netns_vfs(struct agent *a, const struct vfp_allocation *alloc,
+		     const struct agent_netns_request *q, const struct container_target *t,
+		     char *err, size_t err_size)
+{
+	size_t i, n = vfp_allocation_get_vf_count(alloc);
+	int r = 0;
+
+	for (i = 0; r >= 0 && i < n; i++) {
+		const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
+		char ifname[80], msg[256] = "";
+
+		r = ifname_for(a, q, pci, i, n, ifname, sizeof(ifname), err, err_size);
+		if (r < 0)
+			break;
+		r = container_attach_vf(a, alloc, i, t, ifname, msg, sizeof(msg));
+		if (r < 0)
+			snprintf(err, err_size, "VF %s: %s", pci, msg[0] ? msg : strerror(-r));
+		else
+			log_info("VF %s: allocation %s: %s in %s", pci,
+				 vfp_allocation_get_id(alloc), ifname, t->netns);
+	}
+	if (r < 0 && i > 0)
+		undo_netns(a, alloc, i - 1, t->fd);
+	return r;
+}
+
+/* The VFs of one allocation, and where they go. */
+struct attach_job {
+	const struct vfp_allocation *alloc;
+	const struct agent_netns_request *netns;
+	const struct container_target *target;
+	const struct vm_target *domain;
+};
+
+typedef int (*attach_fn)(struct agent *a, const struct attach_job *j, char *err,
+			 size_t err_size);
+
+/* @fn between the attach intent's begin and its confirm: a crash in between is reconciled. */
+static int in_intent(struct agent *a, const struct attach_job *j, attach_fn fn, char *err,
+		     size_t err_size)
+{
+	const char *id = vfp_allocation_get_id(j->alloc);
+	int r = agent_intent(a, id, VFP_OP_ATTACH, true, false, NULL, err, err_size);
+
+	if (r < 0)
+		return r;
+	r = fn(a, j, err, err_size);
+	agent_intent(a, id, VFP_OP_ATTACH, false, r >= 0, r < 0 ? err : NULL, NULL, 0);
+	return r;
+}
+
+static int netns_job(struct agent *a, const struct attach_job *j, char *err, size_t err_size)
+{
+	return netns_vfs(a, j->alloc, j->netns, j->target, err, err_size);
+}
+
+/**
+ * agent_attach_netns() - allocation @id's VFs into the namespace @q names
+ *
+ * Every VF, or none. The namespace is opened before the intent is written:
+ * one that does not exist changes nothing.
+ */
+int agent_attach_netns(struct agent *a, const char *id, const struct agent_netns_request *q,
+		       char *err, size_t err_size)
+{
+	struct container_target t = { .netns = q->netns, .fd = -1, .addresses = q->addresses,
+				       .n_addresses = q->n_addresses, .gateway = q->gateway,
+				       .mtu = q->mtu };
+	struct attach_job j = { .netns = q, .target = &t };
+	struct vfp_allocation *alloc = NULL;
+	int r = agent_get_allocation(a, id, &alloc, err, err_size);
+
+	if (r >= 0)
+		r = netns_open(q->netns, &t.fd, err, err_size);
+	if (r >= 0)
+		r = netns_inode(t.fd, &t.inode);
+	j.alloc = alloc;
+	if (r >= 0)
+		r = in_intent(a, &j, netns_job, err, err_size);
+	if (t.fd >= 0)
+		close(t.fd);
+	vfp_allocation_unref(alloc);
+	if (r >= 0)
+		events_emit_allocation(a->events, id, VFP_ALLOCATION_ATTACHED);
+	return r;
+}
+
+/* With neither live nor config asked for, the domain's state decides: live while it runs. */
+static int domain_flags(const struct agent_domain_request *q, const struct libvirt_domain *d,
+			unsigned *ret, char *err, size_t err_size)
+{
+	bool live = q->live > 0, config = q->config > 0;
+
+	if (q->live < 0 && q->config < 0) {
+		live = d->active;
+		config = !d->active && d->persistent;
+	}
+	if (!live && !config) {
+		snprintf(err, err_size, "live, config: at least one must be true");
+		return -EINVAL;
+	}
+	if (config && !d->persistent) {
+		snprintf(err, err_size, "config: domain %s is transient: it has no config",
+			 d->name);
+		return -EINVAL;
+	}
+	*ret = (live ? LIBVIRT_LIVE : 0) | (config ? LIBVIRT_CONFIG : 0);
+	return 0;
+}
+
+/* The VFs before @n back out of the domain, in reverse. */
+static void undo_domain(struct agent *a, const struct vfp_allocation *alloc, size_t n)
+{
+	while (n-- > 0) {
+		const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, n);
+		char err[512];
+
+		if (vm_restore_vf(a, vf, err, sizeof(err)) < 0)
+			log_error("VF %s: rollback: %s", vf->pci, err);
+	}
+}
+
+static int domain_job(struct agent *a, const struct attach_job *j, char *err, size_t err_size)
+{
+	size_t i, n = vfp_allocation_get_vf_count(j->alloc);
+	int r = 0;
+
+	for (i = 0; r >= 0 && i < n; i++) {
+		const char *pci = vfp_allocation_get_vf(j->alloc, i)->pci;
+		char msg[512] = "";
+
+		r = vm_attach_vf(a, j->alloc, i, j->domain, NULL, NULL, msg, sizeof(msg));
+		if (r < 0)
+			snprintf(err, err_size, "VF %s: %s", pci, msg[0] ? msg : strerror(-r));
+		else
+			log_info("VF %s: allocation %s: in domain %s (%s)", pci,
+				 vfp_allocation_get_id(j->alloc), j->domain->name, j->domain->uuid);
+	}
+	if (r < 0 && i > 0)
+		undo_domain(a, j->alloc, i - 1);
+	return r;
+}
+
+/**
+ * agent_domain_attach_vfs() - allocation @id's VFs into the domain @q names
+ *
+ * The ledger's attach intent brackets the work. A failure leaves every VF
+ * as it was, and the message is libvirt's. No event: see agent_attach_domain().
+ */
+int agent_domain_attach_vfs(struct agent *a, const char *id, const struct agent_domain_request *q,
+			    char *err, size_t err_size)
+{
+	struct libvirt_domain d = { 0 };
+	struct vm_target t = { 0 };
+	struct attach_job j = { .domain = &t };
+	struct vfp_allocation *alloc = NULL;
+	int r = agent_get_allocation(a, id, &alloc, err, err_size);
+
+	if (r >= 0)
+		r = libvirt_lookup(a->libvirt, q->domain, &d, err, err_size);
+	if (r >= 0)
+		r = domain_flags(q, &d, &t.flags, err, err_size);
+	t.uuid = d.uuid, t.name = d.name;
+	j.alloc = alloc;
+	if (r >= 0)
+		r = in_intent(a, &j, domain_job, err, err_size);
+	vfp_allocation_unref(alloc);
+	return r;
+}
+
+int agent_attach_domain(struct agent *a, const char *id, const struct agent_domain_request *q,
+			char *err, size_t err_size)
+{
+	int r = agent_domain_attach_vfs(a, id, q, err, err_size);
+
+	if (r >= 0)
+		events_emit_allocation(a->events, id, VFP_ALLOCATION_ATTACHED);
+	return r;
+}
+
+/**
+ * agent_detach() - allocation @id's VFs back to the host; it stays reserved
+ *
+ * The detach intent brackets the work; a crash in between is rolled forward.
+ */
+int agent_detach(struct agent *a, const char *id, char *err, size_t err_size)
+{
+	struct vfp_allocation *alloc = NULL;
+	int r = agent_get_allocation(a, id, &alloc, err, err_size);
+
+	if (r >= 0)
+		r = agent_intent(a, id, VFP_OP_DETACH, true, false, NULL, err, err_size);
+	if (r >= 0) {
+		r = agent_detach_all(a, alloc, err, err_size);
+		agent_intent(a, id, VFP_OP_DETACH, false, r >= 0, r < 0 ? err : NULL, NULL, 0);
+	}
+	vfp_allocation_unref(alloc);
+	if (r >= 0)
+		events_emit_allocation(a->events, id, VFP_ALLOCATION_RESERVED);
+	return r;
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "agent/claim-queue.h"
+#include "agent/attach.h"
+#include "agent/claim.h"
+#include "agent/events.h"
+#include "agent/release.h"
+
+/* No free VF: a pool with a "grow" policy resizes an idle PF, once. */
+static bool grow_pool(struct agent *a, const char *pool)
+{
+	struct vfp_inventory *inv = NULL;
+	int r;
+
+	pthread_rwlock_wrlock(&a->state_lock);
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_pool_grow(a->ledger, a->config, a->inv, pool, &inv);
+	if (inv)
+		agent_replace_inventory(a, inv);
+	pthread_mutex_unlock(&a->ledger_lock);
+	pthread_rwlock_unlock(&a->state_lock);
+	if (r >= 0)
+		log_info("pool %s: grew a PF", pool);
+	return r >= 0;
+}
+
+/* agent_claim() without its event: for claims made on the way to something else. */
+int agent_claim_quiet(struct agent *a, const struct vfp_claim *c, struct vfp_allocation **ret,
+		      char *err, size_t err_size)
+{
+	struct vfp_config *config = agent_get_config(a);
+	char *msg = NULL;
+	int r;
+
+	r = claim_queue_claim(a->claims, config, c, ret, &msg);
+	if (r == -ENOBUFS && grow_pool(a, c->pool)) {
+		free(msg);
+		msg = NULL;
+		r = claim_queue_claim(a->claims, config, c, ret, &msg);
+	}
+	vfp_config_unref(config);
+	if (r < 0)
+		snprintf(err, err_size, "%s", msg ? msg : "claim failed");
+	free(msg);
+	return r == -ENOBUFS ? -EBUSY : r;
+}
+
+/**
+ * agent_claim() - reserve VFs as @c asks, durable when it returns
+ * @ret: the allocation (vfp_allocation_unref() it)
+ *
+ * 0 for a new allocation (an event says so), 1 when its Idempotency-Key
+ * replayed an earlier one; else vfp_ledger_claim()'s errors, with a pool
+ * that has too few free VFs reported as -EBUSY once growing it did not help.
+ */
+int agent_claim(struct agent *a, const struct vfp_claim *c, struct vfp_allocation **ret,
+		char *err, size_t err_size)
+{
+	int r = agent_claim_quiet(a, c, ret, err, err_size);
+
+	if (r == 0)
+		events_emit_allocation(a->events, vfp_allocation_get_id(*ret),
+				       VFP_ALLOCATION_RESERVED);
+	return r;
+}
+
+/**
+ * agent_claim_and_attach() - agent_claim(), then its VFs into the domain @q
+ * names: all or nothing (a failed attach gives the claim back)
+ *
+ * A replayed claim (1) is returned as it is, not attached again.
+ */
+int agent_claim_and_attach(struct agent *a, const struct vfp_claim *c,
+			   const struct agent_domain_request *q, struct vfp_allocation **ret,
+			   char *err, size_t err_size)
+{
+	struct vfp_allocation *alloc = NULL;
+	char msg[256];
+	int r = agent_claim_quiet(a, c, &alloc, err, err_size);
+
+	if (r == 0)
+		r = agent_domain_attach_vfs(a, vfp_allocation_get_id(alloc), q, err, err_size);
+	if (r < 0 && alloc &&
+	    agent_release_allocation(a, vfp_allocation_get_id(alloc), msg, sizeof(msg)) < 0)
+		log_error("allocation %s: giving the claim back: %s", vfp_allocation_get_id(alloc),
+			  msg);
+	if (r == 0) {
+		struct vfp_allocation *now = NULL;
+
+		if (agent_get_allocation(a, vfp_allocation_get_id(alloc), &now, msg,
+					 sizeof(msg)) >= 0) {
+			vfp_allocation_unref(alloc);
+			alloc = now;
+		}
+		events_emit_allocation(a->events, vfp_allocation_get_id(alloc),
+				       vfp_allocation_get_state(alloc));
+	}
+	if (r < 0) {
+		vfp_allocation_unref(alloc);
+		return r;
+	}
+	*ret = alloc;
+	return r;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Claiming VFs: through the group-commit queue, growing the pool once when it ran dry. */
+#pragma once
+
+#include <stddef.h>
+
+#include "agent/agent.h"
+#include "agent/attach.h"
+
+int agent_claim_quiet(struct agent *a, const struct vfp_claim *c, struct vfp_allocation **ret,
+		      char *err, size_t err_size);
+int agent_claim(struct agent *a, const struct vfp_claim *c, struct vfp_allocation **ret,
+		char *err, size_t err_size);
+int agent_claim_and_attach(struct agent *a, const struct vfp_claim *c,
+			   const struct agent_domain_request *q, struct vfp_allocation **ret,
+			   char *err, size_t err_size);

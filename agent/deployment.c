@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <libxml/parser.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/claim.h"
+#include "agent/deployment.h"
+#include "agent/release.h"
+#include "agent/vm/domain-xml.h"
+#include "agent/vm/hostdev-xml.h"
+#include "agent/vm/vm.h"
+#include "libvfpool/macro.h"
+
+#define MAX_POOLS 8
+
+struct rewrite {
+	struct agent *agent;
+	const struct agent_deployment *in;
+	char *err;
+	size_t err_size;
+	xmlDocPtr doc;
+	struct vfp_config *config;
+	struct domxml_nic *nics;
+	size_t n_nics;
+	char uuid[37];
+	char *name;
+	const char *pools[MAX_POOLS];
+	struct vfp_allocation *allocs[MAX_POOLS];
+	size_t n_pools, used[MAX_POOLS];
+	size_t n_begun; /* allocations whose attach intent is begun */
+	xmlNodePtr dummies; /* a holder of the dummy NICs, in IB order */
+	size_t n_ib;
+};
+
+static int fail(struct rewrite *w, int r, const char *format, ...) _printf_(3, 4);
+
+static int fail(struct rewrite *w, int r, const char *format, ...)
+{
+	va_list ap;
+
+	va_start(ap, format);
+	vsnprintf(w->err, w->err_size, format, ap);
+	va_end(ap);
+	return r;
+}
+
+static size_t pool_slot(struct rewrite *w, const char *pool)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_pools; i++)
+		if (!strcmp(w->pools[i], pool))
+			return i;
+	if (i < MAX_POOLS)
+		w->pools[w->n_pools++] = pool;
+	return i;
+}
+
+/* One allocation per pool, all or none. */
+static int claim_all(struct rewrite *w, const char *owner)
+{
+	unsigned count[MAX_POOLS] = { 0 };
+	struct vfp_owner o = { .kind = VFP_OWNER_VM, .name = owner, .uuid = w->uuid };
+	int r = 0;
+
+	for (size_t i = 0; i < w->n_nics; i++) {
+		size_t slot = pool_slot(w, w->nics[i].pool);
+
+		if (slot >= MAX_POOLS)
+			r = fail(w, -EINVAL, "devices: NICs on more than %d SR-IOV pools", MAX_POOLS);
+		else
+			count[slot]++;
+	}
+	for (size_t p = 0; r >= 0 && p < w->n_pools; p++) {
+		struct vfp_claim c = { .pool = w->pools[p], .count = count[p], .owner = &o,
+				       .numa_node = -1 };
+
+		r = agent_claim_quiet(w->agent, &c, &w->allocs[p], w->err, w->err_size);
+	}
+	return r;
+}
+
+/* The IPv4 address of IB VF number @k: from the request's list first, else from the NIC's MAC. */
+static int ipoib_address(struct rewrite *w, const struct domxml_nic *nic, size_t k, uint32_t *ret)
+{
+	const char *list = w->in->ips;
+	char one[64];
+
+	for (size_t i = 0; list && i < k; i++)
+		list = strchr(list, ',') ? strchr(list, ',') + 1 : NULL;
+	if (list) {
+		snprintf(one, sizeof(one), "%.*s", (int)strcspn(list, ","), list);
+		if (domxml_parse_ipv4(one, ret) < 0)
+			return fail(w, -EINVAL, "ip: \"%.40s\" is not an IPv4 address", one);
+		return 0;
+	}
+	if (nic->has_ip) {
+		*ret = nic->ip;
+		return 0;
+	}
+	return fail(w, -EINVAL, "devices/interface[%u]: no IPv4 address for its IPoIB dummy "
+		    "NIC: its MAC is not OpenNebula's 02:00 form and ?ip= names none", nic->position);
+}
+
+static xmlNodePtr device_node(xmlDocPtr doc, const char *xml)
+{
+	xmlDocPtr d = xmlReadMemory(xml, (int)strlen(xml), "device.xml", NULL, XML_PARSE_NONET);
+	xmlNodePtr n = d ? xmlDocCopyNode(xmlDocGetRootElement(d), doc, 1) : NULL;
+
+	xmlFreeDoc(d);
+	return n;
+}
+
+/* NIC @i: the next VF of its pool's allocation in its place, and its dummy if IB. */
+static int replace_nic(struct rewrite *w, size_t i)
+{
+	const struct domxml_nic *nic = &w->nics[i];
+	size_t p = pool_slot(w, nic->pool);
+	struct vm_target t = { .uuid = w->uuid, .name = w->name, .pending = true };
+	struct vm_nic want = { .has_mac = nic->has_mac, .vlan = nic->vlan };
+	char *xml = NULL, err[512] = "";
+	xmlNodePtr node;
+	uint32_t ip = 0;
+	int r;
+
+	memcpy(want.mac, nic->mac, sizeof(want.mac));
+	r = vm_attach_vf(w->agent, w->allocs[p], w->used[p], &t, &want, &xml, err, sizeof(err));
+	if (r < 0)
+		return fail(w, r, "devices/interface[%u]: %s", nic->position, err);
+	w->used[p]++;
+	node = device_node(w->doc, xml);
+	if (node && !strcmp((const char *)node->name, "hostdev")) {
+		r = ipoib_address(w, nic, w->n_ib++, &ip);
+		if (r >= 0)
+			xmlAddChild(w->dummies, hostdev_xml_dummy_nic(
+				vfp_config_get_ipoib_mac_prefix(w->config), ip));
+	}
+	if (node)
+		domxml_replace_nic(nic, node);
+	free(xml);
+	return node ? r : fail(w, -ENOMEM, "out of memory");
+}
+
+/* Every VF prepared so far back, every claim given back. */
+static void give_back(struct agent *a, struct rewrite *w)
+{
+	for (size_t p = 0; p < w->n_pools && w->allocs[p]; p++) {
+		const char *id = vfp_allocation_get_id(w->allocs[p]);
+		char err[512];
+
+		for (size_t j = 0; j < w->used[p]; j++)
+			if (vm_restore_vf(a, vfp_allocation_get_vf(w->allocs[p], j), err,
+					  sizeof(err)) < 0)
+				log_error("allocation %s: rollback: %s", id, err);
+		if (agent_release_allocation(a, id, err, sizeof(err)) < 0)
+			log_error("allocation %s: giving the claim back: %s", id, err);
+	}
+}
+
+/*
+ * Each allocation's attach intent: begun before its VFs are prepared (a
+ * failed begin stops the rewrite), confirmed after for those begun.
+ */
+static int begin_intents(struct rewrite *w)
+{
+	int r = 0;
+
+	for (w->n_begun = 0; r >= 0 && w->n_begun < w->n_pools && w->allocs[w->n_begun];) {
+		r = agent_intent(w->agent, vfp_allocation_get_id(w->allocs[w->n_begun]),
+				 VFP_OP_ATTACH, true, false, NULL, w->err, w->err_size);
+		if (r >= 0)
+			w->n_begun++;
+	}
+	return r;
+}
+
+static void confirm_intents(struct rewrite *w, bool ok)
+{
+	for (size_t p = 0; p < w->n_begun; p++)
+		agent_intent(w->agent, vfp_allocation_get_id(w->allocs[p]), VFP_OP_ATTACH, false,
+			     ok, ok ? NULL : "rewrite failed", NULL, 0);
+}
+
+/* "id1, id2" for X-Allocation-Id. */
+static void allocation_ids(const struct rewrite *w, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t p = 0; p < w->n_pools && w->allocs[p] && len < size; p++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", p ? ", " : "",
+					vfp_allocation_get_id(w->allocs[p]));
+}
+
+static int rewrite(struct rewrite *w, char **ret_xml, char *ret_ids, size_t ids_size)
+{
+	const char *owner = w->in->owner;
+	int r = domxml_ensure_uuid(w->doc, w->uuid);
+
+	if (r < 0)
+		return fail(w, r, "body: <uuid> is not a UUID");
+	w->name = domxml_get_name(w->doc);
+	if (!owner && !(owner = w->name))
+		return fail(w, -EINVAL, "body: the domain has no <name>; give ?owner=");
+	r = claim_all(w, owner);
+	if (r >= 0)
+		r = begin_intents(w);
+	for (size_t i = 0; r >= 0 && i < w->n_nics; i++)
+		r = replace_nic(w, i);
+	confirm_intents(w, r >= 0);
+	if (r < 0) {
+		give_back(w->agent, w);
+		return r;
+	}
+	while (w->dummies->children) {
+		xmlNodePtr d = w->dummies->children;
+
+		xmlUnlinkNode(d);
+		domxml_append_device(w->doc, d);
+	}
+	allocation_ids(w, ret_ids, ids_size);
+	*ret_xml = domxml_format(w->doc);
+	return *ret_xml ? 0 : fail(w, -ENOMEM, "out of memory");
+}
+
+/**
+ * agent_rewrite_deployment() - @d's domain with its SR-IOV NICs made VFs
+ * @ret_xml: the new domain XML (free() it)
+ * @ret_ids: the allocations' ids, "id1, id2" ("" when none)
+ *
+ * All or nothing: a failure gives back every claim and every VF prepared,
+ * and @err names the NIC or the field.
+ */
+int agent_rewrite_deployment(struct agent *a, const struct agent_deployment *d, char **ret_xml,
+			     char *ret_ids, size_t ids_size, char *err, size_t err_size)
+{
+	struct rewrite w = { .agent = a, .in = d, .err = err, .err_size = err_size,
+			     .config = agent_get_config(a) };
+	int r = domxml_parse(d->xml, d->len, &w.doc, err, err_size);
+
+	ret_ids[0] = '\0';
+	if (r >= 0)
+		r = domxml_sriov_nics(w.doc, w.config, &w.nics, &w.n_nics, err, err_size);
+	if (r >= 0 && w.n_nics == 0)
+		r = (*ret_xml = strndup(d->xml, d->len)) ? 0 : fail(&w, -ENOMEM, "out of memory");
+	else if (r >= 0 && !(w.dummies = xmlNewNode(NULL, BAD_CAST "dummies")))
+		r = fail(&w, -ENOMEM, "out of memory");
+	else if (r >= 0)
+		r = rewrite(&w, ret_xml, ret_ids, ids_size);
+	for (size_t p = 0; p < w.n_pools; p++)
+		vfp_allocation_unref(w.allocs[p]);
+	xmlFreeNode(w.dummies);
+	free(w.name);
+	free(w.nics);
+	xmlFreeDoc(w.doc);
+	vfp_config_unref(w.config);
+	return r;
+}

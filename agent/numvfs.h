@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Resizing a PF (sriov_numvfs) through the ledger's planner: never under an allocation. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "agent/agent.h"
+
+int agent_set_numvfs(struct agent *a, const char *pf, int numvfs, bool dry_run,
+		     json_t **ret_plan, char *err, size_t err_size);

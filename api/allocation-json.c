@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Allocations as the API shows them (api/openapi.yaml), from the ledger's typed allocations. */
+#include "config.h"
+
+#include "api/api.h"
+
+static json_t *string_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+json_t *api_owner_json(const struct vfp_owner *o)
+{
+	return json_pack("{s:s, s:o*, s:o*, s:o*, s:o*}", "kind",
+			 o->kind == VFP_OWNER_VM ? "vm" : "container", "name",
+			 o->name ? json_string(o->name) : NULL, "uuid",
+			 o->uuid ? json_string(o->uuid) : NULL, "netns",
+			 o->netns ? json_string(o->netns) : NULL, "pid",
+			 o->pid > 0 ? json_integer(o->pid) : NULL);
+}
+
+static json_t *int_if_set(long long v)
+{
+	return v >= 0 ? json_integer(v) : NULL;
+}
+
+static json_t *bool_if_set(int v)
+{
+	return v >= 0 ? json_boolean(v) : NULL;
+}
+
+/* What the claim asked, each key present only when asked for. */
+json_t *api_settings_json(const struct vfp_settings *s)
+{
+	const char *proto = s->vlan_proto < 0 ? NULL : s->vlan_proto == 0x88a8 ? "802.1ad" : "802.1Q";
+	const char *link = vfp_link_state_to_string(s->link_state);
+
+	return json_pack("{s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*}",
+			 "mac", s->mac[0] ? json_string(s->mac) : NULL, "vlan", int_if_set(s->vlan),
+			 "guid", s->guid[0] ? json_string(s->guid) : NULL, "ip",
+			 s->ip[0] ? json_string(s->ip) : NULL, "qos", int_if_set(s->qos),
+			 "vlan_proto", proto ? json_string(proto) : NULL, "spoofchk",
+			 bool_if_set(s->spoofchk), "trust", bool_if_set(s->trust), "link_state",
+			 link ? json_string(link) : NULL, "min_tx_rate", int_if_set(s->min_tx_rate),
+			 "max_tx_rate", int_if_set(s->max_tx_rate));
+}
+
+static json_t *vfs_json(const struct vfp_allocation *a)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; list && i < vfp_allocation_get_vf_count(a); i++) {
+		const struct vfp_allocation_vf *v = vfp_allocation_get_vf(a, i);
+
+		json_array_append_new(list, json_pack("{s:s, s:s, s:i, s:o, s:s}", "pci", v->pci,
+						      "pf", v->pf, "index", (int)v->index, "guid",
+						      v->guid[0] ? json_string(v->guid)
+								 : json_null(),
+						      "state", vfp_vf_state_to_string(v->state)));
+	}
+	return list;
+}
+
+/*
+ * {"id","pool","owner":{…},"state","settings":{…},"idempotency_key","flag",
+ *  "lease_expires","created","updated","vfs":[{"pci","pf","index","guid","state"}]}
+ */
+json_t *api_allocation_json(const struct vfp_allocation *a)
+{
+	long long lease;
+	bool has_lease = vfp_allocation_get_lease_expires(a, &lease) >= 0;
+
+	return json_pack("{s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:I, s:I, s:o}", "id",
+			 vfp_allocation_get_id(a), "pool", vfp_allocation_get_pool(a), "owner",
+			 api_owner_json(vfp_allocation_get_owner(a)), "state",
+			 vfp_allocation_state_to_string(vfp_allocation_get_state(a)), "settings",
+			 api_settings_json(vfp_allocation_get_settings(a)), "idempotency_key",
+			 string_or_null(vfp_allocation_get_idempotency_key(a)), "flag",
+			 string_or_null(vfp_allocation_get_flag(a)), "lease_expires",
+			 has_lease ? json_integer(lease) : json_null(), "created",
+			 (json_int_t)vfp_allocation_get_created(a), "updated",
+			 (json_int_t)vfp_allocation_get_updated(a), "vfs", vfs_json(a));
+}

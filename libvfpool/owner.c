@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Who holds an allocation, its lookup key, and its form in the ledger:
+ * {"kind":"vm","name":…[,"uuid":…]} or {"kind":"container","netns":…|"pid":…}.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "private.h"
+#include "selector.h"
+
+#define MAX_PID 4194304 /* the kernel's PID_MAX_LIMIT */
+
+/**
+ * vfp_owner_key() - the lookup key of an owner, after checking its shape
+ *
+ * A VM "vm:one-42" (its name); a container "netns:/run/netns/x" or "pid:1234".
+ */
+VFP_EXPORT int vfp_owner_key(const struct vfp_owner *o, char **ret_key, char **ret_error)
+{
+	int r;
+
+	if (!o)
+		return vfp_config_error(ret_error, "owner", "must be an object");
+	if (o->kind == VFP_OWNER_VM) {
+		if (!o->name || !*o->name || strlen(o->name) > 256)
+			return vfp_config_error(ret_error, "owner.name",
+						"a VM owner needs its domain name");
+		r = asprintf(ret_key, "vm:%s", o->name);
+	} else if (o->kind != VFP_OWNER_CONTAINER) {
+		return vfp_config_error(ret_error, "owner.kind", "must be \"vm\" or \"container\"");
+	} else if (o->netns) {
+		if (!*o->netns || strlen(o->netns) > 4096)
+			return vfp_config_error(ret_error, "owner.netns", "must not be empty");
+		r = asprintf(ret_key, "netns:%s", o->netns);
+	} else if (o->pid > 0 && o->pid <= MAX_PID) {
+		r = asprintf(ret_key, "pid:%lld", o->pid);
+	} else {
+		return vfp_config_error(ret_error, "owner",
+					"a container owner needs \"netns\" or a positive \"pid\"");
+	}
+	return r < 0 ? -ENOMEM : 0;
+}
+
+json_t *vfp_owner_to_json(const struct vfp_owner *o)
+{
+	json_t *j = json_pack("{s:s}", "kind", o->kind == VFP_OWNER_VM ? "vm" : "container");
+
+	if (o->name)
+		json_object_set_new(j, "name", json_string(o->name));
+	if (o->uuid)
+		json_object_set_new(j, "uuid", json_string(o->uuid));
+	if (o->netns)
+		json_object_set_new(j, "netns", json_string(o->netns));
+	if (o->pid > 0)
+		json_object_set_new(j, "pid", json_integer(o->pid));
+	return j;
+}
+
+/* The stored owner @j into @o; its strings point into @j. */
+int vfp_owner_from_json(json_t *j, struct vfp_owner *o)
+{
+	const char *kind = json_string_value(json_object_get(j, "kind"));
+
+	if (!kind || (strcmp(kind, "vm") && strcmp(kind, "container")))
+		return -EINVAL;
+	*o = (struct vfp_owner){
+		.kind = strcmp(kind, "vm") == 0 ? VFP_OWNER_VM : VFP_OWNER_CONTAINER,
+		.name = json_string_value(json_object_get(j, "name")),
+		.uuid = json_string_value(json_object_get(j, "uuid")),
+		.netns = json_string_value(json_object_get(j, "netns")),
+		.pid = json_integer_value(json_object_get(j, "pid")),
+	};
+	return 0;
+}
