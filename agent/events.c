@@ -82,6 +82,13 @@ void events_emit_inventory(struct events *e, const char *why,
 					      rep->returned));
 }
 
+/* A PF resized: which, from how many VFs to how many. */
+void events_emit_numvfs(struct events *e, const struct vfp_numvfs_plan *p)
+{
+	events_emit(e, "numvfs", json_pack("{s:s, s:i, s:i, s:i}", "pf", p->pf, "from", p->from,
+					   "to", p->to, "totalvfs", p->totalvfs));
+}
+
 void events_emit_config(struct events *e, size_t pools)
 {
 	events_emit(e, "config", json_pack("{s:i}", "pools", (int)pools));

@@ -21,6 +21,7 @@ void events_emit(struct events *e, const char *type, json_t *data);
 void events_emit_allocation(struct events *e, const char *id, enum vfp_allocation_state state);
 void events_emit_inventory(struct events *e, const char *why,
 			   const struct vfp_reconcile_report *rep);
+void events_emit_numvfs(struct events *e, const struct vfp_numvfs_plan *p);
 void events_emit_config(struct events *e, size_t pools);
 uint64_t events_last_id(struct events *e);
 int events_wait(struct events *e, uint64_t *cursor, int timeout_ms, char **ret_text);

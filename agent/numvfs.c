@@ -9,13 +9,13 @@
 
 /**
  * agent_set_numvfs() - PF @pf to @numvfs VFs, or (@dry_run) only the plan
- * @ret_plan: libvfpool's plan (vfp_numvfs_plan()), also when refused
+ * @ret_plan: the plan (vfp_numvfs_plan_free() it), also when refused
  *
  * -EBUSY when allocations are in the way: the plan names them. The new
  * inventory replaces the old one at once, and an event carries the plan.
  */
 int agent_set_numvfs(struct agent *a, const char *pf, int numvfs, bool dry_run,
-		     json_t **ret_plan, char *err, size_t err_size)
+		     struct vfp_numvfs_plan **ret_plan, char *err, size_t err_size)
 {
 	struct vfp_inventory *inv = NULL;
 	int r;
@@ -33,9 +33,7 @@ int agent_set_numvfs(struct agent *a, const char *pf, int numvfs, bool dry_run,
 		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
 	pthread_rwlock_unlock(&a->state_lock);
-	if (r >= 0)
-		json_object_set_new(*ret_plan, "dry_run", json_boolean(dry_run));
 	if (r >= 0 && !dry_run)
-		events_emit(a->events, "numvfs", json_incref(*ret_plan));
+		events_emit_numvfs(a->events, *ret_plan);
 	return r;
 }

@@ -8,4 +8,4 @@
 #include "agent/agent.h"
 
 int agent_set_numvfs(struct agent *a, const char *pf, int numvfs, bool dry_run,
-		     json_t **ret_plan, char *err, size_t err_size);
+		     struct vfp_numvfs_plan **ret_plan, char *err, size_t err_size);

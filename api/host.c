@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 #include "agent/vm/libvirt.h"
 #include "agent/container/rdma.h"
@@ -11,21 +12,19 @@
 /* {state: n} over every pool. */
 static json_t *state_totals(struct agent *a)
 {
-	json_t *counts, *states = json_object(), *pool, *n;
-	const char *pname, *state;
+	unsigned total[_VFP_VF_STATE_MAX] = { 0 };
+	struct vfp_pool_count *counts = NULL;
+	size_t n = 0;
 
 	pthread_mutex_lock(&a->ledger_lock);
-	counts = vfp_ledger_counts(a->ledger);
+	if (vfp_ledger_counts(a->ledger, &counts, &n) < 0)
+		n = 0;
 	pthread_mutex_unlock(&a->ledger_lock);
-	json_object_foreach(counts, pname, pool) {
-		json_object_foreach(pool, state, n) {
-			json_int_t sum = json_integer_value(json_object_get(states, state));
-
-			json_object_set_new(states, state, json_integer(sum + json_integer_value(n)));
-		}
-	}
-	json_decref(counts);
-	return states;
+	for (size_t i = 0; i < n; i++)
+		for (int s = 0; s < _VFP_VF_STATE_MAX; s++)
+			total[s] += counts[i].vfs[s];
+	free(counts);
+	return api_state_counts_json(total);
 }
 
 /* {"uri","connected","foreign_vfs":[{"pci","domain","uuid"}]}: VFs domains hold unbooked. */
@@ -83,13 +82,15 @@ int api_get_host(struct api_request *req)
 /* The agent answers and its ledger reads: {"status":"ok"}. */
 int api_get_health(struct api_request *req)
 {
-	json_t *counts;
+	struct vfp_pool_count *counts = NULL;
+	size_t n = 0;
+	int r;
 
 	pthread_mutex_lock(&req->agent->ledger_lock);
-	counts = vfp_ledger_counts(req->agent->ledger);
+	r = vfp_ledger_counts(req->agent->ledger, &counts, &n);
 	pthread_mutex_unlock(&req->agent->ledger_lock);
-	if (!counts)
+	free(counts);
+	if (r < 0)
 		return api_fail(req, -EIO, "the ledger does not answer");
-	json_decref(counts);
 	return api_reply(req, 200, json_pack("{s:s}", "status", "ok"));
 }

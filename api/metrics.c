@@ -101,21 +101,22 @@ static void render_ledger(FILE *f, struct agent *a)
 {
 	unsigned by_state[_VFP_ALLOCATION_STATE_MAX] = { 0 };
 	struct vfp_allocation **allocs = NULL;
-	json_t *counts, *pool, *n;
-	const char *pname, *state;
-	size_t n_allocs = 0;
+	struct vfp_pool_count *counts = NULL;
+	size_t n_allocs = 0, n_counts = 0;
 
 	pthread_mutex_lock(&a->ledger_lock);
-	counts = vfp_ledger_counts(a->ledger);
+	if (vfp_ledger_counts(a->ledger, &counts, &n_counts) < 0)
+		n_counts = 0;
 	if (vfp_ledger_list_allocations(a->ledger, NULL, false, &allocs, &n_allocs) < 0)
 		n_allocs = 0;
 	pthread_mutex_unlock(&a->ledger_lock);
 	fputs("# HELP vfagent_vfs VFs by pool and state (pool \"\" is in no pool).\n"
 	      "# TYPE vfagent_vfs gauge\n", f);
-	json_object_foreach(counts, pname, pool)
-		json_object_foreach(pool, state, n)
-			fprintf(f, "vfagent_vfs{pool=\"%s\",state=\"%s\"} %" JSON_INTEGER_FORMAT "\n",
-				pname, state, json_integer_value(n));
+	for (size_t i = 0; i < n_counts; i++)
+		for (int s = 0; s < _VFP_VF_STATE_MAX; s++)
+			if (counts[i].vfs[s])
+				fprintf(f, "vfagent_vfs{pool=\"%s\",state=\"%s\"} %u\n", counts[i].pool,
+					vfp_vf_state_to_string(s), counts[i].vfs[s]);
 	for (size_t i = 0; i < n_allocs; i++)
 		by_state[vfp_allocation_get_state(allocs[i])]++;
 	fprintf(f, "# HELP vfagent_allocations Live allocations by state.\n"
@@ -125,7 +126,7 @@ static void render_ledger(FILE *f, struct agent *a)
 		   "vfagent_allocations{state=\"releasing\"} %u\n",
 		by_state[VFP_ALLOCATION_RESERVED], by_state[VFP_ALLOCATION_ATTACHED],
 		by_state[VFP_ALLOCATION_RELEASING]);
-	json_decref(counts);
+	free(counts);
 	vfp_allocation_list_free(allocs, n_allocs);
 }
 

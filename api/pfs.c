@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "agent/numvfs.h"
 #include "api/api.h"
@@ -47,6 +48,36 @@ int api_get_pf(struct api_request *req)
 	return api_reply(req, 200, o);
 }
 
+/* Of @a's VFs, those on PF @pf. */
+static json_t *vfs_on(const struct vfp_allocation *a, const char *pf)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; list && i < vfp_allocation_get_vf_count(a); i++)
+		if (strcmp(vfp_allocation_get_vf(a, i)->pf, pf) == 0)
+			json_array_append_new(list, json_string(vfp_allocation_get_vf(a, i)->pci));
+	return list;
+}
+
+/* {"pf","from","to","totalvfs","allowed","reason","blockers":[{"allocation","owner","state","vfs"}]} */
+static json_t *plan_json(const struct vfp_numvfs_plan *p, bool dry_run)
+{
+	json_t *b = json_array();
+
+	for (size_t i = 0; b && i < p->n_blockers; i++) {
+		const struct vfp_allocation *a = p->blockers[i];
+
+		json_array_append_new(
+			b, json_pack("{s:s, s:o, s:s, s:o}", "allocation", vfp_allocation_get_id(a),
+				     "owner", api_owner_json(vfp_allocation_get_owner(a)), "state",
+				     vfp_allocation_state_to_string(vfp_allocation_get_state(a)),
+				     "vfs", vfs_on(a, p->pf)));
+	}
+	return json_pack("{s:s, s:i, s:i, s:i, s:b, s:s?, s:o, s:b}", "pf", p->pf, "from", p->from,
+			 "to", p->to, "totalvfs", p->totalvfs, "allowed", p->allowed, "reason",
+			 p->reason[0] ? p->reason : NULL, "blockers", b, "dry_run", dry_run);
+}
+
 /*
  * {"numvfs":N,"dry_run":true} → 200 with the plan; applied → 200 with the
  * plan; refused → 409 with the plan's reason and the blocking allocations.
@@ -56,7 +87,8 @@ int api_put_numvfs(struct api_request *req)
 	static const char *const keys[] = { "numvfs", "dry_run", NULL };
 	long long n = 0;
 	bool dry_run = false;
-	json_t *body = NULL, *plan = NULL;
+	struct vfp_numvfs_plan *p = NULL;
+	json_t *body = NULL, *plan;
 	char err[512] = "";
 	int r;
 
@@ -70,9 +102,11 @@ int api_put_numvfs(struct api_request *req)
 	json_decref(body);
 	if (r < 0)
 		return r;
-	r = agent_set_numvfs(req->agent, req->params[0], (int)n, dry_run, &plan, err, sizeof(err));
+	r = agent_set_numvfs(req->agent, req->params[0], (int)n, dry_run, &p, err, sizeof(err));
 	if (r < 0)
 		api_fail(req, r, "%s", err);
+	plan = p && (r >= 0 || r == -EBUSY) ? plan_json(p, dry_run) : NULL;
+	vfp_numvfs_plan_free(p);
 	if (r == -EBUSY) {
 		/* a refusal carries the blockers, so the caller can act on it */
 		if (!plan)
@@ -81,9 +115,5 @@ int api_put_numvfs(struct api_request *req)
 		json_object_set_new(plan, "message", json_string(req->error));
 		return api_reply(req, 409, plan);
 	}
-	if (r < 0) {
-		json_decref(plan);
-		return r;
-	}
-	return api_reply(req, 200, plan);
+	return r < 0 ? r : api_reply(req, 200, plan);
 }

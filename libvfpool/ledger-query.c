@@ -202,29 +202,51 @@ VFP_EXPORT int vfp_ledger_get_vf(struct vfp_ledger *l, const char *pci, struct v
 	return r;
 }
 
-/* {"<pool>": {"free": n, "reserved": n, …}}; VFs in no pool count under "". */
-VFP_EXPORT json_t *vfp_ledger_counts(struct vfp_ledger *l)
+static void fill_count(sqlite3_stmt *st, void *elem)
 {
+	struct vfp_pool_count *c = elem;
+
+	snprintf(c->pool, sizeof(c->pool), "%s", col_text(st, 0));
+}
+
+/**
+ * vfp_ledger_counts() - how many VFs each pool has in each state
+ * @ret_counts: one entry per pool, by name; VFs in no pool count under ""
+ *
+ * free() *@ret_counts.
+ */
+VFP_EXPORT int vfp_ledger_counts(struct vfp_ledger *l, struct vfp_pool_count **ret_counts,
+				 size_t *ret_n)
+{
+	static const char pools[] = "SELECT DISTINCT coalesce(pool, '') FROM vfs ORDER BY 1";
 	static const char sql[] = "SELECT coalesce(pool, ''), state, count(*) FROM vfs "
 				  "GROUP BY 1, 2 ORDER BY 1, 2";
-	json_t *o = json_object();
+	struct vfp_pool_count *c = NULL;
+	size_t n = 0, i = 0;
 	sqlite3_stmt *st;
+	int r = vfp_ledger_stmt(l, pools, &st);
 
-	if (!o || vfp_ledger_stmt(l, sql, &st) < 0) {
-		json_decref(o);
-		return NULL;
-	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		json_t *pool = json_object_get(o, col_text(st, 0));
+	if (r >= 0)
+		r = vfp_ledger_collect(l, st, sizeof(*c), fill_count, (void **)&c, &n, "pools");
+	if (r >= 0)
+		r = vfp_ledger_stmt(l, sql, &st);
+	while (r >= 0 && sqlite3_step(st) == SQLITE_ROW) {
+		int s = vfp_vf_state_from_string(col_text(st, 1));
 
-		if (!pool) {
-			pool = json_object();
-			json_object_set_new(o, col_text(st, 0), pool);
-		}
-		json_object_set_new(pool, col_text(st, 1), json_integer(sqlite3_column_int(st, 2)));
+		while (i < n && strcmp(c[i].pool, col_text(st, 0)) != 0)
+			i++;
+		if (i < n && s >= 0)
+			c[i].vfs[s] = (unsigned)sqlite3_column_int(st, 2);
 	}
-	sqlite3_reset(st);
-	return o;
+	if (r >= 0)
+		sqlite3_reset(st);
+	if (r < 0) {
+		free(c);
+		return r;
+	}
+	*ret_counts = c;
+	*ret_n = n;
+	return 0;
 }
 
 /* The last @limit state changes, newest last; of one VF when @pci is given. */

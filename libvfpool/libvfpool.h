@@ -323,6 +323,12 @@ struct vfp_ledger_vf {
 	char allocation[37];  /* the live allocation holding it, "" for none */
 };
 
+/* How many VFs of a pool are in each state. */
+struct vfp_pool_count {
+	char pool[64]; /* "" for VFs in no pool */
+	unsigned vfs[_VFP_VF_STATE_MAX];
+};
+
 int vfp_ledger_open(struct vfp_ctx *ctx, const char *state_dir, struct vfp_ledger **ret_ledger);
 struct vfp_ledger *vfp_ledger_ref(struct vfp_ledger *l);
 struct vfp_ledger *vfp_ledger_unref(struct vfp_ledger *l);
@@ -347,7 +353,7 @@ int vfp_ledger_get_allocation(struct vfp_ledger *l, const char *id,
 int vfp_ledger_list_allocations(struct vfp_ledger *l, const char *owner_key, bool with_released,
 				struct vfp_allocation ***ret_list, size_t *ret_n);
 int vfp_ledger_get_vf(struct vfp_ledger *l, const char *pci, struct vfp_ledger_vf *ret);
-json_t *vfp_ledger_counts(struct vfp_ledger *l);
+int vfp_ledger_counts(struct vfp_ledger *l, struct vfp_pool_count **ret_counts, size_t *ret_n);
 json_t *vfp_ledger_audit(struct vfp_ledger *l, const char *pci, unsigned limit);
 int vfp_ledger_set_restore_point(struct vfp_ledger *l, const char *pci,
 				 const struct vfp_restore_point *rp);
@@ -365,11 +371,22 @@ int vfp_vf_write_ib_guids(struct vfp_ctx *ctx, const char *pf_pci, const char *d
 
 /* ---- resizing PFs (sriov_numvfs) ------------------------------------------ */
 
+/* What resizing a PF would do, and whether it may. */
+struct vfp_numvfs_plan {
+	char pf[VFP_PCI_ADDR_LEN + 1];
+	int from, to, totalvfs;
+	bool allowed;
+	char reason[512];		  /* why not; "" when allowed */
+	struct vfp_allocation **blockers; /* the live allocations holding VFs of the PF */
+	size_t n_blockers;
+};
+
 int vfp_numvfs_plan(struct vfp_ledger *l, const struct vfp_inventory *inv, const char *pf_pci,
-		    int numvfs, json_t **ret_plan);
+		    int numvfs, struct vfp_numvfs_plan **ret_plan);
+void vfp_numvfs_plan_free(struct vfp_numvfs_plan *p);
 int vfp_numvfs_apply(struct vfp_ledger *l, const struct vfp_config *config,
 		     const struct vfp_inventory *inv, const char *pf_pci, int numvfs,
-		     json_t **ret_plan, struct vfp_inventory **ret_inv);
+		     struct vfp_numvfs_plan **ret_plan, struct vfp_inventory **ret_inv);
 int vfp_pool_grow(struct vfp_ledger *l, const struct vfp_config *config,
 		  const struct vfp_inventory *inv, const char *pool, struct vfp_inventory **ret_inv);
 

@@ -11,106 +11,123 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ledger-private.h"
 #include "sysfs.h"
 
-/* Allocations holding VFs of @pf, each with the VFs it holds there. */
-static int blockers(struct vfp_ledger *l, const char *pf, json_t *out)
-{
-	static const char sql[] = "SELECT a.id, a.owner, a.state, v.pci FROM allocation_vfs v "
-				  "JOIN vfs f ON f.pci = v.pci JOIN allocations a "
-				  "ON a.id = v.allocation_id WHERE v.live = 1 AND f.pf = ? "
-				  "ORDER BY a.created, a.id, v.position";
-	sqlite3_stmt *st;
-	json_t *last = NULL;
-	int r, rc;
+struct id {
+	char id[37];
+};
 
-	r = vfp_ledger_stmt(l, sql, &st);
+static void fill_id(sqlite3_stmt *st, void *elem)
+{
+	snprintf(((struct id *)elem)->id, sizeof(struct id), "%s", col_text(st, 0));
+}
+
+/* The live allocations holding VFs of @pf, oldest first, into @p->blockers. */
+static int blockers(struct vfp_ledger *l, const char *pf, struct vfp_numvfs_plan *p)
+{
+	static const char sql[] = "SELECT a.id FROM allocation_vfs v JOIN vfs f ON f.pci = v.pci "
+				  "JOIN allocations a ON a.id = v.allocation_id "
+				  "WHERE v.live = 1 AND f.pf = ? GROUP BY a.id ORDER BY a.created, a.id";
+	struct id *ids = NULL;
+	size_t n = 0;
+	sqlite3_stmt *st;
+	int r = vfp_ledger_stmt(l, sql, &st);
+
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, pf, -1, SQLITE_TRANSIENT);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *id = col_text(st, 0);
-
-		if (!last || strcmp(json_string_value(json_object_get(last, "allocation")), id)) {
-			json_t *owner = json_loads(col_text(st, 1), 0, NULL);
-
-			last = json_pack("{s:s, s:o, s:s, s:[]}", "allocation", id, "owner",
-					 owner ? owner : json_null(), "state", col_text(st, 2),
-					 "vfs");
-			json_array_append_new(out, last);
-		}
-		json_array_append_new(json_object_get(last, "vfs"), json_string(col_text(st, 3)));
+	r = vfp_ledger_collect(l, st, sizeof(*ids), fill_id, (void **)&ids, &n, "blockers");
+	if (r >= 0 && n && !(p->blockers = calloc(n, sizeof(*p->blockers))))
+		r = -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		r = vfp_ledger_get_allocation(l, ids[i].id, &p->blockers[i]);
+		if (r >= 0)
+			p->n_blockers++;
 	}
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : vfp_ledger_errno(l, rc, "blockers");
+	free(ids);
+	return r;
 }
 
-static int plan_refusal(struct vfp_ledger *l, json_t *plan, int r, const char *format, ...)
-	_printf_(4, 5);
+VFP_EXPORT void vfp_numvfs_plan_free(struct vfp_numvfs_plan *p)
+{
+	if (!p)
+		return;
+	vfp_allocation_list_free(p->blockers, p->n_blockers);
+	free(p);
+}
 
-static int plan_refusal(struct vfp_ledger *l, json_t *plan, int r, const char *format, ...)
+static int plan_refusal(struct vfp_ledger *l, struct vfp_numvfs_plan *p, int r,
+			const char *format, ...) _printf_(4, 5);
+
+static int plan_refusal(struct vfp_ledger *l, struct vfp_numvfs_plan *p, int r,
+			const char *format, ...)
 {
 	va_list ap;
 
 	va_start(ap, format);
 	vsnprintf(l->error, sizeof(l->error), format, ap);
 	va_end(ap);
-	json_object_set_new(plan, "allowed", json_false());
-	json_object_set_new(plan, "reason", json_string(l->error));
+	p->allowed = false;
+	snprintf(p->reason, sizeof(p->reason), "%s", l->error);
 	return r;
+}
+
+static int plan_checks(struct vfp_ledger *l, const struct vfp_pf *pf, struct vfp_numvfs_plan *p)
+{
+	int r;
+
+	if (p->to < 0 || p->to > p->totalvfs)
+		return plan_refusal(l, p, -EINVAL, "numvfs: %d is outside [0, %d] for PF %s", p->to,
+				    p->totalvfs, p->pf);
+	if (!vfp_pf_get_numvfs_writable(pf))
+		return plan_refusal(l, p, -EBUSY, "PF %s cannot be resized: %s", p->pf,
+				    vfp_pf_get_driver(pf)
+					    ? "its driver sets the VF count by module parameter "
+					      "(mlx4_core: num_vfs)"
+					    : "it has no driver bound");
+	r = blockers(l, p->pf, p);
+	if (r < 0)
+		return r;
+	if (p->n_blockers > 0 && p->to != p->from)
+		return plan_refusal(l, p, -EBUSY, "PF %s: %zu allocation%s hold%s its VFs (first: %s)",
+				    p->pf, p->n_blockers, p->n_blockers == 1 ? "" : "s",
+				    p->n_blockers == 1 ? "s" : "",
+				    vfp_allocation_get_id(p->blockers[0]));
+	return 0;
 }
 
 /**
  * vfp_numvfs_plan() - may PF @pf_pci go to @numvfs VFs, and what would change?
- * @ret_plan: {"pf","from","to","totalvfs","allowed","reason","blockers":[…]},
- *            set whenever the PF exists, also when the answer is no
+ * @ret_plan: the plan (vfp_numvfs_plan_free() it), set whenever the PF exists,
+ *            also when the answer is no: then it says why and who is in the way
  *
  * 0 when allowed; -ENOENT: no such PF; -EINVAL: @numvfs outside
  * [0, totalvfs]; -EBUSY: sriov_numvfs is not writable, or allocations
- * hold VFs of the PF (listed as blockers).
+ * hold VFs of the PF (the plan's blockers).
  */
 VFP_EXPORT int vfp_numvfs_plan(struct vfp_ledger *l, const struct vfp_inventory *inv,
-			       const char *pf_pci, int numvfs, json_t **ret_plan)
+			       const char *pf_pci, int numvfs, struct vfp_numvfs_plan **ret_plan)
 {
 	const struct vfp_pf *pf = vfp_inventory_find_pf(inv, pf_pci);
-	int from = 0, total = 0, r;
-	json_t *plan, *b;
+	struct vfp_numvfs_plan *p;
+	int from = 0, total = 0;
 
 	if (!pf)
 		return vfp_ledger_fail(l, -ENOENT, "no SR-IOV PF at %s", pf_pci);
 	if (vfp_pf_get_numvfs(pf, &from) < 0 || vfp_pf_get_totalvfs(pf, &total) < 0)
 		return vfp_ledger_fail(l, -EIO, "PF %s: sriov_numvfs or sriov_totalvfs unreadable",
 				       pf_pci);
-	plan = json_pack("{s:s, s:i, s:i, s:i, s:b, s:n, s:[]}", "pf", pf_pci, "from", from, "to",
-			 numvfs, "totalvfs", total, "allowed", 1, "reason", "blockers");
-	if (!plan)
+	p = calloc(1, sizeof(*p));
+	if (!p)
 		return -ENOMEM;
-	*ret_plan = plan;
-	if (numvfs < 0 || numvfs > total)
-		return plan_refusal(l, plan, -EINVAL, "numvfs: %d is outside [0, %d] for PF %s",
-				    numvfs, total, pf_pci);
-	if (!vfp_pf_get_numvfs_writable(pf))
-		return plan_refusal(l, plan, -EBUSY,
-				    "PF %s cannot be resized: %s", pf_pci,
-				    vfp_pf_get_driver(pf)
-					    ? "its driver sets the VF count by module parameter "
-					      "(mlx4_core: num_vfs)"
-					    : "it has no driver bound");
-	b = json_object_get(plan, "blockers");
-	r = blockers(l, pf_pci, b);
-	if (r < 0)
-		return r;
-	if (json_array_size(b) > 0 && numvfs != from)
-		return plan_refusal(l, plan, -EBUSY,
-				    "PF %s: %zu allocation%s hold%s its VFs (first: %s)", pf_pci,
-				    json_array_size(b), json_array_size(b) == 1 ? "" : "s",
-				    json_array_size(b) == 1 ? "s" : "",
-				    json_string_value(json_object_get(json_array_get(b, 0),
-								      "allocation")));
-	return 0;
+	snprintf(p->pf, sizeof(p->pf), "%s", pf_pci);
+	p->from = from, p->to = numvfs, p->totalvfs = total, p->allowed = true;
+	*ret_plan = p;
+	return plan_checks(l, pf, p);
 }
 
 /* Takes the PF's free VFs out of the pool, unless an allocation got there first. */
@@ -172,9 +189,9 @@ static int write_numvfs(struct vfp_ledger *l, struct vfp_ctx *ctx, const char *p
  */
 VFP_EXPORT int vfp_numvfs_apply(struct vfp_ledger *l, const struct vfp_config *config,
 				const struct vfp_inventory *inv, const char *pf_pci, int numvfs,
-				json_t **ret_plan, struct vfp_inventory **ret_inv)
+				struct vfp_numvfs_plan **ret_plan, struct vfp_inventory **ret_inv)
 {
-	json_t *plan = NULL;
+	struct vfp_numvfs_plan *plan = NULL;
 	int from, r, r2;
 
 	r = vfp_numvfs_plan(l, inv, pf_pci, numvfs, &plan);
@@ -182,10 +199,10 @@ VFP_EXPORT int vfp_numvfs_apply(struct vfp_ledger *l, const struct vfp_config *c
 		if (ret_plan)
 			*ret_plan = plan;
 		else
-			json_decref(plan);
+			vfp_numvfs_plan_free(plan);
 		return r;
 	}
-	from = (int)json_integer_value(json_object_get(plan, "from"));
+	from = plan->from;
 	r = from == numvfs ? 0 : take_out_of_pool(l, pf_pci);
 	if (r >= 0 && from != numvfs && from != 0)
 		r = write_numvfs(l, inv->ctx, pf_pci, 0);
@@ -201,27 +218,31 @@ VFP_EXPORT int vfp_numvfs_apply(struct vfp_ledger *l, const struct vfp_config *c
 	if (ret_plan)
 		*ret_plan = plan;
 	else
-		json_decref(plan);
+		vfp_numvfs_plan_free(plan);
 	return r;
 }
 
+struct pf_row {
+	char pci[VFP_PCI_ADDR_LEN + 1];
+};
+
+static void fill_pf(sqlite3_stmt *st, void *elem)
+{
+	snprintf(((struct pf_row *)elem)->pci, sizeof(struct pf_row), "%s", col_text(st, 0));
+}
+
 /* PFs with VFs in @pool, the ones with the fewest VFs first (they have the most room). */
-static json_t *pool_pfs(struct vfp_ledger *l, const char *pool)
+static int pool_pfs(struct vfp_ledger *l, const char *pool, struct pf_row **ret, size_t *ret_n)
 {
 	static const char sql[] = "SELECT pf FROM vfs WHERE pool = ? GROUP BY pf "
 				  "ORDER BY count(*), pf";
-	json_t *a = json_array();
 	sqlite3_stmt *st;
+	int r = vfp_ledger_stmt(l, sql, &st);
 
-	if (!a || vfp_ledger_stmt(l, sql, &st) < 0) {
-		json_decref(a);
-		return NULL;
-	}
+	if (r < 0)
+		return r;
 	sqlite3_bind_text(st, 1, pool, -1, SQLITE_TRANSIENT);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		json_array_append_new(a, json_string(col_text(st, 0)));
-	sqlite3_reset(st);
-	return a;
+	return vfp_ledger_collect(l, st, sizeof(**ret), fill_pf, (void **)ret, ret_n, "pool PFs");
 }
 
 /**
@@ -237,35 +258,33 @@ VFP_EXPORT int vfp_pool_grow(struct vfp_ledger *l, const struct vfp_config *conf
 {
 	int idx = vfp_config_find_pool(config, pool);
 	unsigned step = idx >= 0 ? vfp_config_get_pool_grow_step(config, (size_t)idx) : 0;
-	json_t *pfs, *v;
-	size_t i;
+	struct pf_row *pfs = NULL;
+	size_t i, n = 0;
 	int r = -EBUSY;
 
 	if (step == 0)
 		return vfp_ledger_fail(l, -EBUSY, "pool \"%s\" does not grow (no \"grow\" in its "
 						  "config)", pool);
-	pfs = pool_pfs(l, pool);
-	if (!pfs)
+	if (pool_pfs(l, pool, &pfs, &n) < 0)
 		return -ENOMEM;
-	json_array_foreach(pfs, i, v) {
-		const struct vfp_pf *pf = vfp_inventory_find_pf(inv, json_string_value(v));
-		int num, total;
-		json_t *plan = NULL;
+	for (i = 0; i < n; i++) {
+		const struct vfp_pf *pf = vfp_inventory_find_pf(inv, pfs[i].pci);
+		struct vfp_numvfs_plan *plan = NULL;
+		int num, total, allowed;
 
 		if (!pf || vfp_pf_get_numvfs(pf, &num) < 0 || vfp_pf_get_totalvfs(pf, &total) < 0 ||
 		    num >= total)
 			continue;
 		num = num + (int)step > total ? total : num + (int)step;
-		if (vfp_numvfs_plan(l, inv, vfp_pf_get_pci(pf), num, &plan) < 0) {
-			json_decref(plan);
+		allowed = vfp_numvfs_plan(l, inv, vfp_pf_get_pci(pf), num, &plan);
+		vfp_numvfs_plan_free(plan);
+		if (allowed < 0)
 			continue;
-		}
-		json_decref(plan);
 		r = vfp_numvfs_apply(l, config, inv, vfp_pf_get_pci(pf), num, NULL, ret_inv);
 		break;
 	}
-	json_decref(pfs);
-	if (r == -EBUSY && i == json_array_size(pfs))
+	free(pfs);
+	if (r == -EBUSY && i == n)
 		vfp_ledger_fail(l, -EBUSY, "pool \"%s\" cannot grow: every PF is busy or full",
 				pool);
 	return r;

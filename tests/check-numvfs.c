@@ -34,55 +34,54 @@ static int pf_numvfs(const char *pci)
 
 START_TEST(test_plan_allowed)
 {
-	json_t *plan = NULL;
+	struct vfp_numvfs_plan *plan = NULL;
 
 	ck_assert_int_eq(vfp_numvfs_plan(t.l, t.inv, "0000:af:00.0", 8, &plan), 0);
-	ck_assert(json_is_true(json_object_get(plan, "allowed")));
-	ck_assert_int_eq(json_integer_value(json_object_get(plan, "from")), 4);
-	ck_assert_int_eq(json_integer_value(json_object_get(plan, "to")), 8);
-	ck_assert_int_eq(json_integer_value(json_object_get(plan, "totalvfs")), 128);
-	ck_assert_uint_eq(json_array_size(json_object_get(plan, "blockers")), 0);
-	json_decref(plan);
+	ck_assert(plan->allowed);
+	ck_assert_str_eq(plan->pf, "0000:af:00.0");
+	ck_assert_int_eq(plan->from, 4);
+	ck_assert_int_eq(plan->to, 8);
+	ck_assert_int_eq(plan->totalvfs, 128);
+	ck_assert_uint_eq(plan->n_blockers, 0);
+	ck_assert_str_eq(plan->reason, "");
+	vfp_numvfs_plan_free(plan);
 }
 END_TEST
 
 START_TEST(test_plan_blocked_names_allocation)
 {
 	struct vfp_allocation *a = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
-	json_t *plan = NULL, *b;
+	struct vfp_numvfs_plan *plan = NULL;
 
 	ck_assert_int_eq(vfp_numvfs_plan(t.l, t.inv, "0000:af:00.0", 2, &plan), -EBUSY);
-	ck_assert(json_is_false(json_object_get(plan, "allowed")));
-	b = json_array_get(json_object_get(plan, "blockers"), 0);
-	ck_assert_str_eq(json_string_value(json_object_get(b, "allocation")),
-			 vfp_allocation_get_id(a));
-	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(b, "vfs"), 0)),
-			 "0000:af:01.0");
-	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(plan, "reason")),
-				     vfp_allocation_get_id(a)));
-	json_decref(plan);
+	ck_assert(!plan->allowed);
+	ck_assert_uint_eq(plan->n_blockers, 1);
+	ck_assert_str_eq(vfp_allocation_get_id(plan->blockers[0]), vfp_allocation_get_id(a));
+	ck_assert_str_eq(vfp_allocation_get_vf(plan->blockers[0], 0)->pci, "0000:af:01.0");
+	ck_assert_ptr_nonnull(strstr(plan->reason, vfp_allocation_get_id(a)));
+	vfp_numvfs_plan_free(plan);
 	/* the apply is refused the same way and changes nothing */
 	plan = NULL;
 	ck_assert_int_eq(vfp_numvfs_apply(t.l, t.config, t.inv, "0000:af:00.0", 2, &plan, NULL),
 			 -EBUSY);
 	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 5);
-	json_decref(plan);
+	vfp_numvfs_plan_free(plan);
 	vfp_allocation_unref(a);
 }
 END_TEST
 
 START_TEST(test_plan_refusals)
 {
-	json_t *plan = NULL;
+	struct vfp_numvfs_plan *plan = NULL;
 
 	ck_assert_int_eq(vfp_numvfs_plan(t.l, t.inv, "0000:5e:00.0", 2, &plan), -EBUSY);
-	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(plan, "reason")),
-				     "module parameter"));
-	json_decref(plan);
+	ck_assert_ptr_nonnull(strstr(plan->reason, "module parameter"));
+	vfp_numvfs_plan_free(plan);
 	plan = NULL;
 	ck_assert_int_eq(vfp_numvfs_plan(t.l, t.inv, "0000:d8:00.0", 64, &plan), -EINVAL);
 	ck_assert_str_eq(vfp_ledger_get_error(t.l), "numvfs: 64 is outside [0, 63] for PF 0000:d8:00.0");
-	json_decref(plan);
+	ck_assert_str_eq(plan->reason, vfp_ledger_get_error(t.l));
+	vfp_numvfs_plan_free(plan);
 	plan = NULL;
 	ck_assert_int_eq(vfp_numvfs_plan(t.l, t.inv, "0000:d8:10.0", 1, &plan), -ENOENT);
 	ck_assert_ptr_null(plan);
@@ -92,7 +91,7 @@ END_TEST
 START_TEST(test_apply_grow_and_shrink)
 {
 	struct vfp_inventory *inv2 = NULL;
-	json_t *plan = NULL;
+	struct vfp_numvfs_plan *plan = NULL;
 
 	ck_assert_int_eq(vfp_numvfs_apply(t.l, t.config, t.inv, "0000:d8:00.0", 6, &plan, &inv2), 0);
 	vfp_inventory_unref(t.inv);
@@ -101,7 +100,8 @@ START_TEST(test_apply_grow_and_shrink)
 	ck_assert_uint_eq(vfp_pf_get_vf_count(vfp_inventory_find_pf(t.inv, "0000:d8:00.0")), 6);
 	ck_assert_ptr_nonnull(vfp_inventory_find_vf(t.inv, "0000:d8:11.2")); /* VF 5: 0xd880 + 10 */
 	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 10);
-	json_decref(plan);
+	ck_assert_int_eq(plan->from, 2);
+	vfp_numvfs_plan_free(plan);
 	ck_assert_int_eq(vfp_numvfs_apply(t.l, t.config, t.inv, "0000:d8:00.0", 0, NULL, &inv2), 0);
 	vfp_inventory_unref(t.inv);
 	t.inv = inv2;

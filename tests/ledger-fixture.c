@@ -64,11 +64,17 @@ void lfx_teardown(struct lfx *t)
 
 int lfx_count(struct lfx *t, const char *pool, const char *state)
 {
-	json_t *counts = vfp_ledger_counts(t->l);
-	int n = (int)json_integer_value(json_object_get(json_object_get(counts, pool), state));
+	struct vfp_pool_count *counts = NULL;
+	size_t n = 0;
+	int got = 0, s = vfp_vf_state_from_string(state);
 
-	json_decref(counts);
-	return n;
+	ck_assert_int_eq(vfp_ledger_counts(t->l, &counts, &n), 0);
+	ck_assert_msg(s >= 0, "no VF state %s", state);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(counts[i].pool, pool) == 0)
+			got = (int)counts[i].vfs[s];
+	free(counts);
+	return got;
 }
 
 const char *lfx_vf_state(struct lfx *t, const char *pci)
