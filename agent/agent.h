@@ -7,7 +7,6 @@
  */
 #pragma once
 
-#include <jansson.h>
 #include <pthread.h>
 #include <stdbool.h>
 

@@ -10,9 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "agent/attach.h"
 #include "api/api.h"
