@@ -119,6 +119,11 @@ int agent_attach_netns(struct agent *a, const char *id, const struct agent_netns
 
 	if (r >= 0)
 		r = netns_open(q->netns, &t.fd, err, err_size);
+	if (r >= 0 && netns_is_host(t.fd)) {
+		snprintf(err, err_size, "netns: \"%.64s\" is the host's network namespace: VFs go "
+			 "into containers' namespaces only", q->netns);
+		r = -EINVAL;
+	}
 	if (r >= 0)
 		r = netns_inode(t.fd, &t.inode);
 	j.alloc = alloc;

@@ -16,6 +16,11 @@
 #include "api/api.h"
 #include "api/validate.h"
 
+/*
+ * A name the kernel takes as it is: at most 15 bytes, not "." or "..", and
+ * no whitespace, '/', ':' or '%' (which the kernel would expand: "eth%d"
+ * names a link the agent did not ask for).
+ */
 static bool valid_ifname(const char *s)
 {
 	size_t n = strlen(s);
@@ -23,7 +28,7 @@ static bool valid_ifname(const char *s)
 	if (n == 0 || n >= 16 || !strcmp(s, ".") || !strcmp(s, ".."))
 		return false;
 	for (; *s; s++)
-		if (*s <= ' ' || *s == '/' || *s == ':' || *s > '~')
+		if (*s <= ' ' || *s == '/' || *s == ':' || *s == '%' || *s > '~')
 			return false;
 	return true;
 }

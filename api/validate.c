@@ -15,9 +15,7 @@ bool valid_mac(const char *s)
 {
 	unsigned char b[6];
 
-	if (vfp_mac_parse(s, b) < 0 || (b[0] & 1))
-		return false;
-	return b[0] | b[1] | b[2] | b[3] | b[4] | b[5];
+	return vfp_mac_parse_unicast(s, b) == 0;
 }
 
 /* An InfiniBand GUID other than all zeros and all ones. */

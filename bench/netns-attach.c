@@ -2,7 +2,7 @@
 /*
  * The agent's container attach, as bench/netns.sh times it: each named
  * netdev goes into NETNS as c<N>, with a MAC, an address, and up, through
- * agent/container/netns.c (the code the API runs). Prints the elapsed milliseconds.
+ * agent/container/vf-netdev.c (the code the API runs). Prints the elapsed milliseconds.
  */
 #include "config.h"
 
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent/container/netns.h"
+#include "agent/container/vf-netdev.h"
 
 int main(int argc, char **argv)
 {
@@ -41,9 +42,9 @@ int main(int argc, char **argv)
 		snprintf(ifname, sizeof(ifname), "c%d", i - 2);
 		snprintf(addr, sizeof(addr), "10.77.%d.%d/16", i >> 8, i & 0xff);
 		if (r >= 0)
-			r = netns_snapshot(argv[i], orig, err, sizeof(err));
+			r = vf_netdev_snapshot(argv[i], argv[i], orig, err, sizeof(err));
 		if (r >= 0)
-			r = netns_attach(argv[i], fd, &cfg, orig, err, sizeof(err));
+			r = vf_netdev_attach(argv[i], fd, &cfg, orig, err, sizeof(err));
 		vfp_restore_point_free(orig);
 		if (r < 0) {
 			fprintf(stderr, "netns-attach: %s: %s\n", argv[i], err);

@@ -255,6 +255,25 @@ VFP_EXPORT int vfp_mac_parse(const char *s, unsigned char mac[6])
 	return 0;
 }
 
+/**
+ * vfp_mac_parse_unicast() - a MAC a VF or a NIC may carry as its own
+ *
+ * The one check every way in uses (REST, deployment files, the hooks
+ * through them): -EINVAL when @s is not a MAC, -EADDRNOTAVAIL when it is
+ * multicast, broadcast or all zeros.
+ */
+VFP_EXPORT int vfp_mac_parse_unicast(const char *s, unsigned char mac[6])
+{
+	unsigned char m[6];
+
+	if (vfp_mac_parse(s, m) < 0)
+		return -EINVAL;
+	if ((m[0] & 1) || !(m[0] | m[1] | m[2] | m[3] | m[4] | m[5]))
+		return -EADDRNOTAVAIL;
+	memcpy(mac, m, sizeof(m));
+	return 0;
+}
+
 VFP_EXPORT void vfp_guid_format(unsigned long long g, char buf[static 24])
 {
 	snprintf(buf, 24, "%02llx:%02llx:%02llx:%02llx:%02llx:%02llx:%02llx:%02llx", g >> 56,

@@ -42,6 +42,7 @@ int vfp_ctx_get_log_priority(const struct vfp_ctx *ctx);
 bool vfp_pci_addr_is_valid(const char *s);
 int vfp_guid_parse(const char *s, unsigned long long *ret);
 int vfp_mac_parse(const char *s, unsigned char mac[6]);
+int vfp_mac_parse_unicast(const char *s, unsigned char mac[6]);
 void vfp_guid_format(unsigned long long g, char buf[static 24]);
 
 /* ---- inventory -------------------------------------------------------- */
@@ -265,6 +266,8 @@ struct vfp_restore_point {
 	char *mac;
 	unsigned mtu;
 	bool up;
+	int ifindex;		      /* where the netdev was last seen inside (a hint) */
+	int peer_ifindex;	      /* a veth stand-in's host-side peer: how it is known */
 	/* a VM's */
 	char *domain_uuid, *domain;
 	unsigned flags;		      /* libvirt's attach flags */

@@ -76,6 +76,10 @@ char *vfp_restore_point_to_text(const struct vfp_restore_point *c)
 		json_object_set_new(o, "mtu", json_integer(rp->mtu));
 		json_object_set_new(o, "up", json_boolean(rp->up));
 	}
+	if (rp->ifindex)
+		json_object_set_new(o, "ifindex", json_integer(rp->ifindex));
+	if (rp->peer_ifindex)
+		json_object_set_new(o, "peer_ifindex", json_integer(rp->peer_ifindex));
 	if (rp->domain_uuid) {
 		json_object_set_new(o, "flags", json_integer(rp->flags));
 		json_object_set_new(o, "since", json_integer(rp->since));
@@ -106,6 +110,8 @@ static int from_json(json_t *o, struct vfp_restore_point *rp)
 	rp->netns_inode = (unsigned long long)json_integer_value(json_object_get(o, "netns_inode"));
 	rp->mtu = (unsigned)json_integer_value(json_object_get(o, "mtu"));
 	rp->up = json_is_true(json_object_get(o, "up"));
+	rp->ifindex = (int)json_integer_value(json_object_get(o, "ifindex"));
+	rp->peer_ifindex = (int)json_integer_value(json_object_get(o, "peer_ifindex"));
 	rp->flags = (unsigned)json_integer_value(json_object_get(o, "flags"));
 	rp->since = json_integer_value(json_object_get(o, "since"));
 	rp->pending = json_is_true(json_object_get(o, "pending"));

@@ -131,8 +131,10 @@ api DELETE "/v1/allocations/$id"; expect 204
 api GET /v1/host; jget .rdma.status | grep -q 'no RDMA' || fail "no RDMA not reported: $body"
 api GET /v1/vfs/0000:3b:00.1; [ "$(jget .rdma_port)" = null ] || fail "rdma_port: $body"
 
-# the namespace is deleted while attached (a veth dies with it): the agent sees the
-# link go, finds the namespace gone and releases on its own; a late DELETE is stale
+# the namespace is deleted while attached. A real VF comes back to the host; a veth
+# stand-in dies with it, so nothing comes back here: the agent sees the link go, finds
+# the namespace gone, releases on its own, and quarantines the VF rather than call a
+# netdev it cannot find free. A late DELETE is stale
 alloc
 api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns2\",\"ifname\":\"net1\"}"; expect 200
 ip netns del "$ns2"
@@ -142,19 +144,22 @@ for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 done
 [ "$(jget .state)" = released ] || fail "not released after its netns died: $body"
 grep -q "allocation $id: its network namespace is gone: releasing" "$tmp/agent.log" || fail "not logged"
-api GET "/v1/vfs/$vf"; [ "$(jget .state)" = free ] || fail "VF not free after its netns died: $body"
+api GET "/v1/vfs/$vf"; [ "$(jget .state)" = quarantined ] || fail "VF with no netdev not quarantined: $body"
+grep -q "VF $vf: the netdev of VF $vf is not back in the host, and namespace $ns2 is gone" "$tmp/agent.log" ||
+	fail "the reason is not logged"
 api DELETE "/v1/allocations/$id"; expect 404
 
 # the agent is killed while a VF is attached and the namespace dies while it is down:
-# the next start finds the namespace gone and releases
-ip link add ens5f0v0 mtu 1500 type veth peer name peer-ens5f0v0
+# the next start finds the namespace gone and releases, and the VF is quarantined too
 ip netns add "$ns3"
-alloc
+api POST /v1/allocations -d '{"pool":"eth","count":1,"owner":{"kind":"container","netns":"x"}}'
+expect 201; id=$(jget .id); vf=$(jget '.vfs[0].pci')
+[ "$vf" = 0000:af:01.1 ] || fail "expected the second E810 VF, got $vf"
 api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns3\",\"ifname\":\"net1\"}"; expect 200
 kill -9 "$agent_pid"; wait "$agent_pid" 2>/dev/null || true; agent_pid=
 ip netns del "$ns3"
 start_agent
 api GET "/v1/allocations/$id"; [ "$(jget .state)" = released ] || fail "not released at start: $body"
-api GET "/v1/vfs/$vf"; [ "$(jget .state)" = free ] || fail "VF not free after restart: $body"
+api GET "/v1/vfs/$vf"; [ "$(jget .state)" = quarantined ] || fail "VF not quarantined after restart: $body"
 stop_agent
 echo "netns: all checks passed"

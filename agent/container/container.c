@@ -10,6 +10,7 @@
 #include "agent/container/container.h"
 #include "libvfpool/macro.h"
 #include "agent/container/netns.h"
+#include "agent/container/vf-netdev.h"
 #include "agent/netlink/nlmsg.h"
 #include "agent/container/rdma.h"
 #include "agent/pf/pf-side.h"
@@ -68,10 +69,11 @@ static void netns_config_for(const struct container_target *t, const struct vfp_
 }
 
 /* Where the netdev goes, in @rp before it goes: its snapshot, the namespace, its name there. */
-static int record_target(const char *netdev, const struct container_target *t, const char *ifname,
-			 struct vfp_restore_point *rp, char *err, size_t err_size)
+static int record_target(const char *netdev, const char *pci, const struct container_target *t,
+			 const char *ifname, struct vfp_restore_point *rp, char *err,
+			 size_t err_size)
 {
-	int r = netns_snapshot(netdev, rp, err, err_size);
+	int r = vf_netdev_snapshot(netdev, pci, rp, err, err_size);
 
 	if (r >= 0)
 		r = vfp_restore_point_set(&rp->netns, t->netns);
@@ -122,12 +124,12 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 		r = vf_netdev(a, vf->pci, netdev, sizeof(netdev), err, err_size);
 	if (r >= 0)
 		netns_config_for(t, settings, i == 0, f.ethernet, ifname, mac, &cfg);
-	if (r >= 0 && (r = record_target(netdev, t, ifname, rp, err, err_size)) >= 0)
+	if (r >= 0 && (r = record_target(netdev, vf->pci, t, ifname, rp, err, err_size)) >= 0)
 		r = restore_point_save(a, vf->pci, rp); /* where it goes, before it goes */
 	if (r >= 0)
-		r = netns_attach(netdev, t->fd, &cfg, rp, err, err_size);
+		r = vf_netdev_attach(vf->pci, t->fd, &cfg, rp, err, err_size);
 	if (r >= 0 && (r = move_rdma(&f, t->fd, rp, err, err_size)) < 0)
-		netns_detach(rp, t->fd, NULL, msg, sizeof(msg));
+		vf_netdev_detach(vf->pci, rp, t->fd, msg, sizeof(msg));
 	if (r < 0 && applied) {
 		pf_side_restore(a, &f, rp, msg, sizeof(msg));
 		restore_point_save(a, vf->pci, NULL);
@@ -141,15 +143,16 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
  * @vf back in the host as its restore point says
  * @netns_fd: the namespace, or -1 to open the one recorded
  *
- * In reverse order: RDMA device, netdev (found by PCI address when its
- * namespace died and the kernel returned it under another name), PF side.
- * A VF never attached has nothing to restore.
+ * In reverse order: RDMA device, netdev (found by its device, wherever it
+ * is, whatever its name), PF side. A VF never attached has nothing to
+ * restore. A netdev that is not back keeps the restore point: the VF is
+ * not restored.
  */
 static int restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, int netns_fd,
 		      char *err, size_t err_size)
 {
 	struct vfp_restore_point *rp = restore_point_load(a, vf->pci);
-	char found[64], msg[256] = "";
+	char msg[256] = "";
 	struct vf_facts f;
 	int r = 0;
 
@@ -162,10 +165,8 @@ static int restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, int n
 		r = host < 0 ? negative_errno()
 			     : rdma_move(rp->rdma_device, netns_fd, host, err, err_size);
 	}
-	if (vfp_device_read_netdev(a->ctx, vf->pci, found, sizeof(found)) < 0)
-		found[0] = '\0';
 	if (r >= 0)
-		r = netns_detach(rp, netns_fd, found[0] ? found : NULL, err, err_size);
+		r = vf_netdev_detach(vf->pci, rp, netns_fd, err, err_size);
 	if (vf_facts_read(a, vf->pci, &f) >= 0)
 		pf_side_restore(a, &f, rp, msg, sizeof(msg));
 	if (msg[0] && r >= 0) {
@@ -200,10 +201,9 @@ int container_attach_vf(struct agent *a, const struct vfp_allocation *alloc, siz
  * container_restore_vf() - @vf back in the host as its restore point says
  * @netns_fd: the namespace, or -1 to open the one recorded
  *
- * Under its PF's lock. In reverse order: RDMA device, netdev (found by PCI
- * address when its namespace died and the kernel returned it under another
- * name), PF side. A VF with no restore point (never attached, or restored
- * already) is left alone.
+ * Under its PF's lock. In reverse order: RDMA device, netdev (found by its
+ * device, never by its name inside), PF side. A VF with no restore point
+ * (never attached, or restored already) is left alone.
  */
 int container_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, int netns_fd,
 			 char *err, size_t err_size)
@@ -244,16 +244,15 @@ int container_netns_alive(struct agent *a, const struct vfp_allocation *alloc)
  * container_is_attached() - 1 when every VF of @alloc is in its namespace
  *
  * For the reconcile after a crash during an attach: every VF's netdev must
- * be in the namespace its restore point names, under its new name; else 0,
- * and the attach is rolled back.
+ * be in the namespace its restore point names (found by its device); else
+ * 0, and the attach is rolled back.
  */
 int container_is_attached(struct agent *a, const struct vfp_allocation *alloc)
 {
 	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {
-		struct vfp_restore_point *rp =
-			restore_point_load(a, vfp_allocation_get_vf(alloc, i)->pci);
-		int in = rp && rp->netns && netns_holds(rp->netns, (ino_t)rp->netns_inode,
-							 rp->ifname);
+		const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
+		struct vfp_restore_point *rp = restore_point_load(a, pci);
+		bool in = rp && rp->ifname && vf_netdev_in_netns(pci, rp);
 
 		vfp_restore_point_free(rp);
 		if (!in)

@@ -6,6 +6,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
+#include <linux/net_namespace.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
@@ -36,6 +37,28 @@ size_t nl_build_getlink(void *buf, uint32_t seq, int ifindex, const char *name)
 	if (!ifindex && name)
 		mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	return nlh->nlmsg_len;
+}
+
+/* RTM_GETLINK of every link in the namespace. */
+size_t nl_build_dumplinks(void *buf, uint32_t seq)
+{
+	struct nlmsghdr *nlh = start(buf, RTM_GETLINK, NLM_F_DUMP, seq);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	ifi->ifi_family = AF_UNSPEC;
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	return nlh->nlmsg_len;
+}
+
+/* RTM_GETNSID: the id the socket's namespace has for the namespace @netns_fd. */
+size_t nl_build_getnsid(void *buf, uint32_t seq, int netns_fd)
+{
+	struct nlmsghdr *nlh = start(buf, RTM_GETNSID, 0, seq);
+	struct rtgenmsg *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+
+	g->rtgen_family = AF_UNSPEC;
+	mnl_attr_put_u32(nlh, NETNSA_FD, (uint32_t)netns_fd);
 	return nlh->nlmsg_len;
 }
 
@@ -116,7 +139,14 @@ static int link_attr(const struct nlattr *attr, void *data)
 			return MNL_CB_ERROR;
 		break;
 	case IFLA_MTU:
+	case IFLA_LINK:
+	case IFLA_LINK_NETNSID:
 		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case IFLA_PARENT_DEV_NAME:
+	case IFLA_PARENT_DEV_BUS_NAME:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
 			return MNL_CB_ERROR;
 		break;
 	default:
@@ -124,6 +154,22 @@ static int link_attr(const struct nlattr *attr, void *data)
 	}
 	a->tb[type] = attr;
 	return MNL_CB_OK;
+}
+
+/* Who the link is: its parent device, and the link it stands on (a veth's peer). */
+static void link_relations(const struct link_attrs *a, struct nl_link *l)
+{
+	l->link_netnsid = -1;
+	if (a->tb[IFLA_LINK])
+		l->iflink = (int)mnl_attr_get_u32(a->tb[IFLA_LINK]);
+	if (a->tb[IFLA_LINK_NETNSID])
+		l->link_netnsid = (int)mnl_attr_get_u32(a->tb[IFLA_LINK_NETNSID]);
+	if (a->tb[IFLA_PARENT_DEV_NAME])
+		snprintf(l->parent_dev, sizeof(l->parent_dev), "%s",
+			 mnl_attr_get_str(a->tb[IFLA_PARENT_DEV_NAME]));
+	if (a->tb[IFLA_PARENT_DEV_BUS_NAME])
+		snprintf(l->parent_bus, sizeof(l->parent_bus), "%s",
+			 mnl_attr_get_str(a->tb[IFLA_PARENT_DEV_BUS_NAME]));
 }
 
 /**
@@ -153,11 +199,40 @@ int nl_parse_link(const void *buf, size_t len, struct nl_link *ret)
 	snprintf(l.name, sizeof(l.name), "%s", mnl_attr_get_str(a.tb[IFLA_IFNAME]));
 	if (a.tb[IFLA_MTU])
 		l.mtu = mnl_attr_get_u32(a.tb[IFLA_MTU]);
+	link_relations(&a, &l);
 	if (a.tb[IFLA_ADDRESS] && mnl_attr_get_payload_len(a.tb[IFLA_ADDRESS]) <= sizeof(l.mac)) {
 		l.mac_len = mnl_attr_get_payload_len(a.tb[IFLA_ADDRESS]);
 		memcpy(l.mac, mnl_attr_get_payload(a.tb[IFLA_ADDRESS]), l.mac_len);
 	}
 	*ret = l;
+	return 0;
+}
+
+static int nsid_attr(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+
+	if (mnl_attr_type_valid(attr, NETNSA_MAX) < 0)
+		return MNL_CB_OK;
+	if (mnl_attr_get_type(attr) == NETNSA_NSID && mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+		return MNL_CB_ERROR;
+	tb[mnl_attr_get_type(attr)] = attr;
+	return MNL_CB_OK;
+}
+
+/* An RTM_NEWNSID reply: the id, or -1 (NETNSA_NSID_NOT_ASSIGNED). */
+int nl_parse_nsid(const void *buf, size_t len, int *ret_nsid)
+{
+	const struct nlmsghdr *nlh = buf;
+	const struct nlattr *tb[NETNSA_MAX + 1] = { NULL };
+
+	if (!nl_msg_ok(nlh, len) || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(struct rtgenmsg)))
+		return -EBADMSG;
+	if (nlh->nlmsg_type != RTM_NEWNSID)
+		return -EPROTO;
+	if (mnl_attr_parse(nlh, sizeof(struct rtgenmsg), nsid_attr, tb) < 0 || !tb[NETNSA_NSID])
+		return -EBADMSG;
+	*ret_nsid = (int)mnl_attr_get_u32(tb[NETNSA_NSID]);
 	return 0;
 }
 

@@ -21,6 +21,10 @@ struct nl_link {
 	unsigned flags; /* IFF_* */
 	unsigned char mac[32];
 	unsigned mac_len;
+	int iflink;	     /* IFLA_LINK: a veth's peer, a VLAN's lower link; 0: none */
+	int link_netnsid;    /* IFLA_LINK_NETNSID: the namespace @iflink is in; -1: this one */
+	char parent_bus[16]; /* IFLA_PARENT_DEV_BUS_NAME: "pci"; "" for a virtual link */
+	char parent_dev[64]; /* IFLA_PARENT_DEV_NAME: "0000:3b:00.1" */
 };
 
 /* What to change on a link; unset fields are left alone. */
@@ -33,12 +37,15 @@ struct nl_link_change {
 };
 
 size_t nl_build_getlink(void *buf, uint32_t seq, int ifindex, const char *name);
+size_t nl_build_dumplinks(void *buf, uint32_t seq);
+size_t nl_build_getnsid(void *buf, uint32_t seq, int netns_fd);
 size_t nl_build_setlink(void *buf, uint32_t seq, int ifindex, const struct nl_link_change *c);
 size_t nl_build_addr(void *buf, uint32_t seq, int ifindex, int family, const void *addr,
 		     unsigned prefixlen);
 size_t nl_build_default_route(void *buf, uint32_t seq, int ifindex, int family,
 			      const void *gateway);
 int nl_parse_link(const void *buf, size_t len, struct nl_link *ret);
+int nl_parse_nsid(const void *buf, size_t len, int *ret_nsid);
 int nl_parse_ack(const void *buf, size_t len, char *msg, size_t msg_size);
 bool nl_msg_ok(const struct nlmsghdr *nlh, size_t len);
 int nl_parse_prefix(const char *s, int *ret_family, unsigned char addr[16], unsigned *ret_len);

@@ -101,6 +101,115 @@ int nl_conn_ack(struct nl_conn *c, const void *buf, size_t len, char *err, size_
 	return r < 0 ? r : nl_parse_ack(reply, n, err, err_size);
 }
 
+/* The reply to a single-message request: @parse's result, or the kernel's -errno. */
+static int get_one(struct nl_conn *c, const void *req, size_t len, uint16_t type,
+		   int (*parse)(const void *, size_t, void *), void *ret, char *err, size_t err_size)
+{
+	_cleanup_free_ void *reply = NULL;
+	size_t n;
+	int r = nl_conn_send(c, req, len);
+
+	if (r >= 0)
+		r = nl_conn_recv(c, &reply, &n);
+	if (r < 0)
+		return r;
+	if (n >= sizeof(struct nlmsghdr) && ((struct nlmsghdr *)reply)->nlmsg_type == type)
+		return parse(reply, n, ret);
+	r = nl_parse_ack(reply, n, err, err_size);
+	return r < 0 ? r : -EPROTO; /* an ack without the answer */
+}
+
+static int parse_link(const void *buf, size_t len, void *ret)
+{
+	return nl_parse_link(buf, len, ret);
+}
+
+static int parse_nsid(const void *buf, size_t len, void *ret)
+{
+	return nl_parse_nsid(buf, len, ret);
+}
+
+/* Link @ifindex of the socket's namespace: -ENODEV when there is none. */
+int nl_conn_get_link_index(struct nl_conn *c, int ifindex, struct nl_link *ret)
+{
+	char buf[NL_BUF_SIZE], err[256];
+
+	if (ifindex <= 0)
+		return -ENODEV;
+	return get_one(c, buf, nl_build_getlink(buf, c->seq++, ifindex, NULL), RTM_NEWLINK,
+		       parse_link, ret, err, sizeof(err));
+}
+
+/* The id the socket's namespace gives the namespace @netns_fd; -1 when it has none. */
+int nl_conn_get_nsid(struct nl_conn *c, int netns_fd, int *ret_nsid)
+{
+	char buf[NL_BUF_SIZE], err[256];
+
+	return get_one(c, buf, nl_build_getnsid(buf, c->seq++, netns_fd), RTM_NEWNSID, parse_nsid,
+		       ret_nsid, err, sizeof(err));
+}
+
+/* One datagram of a link dump: 1 at NLMSG_DONE, 0 for more, or -errno. */
+static int dump_datagram(const void *buf, size_t len,
+			 bool (*match)(const struct nl_link *, const void *), const void *data,
+			 struct nl_link *ret, bool *found)
+{
+	const char *p = buf;
+	char msg[256];
+
+	if (!nl_msg_ok(buf, len))
+		return -EBADMSG;
+	for (size_t left = len; nl_msg_ok((const void *)p, left);) {
+		const struct nlmsghdr *nlh = (const void *)p;
+		size_t step = MNL_ALIGN(nlh->nlmsg_len);
+		struct nl_link l;
+
+		if (nlh->nlmsg_type == NLMSG_DONE)
+			return 1;
+		if (nlh->nlmsg_type == NLMSG_ERROR) {
+			int r = nl_parse_ack(nlh, left, msg, sizeof(msg));
+
+			return r < 0 ? r : 1;
+		}
+		if (!*found && nl_parse_link(nlh, left, &l) >= 0 && match(&l, data)) {
+			*ret = l;
+			*found = true;
+		}
+		if (step >= left)
+			break;
+		p += step;
+		left -= step;
+	}
+	return 0;
+}
+
+/**
+ * nl_conn_find_link() - the first link of the socket's namespace that @match
+ * accepts; -ENODEV when none does
+ *
+ * The whole dump is read either way: the socket is left ready for the next
+ * request.
+ */
+int nl_conn_find_link(struct nl_conn *c, bool (*match)(const struct nl_link *, const void *),
+		      const void *data, struct nl_link *ret)
+{
+	char buf[NL_BUF_SIZE];
+	bool found = false;
+	int r = nl_conn_send(c, buf, nl_build_dumplinks(buf, c->seq++));
+
+	while (r == 0) {
+		_cleanup_free_ void *reply = NULL;
+		size_t n;
+
+		r = nl_conn_recv(c, &reply, &n);
+		if (r >= 0)
+			r = dump_datagram(reply, n, match, data, ret, &found);
+	}
+	if (r < 0)
+		return r;
+	return found ? 0 : -ENODEV;
+}
+
 /* Link @name of the socket's namespace: -ENODEV when there is none, the kernel's words in @err. */
 int nl_conn_get_link(struct nl_conn *c, const char *name, struct nl_link *ret, char *err,
 		     size_t err_size)

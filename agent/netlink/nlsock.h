@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,4 +23,8 @@ int nl_conn_send(struct nl_conn *c, const void *buf, size_t len);
 int nl_conn_recv(struct nl_conn *c, void **ret_reply, size_t *ret_len);
 int nl_conn_get_link(struct nl_conn *c, const char *name, struct nl_link *ret, char *err,
 		     size_t err_size);
+int nl_conn_get_link_index(struct nl_conn *c, int ifindex, struct nl_link *ret);
+int nl_conn_find_link(struct nl_conn *c, bool (*match)(const struct nl_link *, const void *),
+		      const void *data, struct nl_link *ret);
+int nl_conn_get_nsid(struct nl_conn *c, int netns_fd, int *ret_nsid);
 int nl_conn_ack(struct nl_conn *c, const void *buf, size_t len, char *err, size_t err_size);

@@ -118,9 +118,9 @@ static int nic_facts(xmlNodePtr nic, struct domxml_nic *f, char *err, size_t err
 	char *end = NULL;
 	long vlan = tag ? strtol(tag, &end, 10) : -1;
 
-	if (mac && vfp_mac_parse(mac, f->mac) < 0) {
-		snprintf(err, err_size, "devices/interface[%u]/mac: \"%.40s\" is not a MAC address",
-			 f->position, mac);
+	if (mac && vfp_mac_parse_unicast(mac, f->mac) < 0) {
+		snprintf(err, err_size, "devices/interface[%u]/mac: \"%.40s\" is not a unicast MAC "
+			 "address", f->position, mac);
 		return -EINVAL;
 	}
 	if (tag && (end == tag || *end || vlan < 0 || vlan > 4094)) {
