@@ -85,11 +85,26 @@ int vfp_ledger_set_allocation_vfs_state(struct vfp_ledger *l, const char *id,
 	return vfp_ledger_step_done(l, st, "allocation VF states");
 }
 
+/* A quarantining end says why on the allocation too: "restore failed: …". */
+static int flag_allocation(struct vfp_ledger *l, const char *id, const char *reason)
+{
+	static const char sql[] = "UPDATE allocations SET flag = 'restore failed: ' || ? "
+				  "WHERE id = ?";
+	sqlite3_stmt *st;
+	int r = vfp_ledger_stmt(l, sql, &st);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, reason, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+	return vfp_ledger_step_done(l, st, "allocation flag");
+}
+
 /*
  * Ends an allocation: its VFs go to @vf_state (free, or quarantined after
- * a failed restore; a vanished one stays unavailable), its links stop
- * being live (the GUIDs return to the pool), and it is kept as 'released'
- * for its idempotency key and history.
+ * a failed restore, the allocation flagged with @reason; a vanished one
+ * stays unavailable), its links stop being live (the GUIDs return to the
+ * pool), and it is kept as 'released' for its idempotency key and history.
  */
 int vfp_ledger_end_allocation(struct vfp_ledger *l, const char *id, enum vfp_vf_state vf_state,
 			      const char *reason)
@@ -100,6 +115,8 @@ int vfp_ledger_end_allocation(struct vfp_ledger *l, const char *id, enum vfp_vf_
 	int r;
 
 	r = vfp_ledger_set_allocation_vfs_state(l, id, vf_state, reason);
+	if (r >= 0 && vf_state == VFP_VF_QUARANTINED && reason)
+		r = flag_allocation(l, id, reason);
 	if (r >= 0)
 		r = vfp_ledger_stmt(l, unlink_sql, &st);
 	if (r >= 0) {

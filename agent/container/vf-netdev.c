@@ -93,8 +93,10 @@ static int snapshot(const struct nl_link *l, struct vfp_restore_point *rp)
 {
 	char mac[3 * sizeof(l->mac)] = "";
 
+	/* "aa:bb:…": byte i at 3 * i, its ':' before it */
 	for (unsigned i = 0; i < l->mac_len; i++)
-		snprintf(mac + 3 * i, sizeof(mac) - 3 * i, i ? ":%02x" : "%02x", l->mac[i]);
+		snprintf(mac + 3 * i - (i > 0), sizeof(mac) - 3 * i + (i > 0), i ? ":%02x" : "%02x",
+			 l->mac[i]);
 	rp->mtu = l->mtu;
 	rp->up = (l->flags & IFF_UP) != 0;
 	return vfp_restore_point_set(&rp->name, l->name) < 0 ||
