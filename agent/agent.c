@@ -24,30 +24,6 @@
 #include "agent/sim/sim-host.h"
 #include "agent/vm/vm.h"
 
-static int log_max = 7;
-
-/* Lines above @priority are dropped (the fuzzers keep only errors). */
-void agent_set_log_priority(int priority)
-{
-	log_max = priority;
-}
-
-/* One line per event on stderr, with the <N> priority prefix journald reads. */
-void agent_log(int priority, const char *format, ...)
-{
-	va_list ap;
-
-	if (priority > log_max)
-		return;
-	va_start(ap, format);
-	flockfile(stderr);
-	fprintf(stderr, "<%d>", priority);
-	vfprintf(stderr, format, ap);
-	fputc('\n', stderr);
-	funlockfile(stderr);
-	va_end(ap);
-}
-
 static __attribute__((format(printf, 6, 0))) void
 log_library(void *userdata, int priority, const char *file, int line, const char *fn,
 	    const char *format, va_list args)

@@ -76,6 +76,7 @@ int agent_intent(struct agent *a, const char *id, enum vfp_op op, bool begin, bo
 
 void agent_set_log_priority(int priority);
 void agent_log(int priority, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void agent_log_escape(const char *s, char *out, size_t size);
 #define log_info(...) agent_log(6, __VA_ARGS__)
 #define log_warning(...) agent_log(4, __VA_ARGS__)
 #define log_error(...) agent_log(3, __VA_ARGS__)

@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <libxml/parser.h>
@@ -197,6 +199,60 @@ static void allocation_ids(const struct rewrite *w, char *buf, size_t size)
 					vfp_allocation_get_id(w->allocs[p]));
 }
 
+/* Whether VF @pci, held by allocation @id, is held for the VM named @owner. */
+static bool held_by(struct agent *a, const char *id, const char *owner)
+{
+	struct vfp_allocation *alloc = NULL;
+	const struct vfp_owner *o;
+	char ignored[256];
+	bool mine;
+
+	if (agent_get_allocation(a, id, &alloc, ignored, sizeof(ignored)) < 0)
+		return false;
+	o = vfp_allocation_get_owner(alloc);
+	mine = o && o->kind == VFP_OWNER_VM && o->name && strcmp(o->name, owner) == 0;
+	vfp_allocation_unref(alloc);
+	return mine;
+}
+
+/*
+ * A <hostdev> the file already has (a user's PCI = [...]) that names a VF
+ * the agent manages: only this VM's own allocation may hold it. Free, or
+ * another's, it is a 409 naming the holder; PCI devices the agent does not
+ * manage are left to libvirt.
+ */
+static int check_hostdevs(struct rewrite *w)
+{
+	_cleanup_free_ char *name = domxml_get_name(w->doc);
+	const char *owner = w->in->owner ? w->in->owner : name ? name : "";
+	char **list = NULL;
+	size_t n = 0;
+	int r = domxml_pci_hostdevs(w->in->xml, &list, &n);
+
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		struct vfp_ledger_vf v;
+
+		pthread_mutex_lock(&w->agent->ledger_lock);
+		r = vfp_ledger_get_vf(w->agent->ledger, list[i], &v);
+		pthread_mutex_unlock(&w->agent->ledger_lock);
+		if (r == -ENOENT || (r >= 0 && !v.pool[0])) {
+			r = 0; /* not ours */
+			continue;
+		}
+		if (r >= 0 && !v.allocation[0])
+			r = fail(w, -EBUSY, "devices/hostdev %s: a VF of pool %s, managed by vfagent: "
+				 "ask for it through an SR-IOV network, not as a PCI device", list[i],
+				 v.pool);
+		else if (r >= 0 && !held_by(w->agent, v.allocation, owner))
+			r = fail(w, -EBUSY, "devices/hostdev %s: held by allocation %s of another "
+				 "owner", list[i], v.allocation);
+	}
+	if (r < 0 && !w->err[0])
+		fail(w, r, "devices/hostdev: %s", strerror(-r));
+	domxml_strv_free(list, n);
+	return r;
+}
+
 static int rewrite(struct rewrite *w, char **ret_xml, char *ret_ids, size_t ids_size)
 {
 	const char *owner = w->in->owner;
@@ -246,6 +302,8 @@ int agent_rewrite_deployment(struct agent *a, const struct agent_deployment *d, 
 	ret_ids[0] = '\0';
 	if (r >= 0)
 		r = domxml_sriov_nics(w.doc, w.config, &w.nics, &w.n_nics, err, err_size);
+	if (r >= 0)
+		r = check_hostdevs(&w);
 	if (r >= 0 && w.n_nics == 0)
 		r = (*ret_xml = strndup(d->xml, d->len)) ? 0 : fail(&w, -ENOMEM, "out of memory");
 	else if (r >= 0 && !(w.dummies = xmlNewNode(NULL, BAD_CAST "dummies")))

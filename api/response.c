@@ -53,8 +53,9 @@ json_t *api_error_body(int r, const char *message)
 
 /*
  * Records the message for the answer; returns @r for `return api_fail(...)`.
- * Messages quote what the client sent, so bytes that are not printable
- * ASCII become '?': the answer stays valid JSON and the log one line.
+ * Messages quote what the client sent, so bytes that are not ASCII become
+ * '?': the answer stays valid JSON (which escapes control characters; the
+ * log escapes them too, in agent_log()).
  */
 int api_fail(struct api_request *req, int r, const char *format, ...)
 {
@@ -64,7 +65,7 @@ int api_fail(struct api_request *req, int r, const char *format, ...)
 	vsnprintf(req->error, sizeof(req->error), format, ap);
 	va_end(ap);
 	for (char *p = req->error; *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+		if ((unsigned char)*p >= 0x80)
 			*p = '?';
 	return r;
 }

@@ -171,14 +171,10 @@ static enum MHD_Result send_answer(struct MHD_Connection *conn, struct api_reque
 	return send_json(conn, req->status, req->status == 204 ? NULL : req->json, NULL, NULL);
 }
 
-/* The path for a log line: at most 200 characters, control bytes as '?'. */
+/* The path for a log line: at most 200 characters (agent_log() escapes control bytes). */
 static void printable(const char *s, char *out, size_t size)
 {
-	size_t i;
-
-	for (i = 0; s[i] && i + 1 < size && i < 200; i++)
-		out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-	out[i] = '\0';
+	snprintf(out, size < 201 ? size : 201, "%s", s);
 }
 
 /* Routes the request, runs its handler, answers, and logs one line (never the body). */

@@ -106,7 +106,36 @@ jget .message | grep -q 'DTD is not accepted' || fail "$body"
 sed 's/<mac address=.02:00:c0:a8:02:2a.\/>/<mac address="zz"\/>/' "$one/two-ib-one-eth.xml" >"$tmp/badmac.xml"
 post_xml "$tmp/badmac.xml" ""
 expect 400
-jget .message | grep -q 'devices/interface\[2\]/mac: "zz" is not a MAC address' || fail "$body"
+jget .message | grep -q 'devices/interface\[2\]/mac: "zz" is not a unicast MAC address' || fail "$body"
+# the MAC check of POST /v1/allocations: no broadcast, multicast or zero MAC
+for mac in ff:ff:ff:ff:ff:ff 01:00:5e:00:00:01 00:00:00:00:00:00; do
+	sed "s/<mac address=.02:00:c0:a8:02:2a.\/>/<mac address=\"$mac\"\/>/" "$one/two-ib-one-eth.xml" >"$tmp/badmac.xml"
+	post_xml "$tmp/badmac.xml" ""
+	expect 400
+	jget .message | grep -q "devices/interface\[2\]/mac: \"$mac\" is not a unicast MAC" || fail "$mac: $body"
+	api POST /v1/allocations -d "{\"pool\":\"eth\",\"owner\":{\"kind\":\"vm\",\"name\":\"x\"},\"mac\":\"$mac\"}"
+	expect 400
+done
+
+# a <hostdev> already in the file that names a VF of a pool: refused, naming it; one that
+# names a device the agent does not manage is libvirt's business
+n=$(allocations)
+hostdev() { sed "s#</devices>#<hostdev mode='subsystem' type='pci' managed='yes'><source><address domain='0x0000' bus='0x$1' slot='0x$2' function='0x$3'/></source></hostdev></devices>#" "$one/no-sriov.xml" >"$tmp/hostdev.xml"; }
+hostdev af 01 2
+post_xml "$tmp/hostdev.xml" ""
+expect 409
+jget .message | grep -q 'devices/hostdev 0000:af:01.2: a VF of pool eth, managed by vfagent' || fail "$body"
+[ "$(allocations)" = "$n" ] || fail "a refused file claimed VFs"
+api POST /v1/allocations -d '{"pool":"eth","owner":{"kind":"vm","name":"someone-else"}}'; expect 201
+held=$(jget '.vfs[0].pci'); other=$(jget .id)
+hostdev "$(echo "$held" | cut -c6-7)" "$(echo "$held" | cut -c9-10)" "$(echo "$held" | cut -c12)"
+post_xml "$tmp/hostdev.xml" ""
+expect 409
+jget .message | grep -q "devices/hostdev $held: held by allocation $other of another owner" || fail "$body"
+api DELETE "/v1/allocations/$other"; expect 204
+hostdev 00 1f 0
+post_xml "$tmp/hostdev.xml" ""
+expect 200
 sed 's/<uuid>.*</<uuid>nope</' "$one/no-sriov.xml" | sed 's/br0/sriov_eth0/' >"$tmp/baduuid.xml"
 post_xml "$tmp/baduuid.xml" ""
 expect 400

@@ -113,5 +113,10 @@ jget .flag | grep -q "^restore failed: VF $vf: the netdev" || fail "moved on: th
 api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"owner\":{\"kind\":\"container\",\"netns\":\"$ns2\"}}"
 expect 201
 [ "$(jget '.vfs[0].pci')" != "$vf" ] || fail "moved on: the quarantined VF was handed out again"
+
+# 7. text a tenant chose reaches the log escaped: it cannot end a line or forge a priority
+api POST "/v1/allocations/$id/attach" -d '{"domain":"x\n<3>forged\r\u001b[31m"}'; expect 404
+grep -q '^<3>forged' "$tmp/agent.log" && fail "a forged log line got through"
+grep -q 'x\\x0a<3>forged\\x0d\\x1b\[31m' "$tmp/agent.log" || fail "the escaped name is not logged"
 stop_agent
 echo "tenant: all checks passed"

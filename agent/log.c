@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The agent's log: one line per event on stderr, with the <N> priority
+ * prefix journald reads. Every line, the library's included, passes here,
+ * and here every control character in it is escaped (\\xNN): text that a
+ * tenant or a peer chose (a namespace, a domain name, libvirt's or the
+ * kernel's message about them) cannot end a line or forge a priority.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "agent/agent.h"
+
+static int log_max = 7;
+
+/* Lines above @priority are dropped (the fuzzers keep only errors). */
+void agent_set_log_priority(int priority)
+{
+	log_max = priority;
+}
+
+/* @s with control characters as \xNN, into @out (always terminated). */
+void agent_log_escape(const char *s, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (; *s && o + 5 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = '\0';
+}
+
+void agent_log(int priority, const char *format, ...)
+{
+	char line[2048], safe[4 * sizeof(line)];
+	va_list ap;
+
+	if (priority > log_max)
+		return;
+	va_start(ap, format);
+	vsnprintf(line, sizeof(line), format, ap);
+	va_end(ap);
+	agent_log_escape(line, safe, sizeof(safe));
+	fprintf(stderr, "<%d>%s\n", priority, safe);
+}
