@@ -12,21 +12,44 @@
 #include "agent/release.h"
 
 /* No free VF: a pool with a "grow" policy resizes an idle PF, once. */
-static bool grow_pool(struct agent *a, const char *pool)
+static bool grow_pool(struct agent *a, const char *pool, struct vfp_pool_growth *g)
 {
 	struct vfp_inventory *inv = NULL;
 	int r;
 
 	pthread_rwlock_wrlock(&a->state_lock);
 	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_pool_grow(a->ledger, a->config, a->inv, pool, &inv);
+	r = vfp_pool_grow(a->ledger, a->config, a->inv, pool, g, &inv);
 	if (inv)
 		agent_replace_inventory(a, inv);
 	pthread_mutex_unlock(&a->ledger_lock);
 	pthread_rwlock_unlock(&a->state_lock);
 	if (r >= 0)
-		log_info("pool %s: grew a PF", pool);
+		log_info("pool %s: PF %s grew from %d to %d VFs", pool, g->pf, g->from, g->to);
 	return r >= 0;
+}
+
+/*
+ * The claim that grew @g's PF failed all the same: the PF goes back to its
+ * size, unless a VF it gained has been taken since (the plan says).
+ */
+static void shrink_back(struct agent *a, const char *pool, const struct vfp_pool_growth *g)
+{
+	struct vfp_inventory *inv = NULL;
+	int r;
+
+	pthread_rwlock_wrlock(&a->state_lock);
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_numvfs_apply(a->ledger, a->config, a->inv, g->pf, g->from, NULL, &inv);
+	if (inv)
+		agent_replace_inventory(a, inv);
+	pthread_mutex_unlock(&a->ledger_lock);
+	pthread_rwlock_unlock(&a->state_lock);
+	if (r >= 0)
+		log_info("pool %s: the claim failed; PF %s back to %d VFs", pool, g->pf, g->from);
+	else
+		log_warning("pool %s: PF %s stays at %d VFs: %s", pool, g->pf, g->to,
+			    vfp_ledger_get_error(a->ledger));
 }
 
 /* agent_claim() without its event: for claims made on the way to something else. */
@@ -34,14 +57,17 @@ int agent_claim_quiet(struct agent *a, const struct vfp_claim *c, struct vfp_all
 		      char *err, size_t err_size)
 {
 	struct vfp_config *config = agent_get_config(a);
+	struct vfp_pool_growth g;
 	char *msg = NULL;
 	int r;
 
 	r = claim_queue_claim(a->claims, config, c, ret, &msg);
-	if (r == -ENOBUFS && grow_pool(a, c->pool)) {
+	if (r == -ENOBUFS && grow_pool(a, c->pool, &g)) {
 		free(msg);
 		msg = NULL;
 		r = claim_queue_claim(a->claims, config, c, ret, &msg);
+		if (r < 0)
+			shrink_back(a, c->pool, &g);
 	}
 	vfp_config_unref(config);
 	if (r < 0)

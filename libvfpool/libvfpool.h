@@ -390,8 +390,15 @@ void vfp_numvfs_plan_free(struct vfp_numvfs_plan *p);
 int vfp_numvfs_apply(struct vfp_ledger *l, const struct vfp_config *config,
 		     const struct vfp_inventory *inv, const char *pf_pci, int numvfs,
 		     struct vfp_numvfs_plan **ret_plan, struct vfp_inventory **ret_inv);
+/* Which PF a pool grew, from and to how many VFs: what undoing it takes. */
+struct vfp_pool_growth {
+	char pf[16];
+	int from, to;
+};
+
 int vfp_pool_grow(struct vfp_ledger *l, const struct vfp_config *config,
-		  const struct vfp_inventory *inv, const char *pool, struct vfp_inventory **ret_inv);
+		  const struct vfp_inventory *inv, const char *pool,
+		  struct vfp_pool_growth *ret_growth, struct vfp_inventory **ret_inv);
 
 /*
  * A simulated host handles sysfs writes itself: return 1 when handled

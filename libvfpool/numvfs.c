@@ -250,11 +250,12 @@ static int pool_pfs(struct vfp_ledger *l, const char *pool, struct pf_row **ret,
  *
  * The pool's PFs are those with VFs in it; one that no allocation holds,
  * whose sriov_numvfs is writable and below totalvfs, grows by the step
- * (capped at totalvfs). -EBUSY when the pool does not grow or no PF can.
+ * (capped at totalvfs); @ret_growth (may be NULL) says which, from and to.
+ * -EBUSY when the pool does not grow or no PF can.
  */
 VFP_EXPORT int vfp_pool_grow(struct vfp_ledger *l, const struct vfp_config *config,
 			     const struct vfp_inventory *inv, const char *pool,
-			     struct vfp_inventory **ret_inv)
+			     struct vfp_pool_growth *ret_growth, struct vfp_inventory **ret_inv)
 {
 	int idx = vfp_config_find_pool(config, pool);
 	unsigned step = idx >= 0 ? vfp_config_get_pool_grow_step(config, (size_t)idx) : 0;
@@ -275,12 +276,18 @@ VFP_EXPORT int vfp_pool_grow(struct vfp_ledger *l, const struct vfp_config *conf
 		if (!pf || vfp_pf_get_numvfs(pf, &num) < 0 || vfp_pf_get_totalvfs(pf, &total) < 0 ||
 		    num >= total)
 			continue;
+		if (ret_growth) {
+			snprintf(ret_growth->pf, sizeof(ret_growth->pf), "%s", vfp_pf_get_pci(pf));
+			ret_growth->from = num;
+		}
 		num = num + (int)step > total ? total : num + (int)step;
 		allowed = vfp_numvfs_plan(l, inv, vfp_pf_get_pci(pf), num, &plan);
 		vfp_numvfs_plan_free(plan);
 		if (allowed < 0)
 			continue;
 		r = vfp_numvfs_apply(l, config, inv, vfp_pf_get_pci(pf), num, NULL, ret_inv);
+		if (ret_growth)
+			ret_growth->to = num;
 		break;
 	}
 	free(pfs);

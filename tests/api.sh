@@ -69,6 +69,14 @@ api DELETE "/v1/allocations/$id"; expect 204
 api DELETE "/v1/allocations/$id"; expect 404
 api GET /v1/pools; [ "$(jget '.pools[0].vfs.free')" = 8 ] || fail "not freed: $body"
 
+# ---- a claim that growing cannot satisfy leaves every PF as it was
+numvfs_all() { api GET /v1/pfs; jget '[.pfs[] | "\(.pci)=\(.numvfs)"] | join(" ")'; }
+sizes=$(numvfs_all)
+api POST /v1/allocations -d '{"pool":"eth","count":60,"owner":{"kind":"container","netns":"c1"}}'
+expect 409
+[ "$(numvfs_all)" = "$sizes" ] || fail "a failed claim resized PFs: $(numvfs_all), were $sizes"
+grep -q 'the claim failed; PF 0000:d8:00.0 back to' "$tmp/agent.log" || fail "the shrink is not logged"
+
 # ---- numvfs: dry run, blocked, applied
 api PUT /v1/pfs/0000:af:00.0/numvfs -d '{"numvfs":8,"dry_run":true}'; expect 200
 [ "$(jget .allowed)" = true ] || fail "dry run: $body"

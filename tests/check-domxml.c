@@ -158,7 +158,7 @@ START_TEST(test_sriov_nic_errors)
 {
 	static const char *const cases[][2] = {
 		{ "<interface type='bridge'><source bridge='sriov_ib0'/><mac address='02:00'/>",
-		  "devices/interface[0]/mac: \"02:00\" is not a MAC address" },
+		  "devices/interface[0]/mac: \"02:00\" is not a unicast MAC address" },
 		{ "<interface type='bridge'><source bridge='sriov_ib0'/><vlan><tag id='4095'/></vlan>",
 		  "devices/interface[0]/vlan/tag: id \"4095\" is not a VLAN in [0, 4094]" },
 		{ "<interface type='bridge'><source bridge='sriov_ib0'/><vlan><tag id='1x'/></vlan>",

@@ -170,15 +170,19 @@ START_TEST(test_pool_grow)
 {
 	struct vfp_inventory *inv2 = NULL;
 	struct vfp_allocation *a = lfx_claim(&t, "eth", 4, VFP_PLACE_PACK, -1, NULL, 0);
+	struct vfp_pool_growth g;
 
 	/* the E810 is fully held; the 82599 is idle and grows by the step: 2 -> 5 */
-	ck_assert_int_eq(vfp_pool_grow(t.l, t.config, t.inv, "eth", &inv2), 0);
+	ck_assert_int_eq(vfp_pool_grow(t.l, t.config, t.inv, "eth", &g, &inv2), 0);
+	ck_assert_str_eq(g.pf, "0000:d8:00.0");
+	ck_assert_int_eq(g.from, 2);
+	ck_assert_int_eq(g.to, 5);
 	vfp_inventory_unref(t.inv);
 	t.inv = inv2;
 	ck_assert_int_eq(pf_numvfs("0000:d8:00.0"), 5);
 	ck_assert_int_eq(pf_numvfs("0000:af:00.0"), 4);
 	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 5);
-	ck_assert_int_eq(vfp_pool_grow(t.l, t.config, t.inv, "ib", &inv2), -EBUSY);
+	ck_assert_int_eq(vfp_pool_grow(t.l, t.config, t.inv, "ib", NULL, &inv2), -EBUSY);
 	ck_assert_ptr_nonnull(strstr(vfp_ledger_get_error(t.l), "does not grow"));
 	lfx_assert_invariants(&t);
 	vfp_allocation_unref(a);
