@@ -213,14 +213,20 @@ static void fill_count(sqlite3_stmt *st, void *elem)
  * vfp_ledger_counts() - how many VFs each pool has in each state
  * @ret_counts: one entry per pool, by name; VFs in no pool count under ""
  *
+ * VFs that vanished from the host are kept in the ledger (for their
+ * allocations' history) but not counted: a pool counts what exists.
+ *
  * free() *@ret_counts.
  */
 VFP_EXPORT int vfp_ledger_counts(struct vfp_ledger *l, struct vfp_pool_count **ret_counts,
 				 size_t *ret_n)
 {
-	static const char pools[] = "SELECT DISTINCT coalesce(pool, '') FROM vfs ORDER BY 1";
-	static const char sql[] = "SELECT coalesce(pool, ''), state, count(*) FROM vfs "
+#define EXISTING "WHERE NOT (state = 'unavailable' AND reason IS 'vanished') "
+	static const char pools[] = "SELECT DISTINCT coalesce(pool, '') FROM vfs " EXISTING
+				    "ORDER BY 1";
+	static const char sql[] = "SELECT coalesce(pool, ''), state, count(*) FROM vfs " EXISTING
 				  "GROUP BY 1, 2 ORDER BY 1, 2";
+#undef EXISTING
 	struct vfp_pool_count *c = NULL;
 	size_t n = 0, i = 0;
 	sqlite3_stmt *st;

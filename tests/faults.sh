@@ -96,6 +96,8 @@ for round in 1 2 3 4 5 6 7 8; do
 done
 
 # -- a VF vanishes while allocated (numvfs lowered behind the agent's back)
+pool_total() { api GET /v1/pools; jget '.pools[] | select(.name == "eth") | .vfs | add'; }
+before=$(pool_total)
 api POST /v1/allocations -d '{"pool":"eth","owner":{"kind":"vm","name":"gone"},"placement":"pack"}'
 expect 201
 id=$(jget .id) pci=$(jget '.vfs[0].pci')
@@ -113,6 +115,9 @@ api GET "/v1/allocations/$id"
 expect 200
 [ "$(jget .flag)" = "VF $pci vanished" ] || fail "the allocation of a vanished VF is not flagged: $body"
 [ "$(jget '.vfs[0].state')" = unavailable ] || fail "the vanished VF is $(jget '.vfs[0].state') in its allocation"
+api GET '/v1/vfs?pool=eth'; listed=$(jget '.vfs | length')
+[ "$(pool_total)" = "$listed" ] && [ "$listed" -lt "$before" ] ||
+	fail "the pool counts $(pool_total) VFs, /v1/vfs lists $listed (were $before)"
 api DELETE "/v1/allocations/$id"
 expect 204
 api GET /v1/health
