@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,33 +197,71 @@ static int next_guid(struct vfp_ledger *l, const struct vfp_config *config,
 	return 1;
 }
 
+/*
+ * The GUID asked for: the one the VF gets and the ledger shows, held like
+ * a pool GUID (inside the pool's range it takes its offset, so the pool
+ * never hands it out too). -EBUSY when a live allocation holds it.
+ */
+static int wanted_guid(struct vfp_ledger *l, const struct vfp_config *config, const char *want,
+		       unsigned long long *ret_offset, bool *ret_in_range, char guid[static 24])
+{
+	static const char sql[] = "SELECT allocation_id FROM allocation_vfs WHERE live = 1 AND "
+				  "guid = ?";
+	unsigned long long g, first, count;
+	sqlite3_stmt *st;
+	int r, rc;
+
+	if (vfp_guid_parse(want, &g) < 0)
+		return vfp_ledger_fail(l, -EINVAL, "guid: \"%.40s\" is not a GUID", want);
+	vfp_guid_format(g, guid);
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, guid, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		r = vfp_ledger_fail(l, -EBUSY, "guid: %s is held by allocation %s", guid,
+				    col_text(st, 0));
+		sqlite3_reset(st);
+		return r;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return vfp_ledger_errno(l, rc, "GUID in use");
+	*ret_in_range = vfp_config_get_guid_range(config, &first, &count) && g >= first &&
+			g - first < count;
+	*ret_offset = *ret_in_range ? g - first : 0;
+	return 1;
+}
+
 static int take_vf(struct vfp_ledger *l, const struct vfp_config *config, const char *id,
-		   const struct pick *c, int position)
+		   const struct pick *c, int position, const char *want_guid)
 {
 	static const char ins[] = "INSERT INTO allocation_vfs(allocation_id, pci, position, guid, "
 				  "guid_offset) VALUES (?, ?, ?, ?, ?)";
 	static const char upd[] = "UPDATE vfs SET state = 'reserved', reason = NULL, updated = ? "
 				  "WHERE pci = ? AND state = 'free'";
 	unsigned long long off = 0;
+	bool has_off = true;
 	char guid[24];
 	sqlite3_stmt *st;
 	int r, has_guid = 0;
 
-	if (strcmp(c->link_type, "infiniband") == 0) {
-		has_guid = next_guid(l, config, &off, guid);
-		if (has_guid < 0)
-			return has_guid;
-	}
+	if (strcmp(c->link_type, "infiniband") == 0)
+		has_guid = want_guid ? wanted_guid(l, config, want_guid, &off, &has_off, guid)
+				     : next_guid(l, config, &off, guid);
+	if (has_guid < 0)
+		return has_guid;
 	r = vfp_ledger_stmt(l, ins, &st);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, c->pci, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 3, position);
-	if (has_guid) {
+	if (has_guid)
 		sqlite3_bind_text(st, 4, guid, -1, SQLITE_STATIC);
+	if (has_guid && has_off)
 		sqlite3_bind_int64(st, 5, (sqlite3_int64)off);
-	}
 	r = vfp_ledger_step_done(l, st, "claim VF");
 	if (r < 0)
 		return r;
@@ -292,7 +331,9 @@ static int claim_in_tx(struct vfp_ledger *l, const struct vfp_config *config,
 	if (r >= 0)
 		r = insert_allocation(l, req, id, owner_key);
 	for (unsigned i = 0; r >= 0 && i < req->count; i++)
-		r = take_vf(l, config, id, &vfs[i], (int)i);
+		r = take_vf(l, config, id, &vfs[i], (int)i,
+			    i == 0 && req->settings && req->settings->guid[0] ? req->settings->guid
+									       : NULL);
 	return r < 0 ? r : 0;
 }
 

@@ -69,6 +69,19 @@ api DELETE "/v1/allocations/$id"; expect 204
 api DELETE "/v1/allocations/$id"; expect 404
 api GET /v1/pools; [ "$(jget '.pools[0].vfs.free')" = 8 ] || fail "not freed: $body"
 
+# ---- GUIDs: the one asked for is the one shown (and set), held like a pool GUID
+api POST /v1/allocations -d '{"pool":"ib","owner":{"kind":"vm","name":"g1"},"guid":"02:C9:03:00:00:00:00:01"}'
+expect 201; g1=$(jget .id)
+[ "$(jget '.vfs[0].guid')" = 02:c9:03:00:00:00:00:01 ] || fail "the GUID asked for is not the one shown: $body"
+api POST /v1/allocations -d '{"pool":"ib","owner":{"kind":"vm","name":"g2"},"guid":"02:c9:03:00:00:00:00:01"}'
+expect 409
+jget .message | grep -q "guid: 02:c9:03:00:00:00:00:01 is held by allocation $g1" || fail "duplicate GUID: $body"
+api POST /v1/allocations -d '{"pool":"ib","owner":{"kind":"vm","name":"g3"}}'
+expect 201; g3=$(jget .id)
+[ "$(jget '.vfs[0].guid')" = 02:c9:03:00:00:00:00:02 ] || fail "the pool handed out a GUID in use: $body"
+api DELETE "/v1/allocations/$g1"; expect 204
+api DELETE "/v1/allocations/$g3"; expect 204
+
 # ---- a claim that growing cannot satisfy leaves every PF as it was
 numvfs_all() { api GET /v1/pfs; jget '[.pfs[] | "\(.pci)=\(.numvfs)"] | join(" ")'; }
 sizes=$(numvfs_all)
