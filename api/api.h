@@ -80,7 +80,7 @@ int api_server_start(struct agent *a, int *fds, const bool *is_tcp, int n_fds,
 void api_server_stop(struct api_server *s, int grace_seconds);
 void api_server_stop_streams(struct agent *a);
 
-void api_metrics_observe(const char *route, unsigned status, double seconds);
+void api_metrics_observe(const struct api_route *route, unsigned status, double seconds);
 int api_metrics_render(struct agent *a, char **ret_text);
 
 /* handlers */

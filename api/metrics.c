@@ -30,15 +30,15 @@ struct route_stats {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct route_stats stats[64]; /* api_routes, then "unmatched" */
 
-static size_t route_index(const char *route)
+/* A route by its entry in api_routes (one per method and pattern); NULL: unmatched. */
+static size_t route_index(const struct api_route *route)
 {
-	for (size_t i = 0; i < api_n_routes; i++)
-		if (api_routes[i].pattern == route)
-			return i;
+	if (route && route >= api_routes && route < api_routes + api_n_routes)
+		return (size_t)(route - api_routes);
 	return api_n_routes;
 }
 
-void api_metrics_observe(const char *route, unsigned status, double seconds)
+void api_metrics_observe(const struct api_route *route, unsigned status, double seconds)
 {
 	struct route_stats *s = &stats[route_index(route)];
 
@@ -59,30 +59,30 @@ void api_metrics_observe(const char *route, unsigned status, double seconds)
 	pthread_mutex_unlock(&lock);
 }
 
-static const char *route_label(size_t i)
+/* "GET /v1/vfs/{pci}": a pattern may appear with several methods, the label says which. */
+static const char *route_label(size_t i, char buf[static 96])
 {
-	/* the same route may appear with two methods: the label says both */
-	static char labels[64][80];
-
 	if (i == api_n_routes)
 		return "unmatched";
-	snprintf(labels[i], sizeof(labels[i]), "%s %s", api_routes[i].method, api_routes[i].pattern);
-	return labels[i];
+	snprintf(buf, 96, "%s %s", api_routes[i].method, api_routes[i].pattern);
+	return buf;
 }
 
 static void render_http(FILE *f)
 {
+	char label[96];
+
 	fputs("# HELP vfagent_http_requests_total HTTP requests by route and status.\n"
 	      "# TYPE vfagent_http_requests_total counter\n", f);
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i <= api_n_routes; i++)
 		for (size_t c = 0; c < MAX_CODES && stats[i].codes[c]; c++)
 			fprintf(f, "vfagent_http_requests_total{route=\"%s\",code=\"%u\"} %llu\n",
-				route_label(i), stats[i].codes[c], stats[i].by_code[c]);
+				route_label(i, label), stats[i].codes[c], stats[i].by_code[c]);
 	fputs("# HELP vfagent_http_request_duration_seconds HTTP request latency by route.\n"
 	      "# TYPE vfagent_http_request_duration_seconds histogram\n", f);
 	for (size_t i = 0; i <= api_n_routes; i++) {
-		const char *r = route_label(i);
+		const char *r = route_label(i, label);
 
 		if (!stats[i].count)
 			continue;

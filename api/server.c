@@ -203,7 +203,7 @@ static enum MHD_Result dispatch(struct listener *l, struct MHD_Connection *conn,
 	else
 		r = route->handler(&req);
 	ret = send_answer(conn, &req, r);
-	api_metrics_observe(route ? route->pattern : "unmatched",
+	api_metrics_observe(route,
 			    r < 0 ? api_status_for(r) : req.status, since(&st->start));
 	printable(url, path, sizeof(path));
 	log_info("%s %s %u%s%s", method, path, r < 0 ? api_status_for(r) : req.status,
