@@ -58,6 +58,7 @@ struct agent {
 	struct agent_foreign_vfs foreign_vfs; /* under ledger_lock */
 	char *token; /* bearer token for TCP listeners; never logged */
 	double scan_seconds;
+	unsigned releases_unpruned; /* under ledger_lock */
 };
 
 int agent_init(struct agent *a);

@@ -158,6 +158,7 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 
 		if (n == 0) { /* a minute of quiet: leases that expire with time, and a safety net */
 			agent_sweep_dead_owners(a, SWEEP_ALL);
+			agent_prune_ledger(a);
 			continue;
 		}
 		if (n < 0) {

@@ -38,6 +38,45 @@ int agent_detach_all(struct agent *a, const struct vfp_allocation *alloc, char *
 	return r;
 }
 
+/* Releases between two prunes: churn keeps the ledger bounded, a prune stays cheap. */
+#define PRUNE_EVERY 64
+
+/* The config's retention; before ledger_lock (the config's lock comes first). */
+static struct vfp_retention retention(struct agent *a)
+{
+	struct vfp_config *config = agent_get_config(a);
+	struct vfp_retention keep;
+
+	vfp_config_get_retention(config, &keep);
+	vfp_config_unref(config);
+	return keep;
+}
+
+/* Under ledger_lock. */
+static void prune_locked(struct agent *a, const struct vfp_retention *keep)
+{
+	unsigned n = 0;
+
+	a->releases_unpruned = 0;
+	if (vfp_ledger_prune(a->ledger, keep, &n) < 0)
+		log_error("prune: %s", vfp_ledger_get_error(a->ledger));
+	else if (n)
+		log_info("prune: %u released allocations forgotten", n);
+}
+
+/**
+ * agent_prune_ledger() - forget released allocations and audit rows past
+ * the config's retention
+ */
+void agent_prune_ledger(struct agent *a)
+{
+	struct vfp_retention keep = retention(a);
+
+	pthread_mutex_lock(&a->ledger_lock);
+	prune_locked(a, &keep);
+	pthread_mutex_unlock(&a->ledger_lock);
+}
+
 /**
  * agent_release_allocation() - restore and free the VFs of allocation @id
  *
@@ -48,6 +87,7 @@ int agent_detach_all(struct agent *a, const struct vfp_allocation *alloc, char *
  */
 int agent_release_allocation(struct agent *a, const char *id, char *err, size_t err_size)
 {
+	struct vfp_retention keep = retention(a);
 	struct vfp_allocation *alloc = NULL;
 	char why[256] = "";
 	int r, restored = 0;
@@ -69,6 +109,8 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 				       restored < 0 ? why : NULL);
 		if (r < 0)
 			snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
+		if (r >= 0 && ++a->releases_unpruned >= PRUNE_EVERY)
+			prune_locked(a, &keep);
 		pthread_mutex_unlock(&a->ledger_lock);
 		if (restored < 0)
 			log_error("allocation %s: restore failed, VFs quarantined: %s", id, why);

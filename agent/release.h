@@ -12,3 +12,4 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 enum { SWEEP_NETNS = 1 << 0, SWEEP_DOMAINS = 1 << 1, SWEEP_ALL = SWEEP_NETNS | SWEEP_DOMAINS };
 
 unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners);
+void agent_prune_ledger(struct agent *a);

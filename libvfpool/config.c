@@ -42,6 +42,8 @@ struct vfp_config {
 	char *socket_group;
 	char *libvirt_uri;    /* NULL: the agent's default */
 	bool libvirt_managed; /* libvirt binds VFs to vfio-pci (managed='yes') */
+	struct vfp_retention retention;
+	long long orphan_seconds; /* a reservation whose owner does not exist lasts this long */
 };
 
 static bool is_pool_name(const char *s)
@@ -373,6 +375,59 @@ static int parse_libvirt(struct vfp_config *c, json_t *o, char **err)
 	return s && !c->libvirt_uri ? -ENOMEM : 0;
 }
 
+/* @key of @o, if there, into *@ret: an integer in [@min, @max]. */
+static int optional_int(json_t *o, const char *path, const char *key, long long min,
+			long long max, long long *ret, char **err)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
+		return vfp_config_error(err, path, "%s: must be an integer in [%lld, %lld]", key, min,
+					max);
+	*ret = json_integer_value(v);
+	return 0;
+}
+
+/* {"released_seconds": 604800, "released_max": 10000, "audit_max": 100000} */
+static int parse_retention(struct vfp_config *c, json_t *o, char **err)
+{
+	static const char *const keys[] = { "released_seconds", "released_max", "audit_max", NULL };
+	long long allocations = c->retention.allocations, audit = c->retention.audit;
+	int r;
+
+	if (!json_is_object(o))
+		return vfp_config_error(err, "retention", "must be an object like "
+					"{\"released_seconds\": 604800}");
+	r = vfp_json_check_keys(o, "retention", keys, err);
+	if (r >= 0)
+		r = optional_int(o, "retention", "released_seconds", 0, 10LL * 365 * 86400,
+				 &c->retention.seconds, err);
+	if (r >= 0)
+		r = optional_int(o, "retention", "released_max", 0, 10000000, &allocations, err);
+	if (r >= 0)
+		r = optional_int(o, "retention", "audit_max", 100, 100000000, &audit, err);
+	c->retention.allocations = (unsigned)allocations;
+	c->retention.audit = (unsigned)audit;
+	return r;
+}
+
+/* {"orphan_seconds": 300}: how long a reservation outlives an owner that does not exist. */
+static int parse_reservations(struct vfp_config *c, json_t *o, char **err)
+{
+	static const char *const keys[] = { "orphan_seconds", NULL };
+	int r;
+
+	if (!json_is_object(o))
+		return vfp_config_error(err, "reservations", "must be an object like "
+					"{\"orphan_seconds\": 300}");
+	r = vfp_json_check_keys(o, "reservations", keys, err);
+	return r < 0 ? r
+		     : optional_int(o, "reservations", "orphan_seconds", 0, 365 * 86400,
+				    &c->orphan_seconds, err);
+}
+
 static const struct {
 	const char *key;
 	int (*parse)(struct vfp_config *c, json_t *v, char **err);
@@ -381,7 +436,8 @@ static const struct {
 	{ "pools", parse_pools },	    { "exclude", parse_exclude },
 	{ "networks", parse_networks },	    { "guids", parse_guids },
 	{ "ipoib_mac_prefix", parse_ipoib_prefix }, { "socket_group", parse_socket_group },
-	{ "libvirt", parse_libvirt },
+	{ "libvirt", parse_libvirt }, { "retention", parse_retention },
+	{ "reservations", parse_reservations },
 };
 
 /**
@@ -393,8 +449,10 @@ static const struct {
 VFP_EXPORT int vfp_config_load_json(json_t *root, struct vfp_config **ret_config,
 				    char **ret_error)
 {
-	static const char *const keys[] = { "pools",	       "exclude",      "networks", "guids",
-					    "ipoib_mac_prefix", "socket_group", "libvirt", NULL };
+	static const char *const keys[] = { "pools",	       "exclude",      "networks",
+					    "guids",	       "ipoib_mac_prefix", "socket_group",
+					    "libvirt",	       "retention",    "reservations",
+					    NULL };
 	struct vfp_config *c;
 	int r;
 
@@ -410,6 +468,9 @@ VFP_EXPORT int vfp_config_load_json(json_t *root, struct vfp_config **ret_config
 	c->ipoib_prefix[0] = DEFAULT_IPOIB_PREFIX_0;
 	c->ipoib_prefix[1] = DEFAULT_IPOIB_PREFIX_1;
 	c->libvirt_managed = true;
+	c->retention = (struct vfp_retention){ .seconds = 7 * 86400, .allocations = 10000,
+					       .audit = 100000 };
+	c->orphan_seconds = 300;
 	for (size_t i = 0; i < ELEMENTSOF(top_fields); i++) {
 		json_t *v = json_object_get(root, top_fields[i].key);
 
@@ -579,4 +640,16 @@ VFP_EXPORT const char *vfp_config_get_libvirt_uri(const struct vfp_config *c)
 VFP_EXPORT bool vfp_config_get_libvirt_managed(const struct vfp_config *c)
 {
 	return c->libvirt_managed;
+}
+
+/* How long, and how many, released allocations and audit rows the ledger keeps. */
+VFP_EXPORT void vfp_config_get_retention(const struct vfp_config *c, struct vfp_retention *ret)
+{
+	*ret = c->retention;
+}
+
+/* How long a reservation outlives an owner that does not exist (seconds). */
+VFP_EXPORT long long vfp_config_get_orphan_seconds(const struct vfp_config *c)
+{
+	return c->orphan_seconds;
 }

@@ -106,6 +106,8 @@ static const char *const migrations[] = {
 	"  INSERT INTO pf_free VALUES (NEW.pool, NEW.pf, coalesce(NEW.numa_node, -1), 1)"
 	"  ON CONFLICT (pool, pf) DO UPDATE SET n_free = n_free + 1;"
 	"END;",
+	/* 4: pruning finds released allocations by age without reading live ones */
+	"CREATE INDEX allocations_released ON allocations(updated) WHERE state = 'released';",
 };
 
 int vfp_ledger_schema_version(void)

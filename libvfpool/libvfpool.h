@@ -127,6 +127,16 @@ const char *vfp_config_get_socket_group(const struct vfp_config *config);
 const char *vfp_config_get_libvirt_uri(const struct vfp_config *config);
 bool vfp_config_get_libvirt_managed(const struct vfp_config *config);
 
+/* What the ledger keeps of the past: released allocations and audit rows. */
+struct vfp_retention {
+	long long seconds;     /* released allocations older than this go */
+	unsigned allocations;  /* and beyond this many, the oldest go */
+	unsigned audit;	       /* audit rows beyond this many, the oldest go */
+};
+
+void vfp_config_get_retention(const struct vfp_config *config, struct vfp_retention *ret);
+long long vfp_config_get_orphan_seconds(const struct vfp_config *config);
+
 /* ---- what the ledger holds: states, owners, settings ------------------ */
 
 #define VFP_UNSET (-1)
@@ -355,6 +365,8 @@ int vfp_ledger_get_allocation(struct vfp_ledger *l, const char *id,
 			      struct vfp_allocation **ret_allocation);
 int vfp_ledger_list_allocations(struct vfp_ledger *l, const char *owner_key, bool with_released,
 				struct vfp_allocation ***ret_list, size_t *ret_n);
+int vfp_ledger_prune(struct vfp_ledger *l, const struct vfp_retention *keep,
+		     unsigned *ret_pruned);
 int vfp_ledger_get_vf(struct vfp_ledger *l, const char *pci, struct vfp_ledger_vf *ret);
 int vfp_ledger_counts(struct vfp_ledger *l, struct vfp_pool_count **ret_counts, size_t *ret_n);
 json_t *vfp_ledger_audit(struct vfp_ledger *l, const char *pci, unsigned limit);

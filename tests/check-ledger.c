@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "agent/sim/sim-host.h"
 #include "check-suites.h"
@@ -557,6 +559,85 @@ START_TEST(test_claim_batch)
 }
 END_TEST
 
+static long long ledger_bytes(struct lfx *t)
+{
+	const char *suffix[] = { "", "-wal" };
+	long long total = 0;
+
+	for (size_t i = 0; i < 2; i++) {
+		char path[256];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/ledger.db%s", t->state_dir, suffix[i]);
+		if (stat(path, &st) == 0)
+			total += st.st_size;
+	}
+	return total;
+}
+
+/*
+ * 10,000 claim/release cycles, pruned as the agent prunes (every 64
+ * releases), keeping 200 released allocations and 1,000 audit rows: the
+ * file (with its WAL) stays under 1 MiB, and does not grow from cycle 2,000
+ * to cycle 10,000 by more than the WAL's checkpoint slack (256 KiB).
+ */
+START_TEST(test_prune_bounds_churn)
+{
+	const struct vfp_retention keep = { .seconds = 86400, .allocations = 200, .audit = 1000 };
+	long long at_2000 = 0;
+	unsigned pruned_total = 0;
+
+	for (int i = 1; i <= 10000; i++) {
+		struct vfp_allocation *a = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
+		unsigned n = 0;
+
+		lfx_release(&t, alloc_id(a));
+		vfp_allocation_unref(a);
+		if (i % 64 == 0) {
+			ck_assert_int_eq(vfp_ledger_prune(t.l, &keep, &n), 0);
+			pruned_total += n;
+		}
+		if (i == 2000)
+			at_2000 = ledger_bytes(&t);
+	}
+	ck_assert_int_eq(vfp_ledger_prune(t.l, &keep, NULL), 0);
+	ck_assert_int_eq(lfx_query_int(&t, "SELECT count(*) FROM allocations"), 200);
+	ck_assert_int_le(lfx_query_int(&t, "SELECT count(*) FROM audit"), 1000);
+	ck_assert_uint_ge(pruned_total, 9700);
+	ck_assert_int_lt(ledger_bytes(&t), 1 << 20);
+	ck_assert_int_le(ledger_bytes(&t), at_2000 + (256 << 10));
+	lfx_assert_invariants(&t);
+}
+END_TEST
+
+static time_t in_61s(void)
+{
+	return time(NULL) + 61;
+}
+
+/* Age first: released allocations older than the retention go, live ones never. */
+START_TEST(test_prune_by_age)
+{
+	const struct vfp_retention keep = { .seconds = 60, .allocations = 1000, .audit = 1000 };
+	struct vfp_allocation *gone = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
+	struct vfp_allocation *live = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
+	unsigned n = 0;
+
+	lfx_release(&t, alloc_id(gone));
+	ck_assert_int_eq(vfp_ledger_prune(t.l, &keep, &n), 0);
+	ck_assert_uint_eq(n, 0); /* released just now */
+	t.l->now = in_61s;
+	ck_assert_int_eq(vfp_ledger_prune(t.l, &keep, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(lfx_query_int(&t, "SELECT count(*) FROM allocations WHERE state = "
+					   "'released'"), 0);
+	ck_assert_int_eq(lfx_query_int(&t, "SELECT count(*) FROM allocations"), 1);
+	lfx_assert_invariants(&t);
+	vfp_allocation_unref(gone);
+	vfp_allocation_unref(live);
+}
+END_TEST
+
 Suite *suite_ledger(void)
 {
 	Suite *s = suite_create("ledger");
@@ -582,6 +663,12 @@ Suite *suite_ledger(void)
 	tcase_add_test(tc, test_new_vfs_and_exclusion_changes);
 	tcase_add_test(tc, test_restore_point);
 	tcase_add_test(tc, test_state_names);
+	tcase_add_test(tc, test_prune_by_age);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("churn");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_prune_bounds_churn);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -107,7 +107,7 @@ void lfx_release(struct lfx *t, const char *id)
 	ck_assert_int_eq(vfp_ledger_confirm(t->l, id, VFP_OP_RELEASE, true, NULL), 0);
 }
 
-static int query_int(struct lfx *t, const char *sql)
+int lfx_query_int(struct lfx *t, const char *sql)
 {
 	sqlite3_stmt *st;
 	int v;
@@ -164,12 +164,12 @@ void lfx_assert_invariants(struct lfx *t)
 	};
 
 	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
-		int n = query_int(t, checks[i].sql);
+		int n = lfx_query_int(t, checks[i].sql);
 
 		ck_assert_msg(n == 0, "%d %s", n, checks[i].what);
 	}
 	/* every VF of the host is in the ledger once; vanished ones stay, unavailable */
-	ck_assert_int_eq(query_int(t, "SELECT count(*) FROM vfs WHERE state != 'unavailable' "
+	ck_assert_int_eq(lfx_query_int(t, "SELECT count(*) FROM vfs WHERE state != 'unavailable' "
 				      "OR reason IS NOT 'vanished'"),
 			 (int)vfp_inventory_get_vf_count(t->inv));
 	for (size_t i = 0; i < vfp_inventory_get_pf_count(t->inv); i++) {

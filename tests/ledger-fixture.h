@@ -26,3 +26,4 @@ struct vfp_allocation *lfx_claim(struct lfx *t, const char *pool, unsigned count
 				 enum vfp_placement placement, int numa, const char *key, int expect);
 void lfx_release(struct lfx *t, const char *id);
 void lfx_assert_invariants(struct lfx *t);
+int lfx_query_int(struct lfx *t, const char *sql);
