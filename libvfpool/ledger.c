@@ -183,6 +183,7 @@ static int ledger_configure(struct vfp_ledger *l)
 	static const char *const pragmas[] = {
 		"PRAGMA journal_mode = WAL",
 		"PRAGMA synchronous = FULL",
+		"PRAGMA journal_size_limit = 1048576", /* the WAL, once checkpointed */
 		"PRAGMA foreign_keys = ON",
 		/* the agent is the single writer: hold the lock, skip per-commit shm locking */
 		"PRAGMA locking_mode = EXCLUSIVE",

@@ -107,7 +107,9 @@ START_TEST(test_apply_grow_and_shrink)
 	t.inv = inv2;
 	ck_assert_int_eq(pf_numvfs("0000:d8:00.0"), 0);
 	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 4);
-	ck_assert_int_eq(lfx_count(&t, "eth", "unavailable"), 6);
+	/* the six are kept in the ledger as vanished, and no longer counted in the pool */
+	ck_assert_int_eq(lfx_count(&t, "eth", "unavailable"), 0);
+	ck_assert_int_eq(lfx_query_int(&t, "SELECT count(*) FROM vfs WHERE reason = 'vanished'"), 6);
 	lfx_assert_invariants(&t);
 }
 END_TEST
