@@ -10,6 +10,7 @@
 #include "agent/container/container.h"
 #include "agent/container/netns.h"
 #include "agent/events.h"
+#include "agent/owner.h"
 #include "agent/release.h"
 #include "agent/vm/libvirt.h"
 #include "agent/vm/vm.h"
@@ -126,6 +127,9 @@ int agent_attach_netns(struct agent *a, const char *id, const struct agent_netns
 	}
 	if (r >= 0)
 		r = netns_inode(t.fd, &t.inode);
+	if (r >= 0)
+		r = owner_check_netns(vfp_allocation_get_owner(alloc), t.inode, q->netns, err,
+				      err_size);
 	j.alloc = alloc;
 	if (r >= 0)
 		r = in_intent(a, &j, netns_job, err, err_size);
@@ -210,6 +214,9 @@ int agent_domain_attach_vfs(struct agent *a, const char *id, const struct agent_
 
 	if (r >= 0)
 		r = libvirt_lookup(a->libvirt, q->domain, &d, err, err_size);
+	if (r >= 0)
+		r = owner_check_domain(vfp_allocation_get_owner(alloc), d.name, d.uuid, err,
+				       err_size);
 	if (r >= 0)
 		r = domain_flags(q, &d, &t.flags, err, err_size);
 	t.uuid = d.uuid, t.name = d.name;

@@ -9,6 +9,7 @@
 #include "agent/attach.h"
 #include "agent/claim.h"
 #include "agent/events.h"
+#include "agent/owner.h"
 #include "agent/release.h"
 
 /* No free VF: a pool with a "grow" policy resizes an idle PF, once. */
@@ -56,11 +57,18 @@ static void shrink_back(struct agent *a, const char *pool, const struct vfp_pool
 int agent_claim_quiet(struct agent *a, const struct vfp_claim *c, struct vfp_allocation **ret,
 		      char *err, size_t err_size)
 {
-	struct vfp_config *config = agent_get_config(a);
+	struct vfp_owner owner = *c->owner;
+	struct vfp_claim claim = *c;
+	struct vfp_config *config;
 	struct vfp_pool_growth g;
 	char *msg = NULL;
-	int r;
+	int r = owner_resolve(&owner, err, err_size);
 
+	if (r < 0)
+		return r;
+	claim.owner = &owner;
+	c = &claim;
+	config = agent_get_config(a);
 	r = claim_queue_claim(a->claims, config, c, ret, &msg);
 	if (r == -ENOBUFS && grow_pool(a, c->pool, &g)) {
 		free(msg);

@@ -3,7 +3,7 @@
  * vfagentd — the per-host SR-IOV agent: opens the ledger, reconciles, and
  * serves the REST API; a udev monitor keeps the inventory current. SIGTERM
  * stops accepting, lets requests in flight finish and closes the ledger;
- * SIGHUP reloads the pools and rescans the host.
+ * SIGHUP reloads the pools, rescans the host and sweeps owners that are gone.
  */
 #include "config.h"
 
@@ -182,6 +182,7 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 			sd_notify(0, "RELOADING=1");
 			agent_reload_config(a);
 			agent_rescan(a, "SIGHUP");
+			agent_sweep_dead_owners(a, SWEEP_ALL);
 			sd_notify(0, "READY=1");
 			continue;
 		}

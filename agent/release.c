@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "agent/container/container.h"
 #include "agent/vm/libvirt.h"
 #include "agent/vm/vm.h"
 #include "agent/events.h"
+#include "agent/owner.h"
 #include "agent/release.h"
 
 /**
@@ -123,10 +125,40 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 	return 0;
 }
 
-/* Whether @alloc's owner is gone, asking only about the kinds in @owners. */
-static const char *owner_gone(struct agent *a, const struct vfp_allocation *alloc,
-			      unsigned owners)
+/* A reserved allocation's owner does not exist (a VM's domain: by UUID, else by name). */
+static bool reserved_orphan(struct agent *a, const struct vfp_allocation *alloc)
 {
+	const struct vfp_owner *o = vfp_allocation_get_owner(alloc);
+	struct libvirt_domain d;
+	char ignored[256];
+
+	if (o->kind == VFP_OWNER_CONTAINER)
+		return !owner_exists(o);
+	if (!libvirt_conn_is_connected(a->libvirt))
+		return false; /* unknown */
+	return libvirt_lookup(a->libvirt, o->uuid ? o->uuid : o->name, &d, ignored,
+			      sizeof(ignored)) == -ENOENT;
+}
+
+/*
+ * Whether @alloc's owner is gone, asking only about the kinds in @owners.
+ * An attached allocation's owner is where its VFs went; a reserved one's
+ * is its owner as claimed, and it outlives a missing owner by the config's
+ * orphan lease (a deployment is claimed for before its domain exists).
+ */
+static const char *owner_gone(struct agent *a, const struct vfp_allocation *alloc,
+			      unsigned owners, long long orphan_seconds)
+{
+	enum vfp_allocation_state state = vfp_allocation_get_state(alloc);
+
+	if (state == VFP_ALLOCATION_RESERVED)
+		return owners == SWEEP_ALL &&
+				       time(NULL) - vfp_allocation_get_updated(alloc) >= orphan_seconds &&
+				       reserved_orphan(a, alloc)
+			       ? "reserved, and its owner does not exist"
+			       : NULL;
+	if (state != VFP_ALLOCATION_ATTACHED)
+		return NULL;
 	if (owners & SWEEP_NETNS && container_netns_alive(a, alloc) == 0)
 		return "its network namespace is gone";
 	if (owners & SWEEP_DOMAINS && vm_domain_alive(a, alloc) == 0)
@@ -142,14 +174,19 @@ static const char *owner_gone(struct agent *a, const struct vfp_allocation *allo
  * container is gone. The lease of a VM allocation is its domain, by UUID:
  * undefined, or a transient domain stopped. Their VFs come back. @owners
  * says which to ask about (a link event says nothing of domains, a libvirt
- * event nothing of namespaces). Returns how many were released.
+ * event nothing of namespaces); the full sweep also releases reservations
+ * whose owner has not existed for the orphan lease. Returns how many were
+ * released.
  */
 unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners)
 {
+	struct vfp_config *config = agent_get_config(a);
+	long long orphan_seconds = vfp_config_get_orphan_seconds(config);
 	struct vfp_allocation **list = NULL;
 	unsigned n = 0;
 	size_t count = 0;
 
+	vfp_config_unref(config);
 	pthread_mutex_lock(&a->ledger_lock);
 	if (vfp_ledger_list_allocations(a->ledger, NULL, false, &list, &count) < 0)
 		log_error("sweep: %s", vfp_ledger_get_error(a->ledger));
@@ -159,8 +196,7 @@ unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners)
 		const char *why;
 		char err[256];
 
-		if (vfp_allocation_get_state(list[i]) != VFP_ALLOCATION_ATTACHED ||
-		    !(why = owner_gone(a, list[i], owners)))
+		if (!(why = owner_gone(a, list[i], owners, orphan_seconds)))
 			continue;
 		log_info("allocation %s: %s: releasing", id, why);
 		if (agent_release_allocation(a, id, err, sizeof(err)) >= 0)

@@ -11,12 +11,13 @@ static json_t *string_or_null(const char *s)
 
 json_t *api_owner_json(const struct vfp_owner *o)
 {
-	return json_pack("{s:s, s:o*, s:o*, s:o*, s:o*}", "kind",
+	return json_pack("{s:s, s:o*, s:o*, s:o*, s:o*, s:o*}", "kind",
 			 o->kind == VFP_OWNER_VM ? "vm" : "container", "name",
 			 o->name ? json_string(o->name) : NULL, "uuid",
 			 o->uuid ? json_string(o->uuid) : NULL, "netns",
 			 o->netns ? json_string(o->netns) : NULL, "pid",
-			 o->pid > 0 ? json_integer(o->pid) : NULL);
+			 o->pid > 0 ? json_integer(o->pid) : NULL, "netns_inode",
+			 o->netns_inode ? json_integer((json_int_t)o->netns_inode) : NULL);
 }
 
 static json_t *int_if_set(long long v)

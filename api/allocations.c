@@ -120,34 +120,65 @@ static int parse_settings(struct api_request *req, json_t *body, struct vfp_sett
 	return r < 0 ? r : parse_vf_knobs(req, body, s);
 }
 
+/* A VM owner: "name" (its domain's), and "uuid" if known; nothing of a container's. */
+static int parse_vm_owner(struct api_request *req, json_t *j, struct vfp_owner *o)
+{
+	int r = api_get_string(req, j, "name", true, &o->name);
+
+	if (r >= 0)
+		r = api_get_string(req, j, "uuid", false, &o->uuid);
+	if (r >= 0 && o->uuid && !valid_uuid(o->uuid))
+		r = api_fail(req, -EINVAL, "owner.uuid: \"%.40s\" is not a UUID", o->uuid);
+	if (r >= 0 && (json_object_get(j, "netns") || json_object_get(j, "pid")))
+		r = api_fail(req, -EINVAL, "owner.%s: a VM owner has no namespace",
+			     json_object_get(j, "netns") ? "netns" : "pid");
+	return r;
+}
+
+/* A container owner: "netns" (a /run/netns name or path, kept as the name) or "pid". */
+static int parse_container_owner(struct api_request *req, json_t *j, struct vfp_owner *o)
+{
+	long long pid = 0;
+	int r = api_get_string(req, j, "netns", false, &o->netns);
+
+	if (r >= 0)
+		r = api_get_int(req, j, "pid", 1, 4194304, false, &pid);
+	o->pid = pid;
+	if (r >= 0 && (json_object_get(j, "name") || json_object_get(j, "uuid")))
+		r = api_fail(req, -EINVAL, "owner.%s: a container owner is its namespace",
+			     json_object_get(j, "name") ? "name" : "uuid");
+	if (r >= 0 && !o->netns == !o->pid)
+		r = api_fail(req, -EINVAL, "owner: a container owner needs \"netns\" or \"pid\", "
+			     "not both");
+	if (r >= 0 && o->netns && !(o->netns = vfp_owner_netns_name(o->netns)))
+		r = api_fail(req, -EINVAL, "owner.netns: must be a /run/netns name or path");
+	return r;
+}
+
 /* {"kind":"vm","name":…[,"uuid":…]} or {"kind":"container","netns":…|"pid":…}. */
 static int parse_owner(struct api_request *req, json_t *body, struct vfp_owner *o)
 {
 	static const char *const keys[] = { "kind", "name", "uuid", "netns", "pid", NULL };
 	json_t *j = json_object_get(body, "owner");
 	const char *kind = NULL;
-	long long pid = 0;
 	int r;
 
 	if (!json_is_object(j))
 		return api_fail(req, -EINVAL, "owner: required, an object like "
 					      "{\"kind\":\"vm\",\"name\":\"one-42\"}");
+	req->field_prefix = "owner.";
 	r = api_check_keys(req, j, keys);
 	if (r >= 0)
 		r = api_get_string(req, j, "kind", false, &kind);
 	if (r >= 0 && (!kind || (strcmp(kind, "vm") && strcmp(kind, "container"))))
 		r = api_fail(req, -EINVAL, "owner.kind: must be \"vm\" or \"container\"");
-	*o = (struct vfp_owner){ .kind = kind && !strcmp(kind, "vm") ? VFP_OWNER_VM
-								       : VFP_OWNER_CONTAINER };
-	if (r >= 0)
-		r = api_get_string(req, j, "name", false, &o->name);
-	if (r >= 0)
-		r = api_get_string(req, j, "uuid", false, &o->uuid);
-	if (r >= 0)
-		r = api_get_string(req, j, "netns", false, &o->netns);
-	if (r >= 0)
-		r = api_get_int(req, j, "pid", 1, 4194304, false, &pid);
-	o->pid = pid;
+	if (r >= 0) {
+		*o = (struct vfp_owner){ .kind = !strcmp(kind, "vm") ? VFP_OWNER_VM
+								    : VFP_OWNER_CONTAINER };
+		r = o->kind == VFP_OWNER_VM ? parse_vm_owner(req, j, o)
+					    : parse_container_owner(req, j, o);
+	}
+	req->field_prefix = NULL;
 	return r;
 }
 
@@ -272,8 +303,19 @@ int api_list_allocations(struct api_request *req)
 	json_t *a = NULL;
 	int r;
 
+	char key[80];
+
 	if (all && strcmp(all, "true") != 0 && strcmp(all, "false") != 0)
 		return api_fail(req, -EINVAL, "include_released: must be true or false");
+	if (owner && strncmp(owner, "netns:", 6) == 0) { /* "netns:/run/netns/c1" is "netns:c1" */
+		const char *name = vfp_owner_netns_name(owner + 6);
+
+		if (!name)
+			return api_fail(req, -EINVAL, "owner: \"%.80s\" names no /run/netns namespace",
+					owner);
+		snprintf(key, sizeof(key), "netns:%s", name);
+		owner = key;
+	}
 	pthread_mutex_lock(&req->agent->ledger_lock);
 	r = vfp_ledger_list_allocations(req->agent->ledger, owner, all && !strcmp(all, "true"),
 					&list, &n);

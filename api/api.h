@@ -23,6 +23,7 @@ struct api_request {
 	const char *params[API_MAX_PARAMS]; /* {pci}, {id}: checked before the handler runs */
 	const char *body;
 	size_t body_len;
+	const char *field_prefix; /* "owner." while a nested object is read: errors name it */
 	/* what the handler answers */
 	unsigned status;
 	json_t *json;		     /* a JSON body, or */

@@ -100,6 +100,12 @@ int api_parse_body(struct api_request *req, json_t **ret)
 	return 0;
 }
 
+/* The path of the object being read, for error messages: "" or "owner.". */
+static const char *prefix(const struct api_request *req)
+{
+	return req->field_prefix ? req->field_prefix : "";
+}
+
 int api_check_keys(struct api_request *req, json_t *o, const char *const *allowed)
 {
 	const char *key;
@@ -111,7 +117,7 @@ int api_check_keys(struct api_request *req, json_t *o, const char *const *allowe
 		for (i = 0; allowed[i] && strcmp(allowed[i], key) != 0; i++)
 			;
 		if (!allowed[i])
-			return api_fail(req, -EINVAL, "%.100s: unknown field", key);
+			return api_fail(req, -EINVAL, "%s%.100s: unknown field", prefix(req), key);
 	}
 	return 0;
 }
@@ -123,12 +129,12 @@ int api_get_string(struct api_request *req, json_t *o, const char *key, bool req
 
 	if (!v || json_is_null(v)) {
 		if (required)
-			return api_fail(req, -EINVAL, "%s: required", key);
+			return api_fail(req, -EINVAL, "%s%s: required", prefix(req), key);
 		*ret = NULL;
 		return 0;
 	}
 	if (!json_is_string(v))
-		return api_fail(req, -EINVAL, "%s: must be a string", key);
+		return api_fail(req, -EINVAL, "%s%s: must be a string", prefix(req), key);
 	*ret = json_string_value(v);
 	return 0;
 }
@@ -140,13 +146,14 @@ int api_get_int(struct api_request *req, json_t *o, const char *key, long long m
 
 	if (!v) {
 		if (required)
-			return api_fail(req, -EINVAL, "%s: required", key);
+			return api_fail(req, -EINVAL, "%s%s: required", prefix(req), key);
 		return 0;
 	}
 	if (!json_is_integer(v))
-		return api_fail(req, -EINVAL, "%s: must be an integer", key);
+		return api_fail(req, -EINVAL, "%s%s: must be an integer", prefix(req), key);
 	if (json_integer_value(v) < min || json_integer_value(v) > max)
-		return api_fail(req, -EINVAL, "%s: must be in [%lld, %lld]", key, min, max);
+		return api_fail(req, -EINVAL, "%s%s: must be in [%lld, %lld]", prefix(req), key, min,
+				max);
 	*ret = json_integer_value(v);
 	return 0;
 }
@@ -158,7 +165,7 @@ int api_get_bool(struct api_request *req, json_t *o, const char *key, bool *ret)
 	if (!v)
 		return 0;
 	if (!json_is_boolean(v))
-		return api_fail(req, -EINVAL, "%s: must be true or false", key);
+		return api_fail(req, -EINVAL, "%s%s: must be true or false", prefix(req), key);
 	*ret = json_is_true(v);
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,4 +64,16 @@ bool valid_token(const char *s)
 		if (*s < 0x21 || *s > 0x7e)
 			return false;
 	return true;
+}
+
+/* "8f6fd3c5-8a5e-4c19-9e0e-3c2d1f0a4b43": 36 characters, hex digits and four dashes. */
+bool valid_uuid(const char *s)
+{
+	for (int i = 0; i < 36; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
+			return false;
+	}
+	return s[36] == '\0';
 }

@@ -108,6 +108,11 @@ static const char *const migrations[] = {
 	"END;",
 	/* 4: pruning finds released allocations by age without reading live ones */
 	"CREATE INDEX allocations_released ON allocations(updated) WHERE state = 'released';",
+	/* 5: one key per namespace owner, however the request spelled it */
+	"UPDATE allocations SET owner_key = 'netns:' || substr(owner_key, 18)"
+	"  WHERE owner_key LIKE 'netns:/run/netns/%';"
+	"UPDATE allocations SET owner_key = 'netns:' || substr(owner_key, 22)"
+	"  WHERE owner_key LIKE 'netns:/var/run/netns/%';",
 };
 
 int vfp_ledger_schema_version(void)

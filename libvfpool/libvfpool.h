@@ -176,11 +176,13 @@ struct vfp_owner {
 	enum vfp_owner_kind kind;
 	const char *name;  /* a VM: its domain's name (required) */
 	const char *uuid;  /* a VM: its domain's UUID, when known */
-	const char *netns; /* a container: its namespace's name or path, or */
+	const char *netns; /* a container: its namespace's /run/netns name, or */
 	long long pid;	   /* a container: a process in its namespace; 0 for none */
+	unsigned long long netns_inode; /* a container: its namespace when claimed; 0 unknown */
 };
 
 int vfp_owner_key(const struct vfp_owner *owner, char **ret_key, char **ret_error);
+const char *vfp_owner_netns_name(const char *netns);
 
 /*
  * A VF's settings on its PF (IFLA_VFINFO_LIST): what an attach sets, and the

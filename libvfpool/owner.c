@@ -2,6 +2,8 @@
 /*
  * Who holds an allocation, its lookup key, and its form in the ledger:
  * {"kind":"vm","name":…[,"uuid":…]} or {"kind":"container","netns":…|"pid":…}.
+ * A namespace is one owner however it is spelled: "c1", "/run/netns/c1"
+ * and "/var/run/netns/c1" are all "c1".
  */
 #include "config.h"
 
@@ -16,9 +18,29 @@
 #define MAX_PID 4194304 /* the kernel's PID_MAX_LIMIT */
 
 /**
+ * vfp_owner_netns_name() - the /run/netns name @netns spells ("c1" for
+ * "c1", "/run/netns/c1" and "/var/run/netns/c1"), or NULL when it is not
+ * one (empty, ".", "..", a '/' in the name, 64 bytes or more)
+ */
+VFP_EXPORT const char *vfp_owner_netns_name(const char *netns)
+{
+	const char *name = netns;
+
+	if (strncmp(netns, "/run/netns/", 11) == 0)
+		name = netns + 11;
+	else if (strncmp(netns, "/var/run/netns/", 15) == 0)
+		name = netns + 15;
+	if (!name[0] || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	    strlen(name) >= 64)
+		return NULL;
+	return name;
+}
+
+/**
  * vfp_owner_key() - the lookup key of an owner, after checking its shape
  *
- * A VM "vm:one-42" (its name); a container "netns:/run/netns/x" or "pid:1234".
+ * A VM "vm:one-42" (its name); a container "netns:c1" (however the
+ * namespace was spelled) or "pid:1234".
  */
 VFP_EXPORT int vfp_owner_key(const struct vfp_owner *o, char **ret_key, char **ret_error)
 {
@@ -34,9 +56,12 @@ VFP_EXPORT int vfp_owner_key(const struct vfp_owner *o, char **ret_key, char **r
 	} else if (o->kind != VFP_OWNER_CONTAINER) {
 		return vfp_config_error(ret_error, "owner.kind", "must be \"vm\" or \"container\"");
 	} else if (o->netns) {
-		if (!*o->netns || strlen(o->netns) > 4096)
-			return vfp_config_error(ret_error, "owner.netns", "must not be empty");
-		r = asprintf(ret_key, "netns:%s", o->netns);
+		const char *name = vfp_owner_netns_name(o->netns);
+
+		if (!name)
+			return vfp_config_error(ret_error, "owner.netns",
+						"must be a /run/netns name or path");
+		r = asprintf(ret_key, "netns:%s", name);
 	} else if (o->pid > 0 && o->pid <= MAX_PID) {
 		r = asprintf(ret_key, "pid:%lld", o->pid);
 	} else {
@@ -58,6 +83,8 @@ json_t *vfp_owner_to_json(const struct vfp_owner *o)
 		json_object_set_new(j, "netns", json_string(o->netns));
 	if (o->pid > 0)
 		json_object_set_new(j, "pid", json_integer(o->pid));
+	if (o->netns_inode)
+		json_object_set_new(j, "netns_inode", json_integer((json_int_t)o->netns_inode));
 	return j;
 }
 
@@ -74,6 +101,8 @@ int vfp_owner_from_json(json_t *j, struct vfp_owner *o)
 		.uuid = json_string_value(json_object_get(j, "uuid")),
 		.netns = json_string_value(json_object_get(j, "netns")),
 		.pid = json_integer_value(json_object_get(j, "pid")),
+		.netns_inode =
+			(unsigned long long)json_integer_value(json_object_get(j, "netns_inode")),
 	};
 	return 0;
 }

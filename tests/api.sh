@@ -85,7 +85,7 @@ api DELETE "/v1/allocations/$g3"; expect 204
 # ---- a claim that growing cannot satisfy leaves every PF as it was
 numvfs_all() { api GET /v1/pfs; jget '[.pfs[] | "\(.pci)=\(.numvfs)"] | join(" ")'; }
 sizes=$(numvfs_all)
-api POST /v1/allocations -d '{"pool":"eth","count":60,"owner":{"kind":"container","netns":"c1"}}'
+api POST /v1/allocations -d '{"pool":"eth","count":60,"owner":{"kind":"container","pid":'"$$"'}}'
 expect 409
 [ "$(numvfs_all)" = "$sizes" ] || fail "a failed claim resized PFs: $(numvfs_all), were $sizes"
 grep -q 'the claim failed; PF 0000:d8:00.0 back to' "$tmp/agent.log" || fail "the shrink is not logged"
@@ -93,7 +93,7 @@ grep -q 'the claim failed; PF 0000:d8:00.0 back to' "$tmp/agent.log" || fail "th
 # ---- numvfs: dry run, blocked, applied
 api PUT /v1/pfs/0000:af:00.0/numvfs -d '{"numvfs":8,"dry_run":true}'; expect 200
 [ "$(jget .allowed)" = true ] || fail "dry run: $body"
-api POST /v1/allocations -d '{"pool":"eth","count":1,"owner":{"kind":"container","netns":"/run/netns/c1"},"placement":"pack"}'
+api POST /v1/allocations -d '{"pool":"eth","count":1,"owner":{"kind":"container","pid":'"$$"'},"placement":"pack"}'
 expect 201; eid=$(jget .id)
 pf=$(jget '.vfs[0].pf')
 api PUT "/v1/pfs/$pf/numvfs" -d '{"numvfs":0}'; expect 409
@@ -128,7 +128,7 @@ grep -q 'agent not running' "$tmp/err" || fail "no-agent message: $(cat "$tmp/er
 vfctl events >"$tmp/events" 2>&1 &
 ev=$!
 sleep 0.5
-out=$(vfctl alloc eth --owner pid:1 -o json)
+out=$(vfctl alloc eth --owner pid:$$ -o json)
 sleep 0.5
 kill $ev 2>/dev/null; wait $ev 2>/dev/null || true
 grep -q '^event: allocation$' "$tmp/events" || fail "no allocation event: $(cat "$tmp/events")"

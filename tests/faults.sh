@@ -25,7 +25,7 @@ cat >"$tmp/vfagent.json" <<JSON
  "libvirt": {"uri": "test:///default", "managed": false}}
 JSON
 start_agent --config "$tmp/vfagent.json" --state-dir "$state"
-owner='"owner":{"kind":"container","netns":"x"}'
+owner="\"owner\":{\"kind\":\"container\",\"pid\":$$}"
 free_vfs() { api GET "/v1/vfs?state=free"; jget '.vfs | length'; }
 n_alloc() { api GET /v1/allocations; jget '.allocations | length'; }
 
@@ -76,7 +76,7 @@ expect 204
 for round in 1 2 3 4 5 6 7 8; do
 	ip link show ens5f0v1 >/dev/null 2>&1 || ip link add ens5f0v1 type veth peer name peer-f
 	ip netns add "$ns"
-	api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"placement\":\"pack\",$owner}"
+	api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"placement\":\"pack\",\"owner\":{\"kind\":\"container\",\"netns\":\"$ns\"}}"
 	expect 201
 	id=$(jget .id)
 	(sleep "0.0$(od -An -N1 -tu1 /dev/urandom | tr -d ' ')"; ip netns del "$ns") &

@@ -20,8 +20,8 @@ for l in $links; do ip link add "$l" mtu 1500 type veth peer name "peer-$l"; don
 start_agent
 
 inhost() { ip link show "$1" >/dev/null 2>&1; }
-alloc() {
-	api POST /v1/allocations -d '{"pool":"eth","count":1,"owner":{"kind":"container","netns":"x"}}'
+alloc() { # [NETNS]: the owner, the namespace the VF will go into ($ns1)
+	api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"owner\":{\"kind\":\"container\",\"netns\":\"${1:-$ns1}\"}}"
 	expect 201; id=$(jget .id); vf=$(jget '.vfs[0].pci')
 	[ "$vf" = 0000:af:01.0 ] || fail "expected the first E810 VF, got $vf"
 }
@@ -115,7 +115,7 @@ done
 # PF-side settings need the PF: without its netdev, and with a stand-in that has no VFs
 # (veth refuses IFLA_VFINFO_LIST as a driver without SR-IOV does), the attach fails
 # with the kernel's reason and nothing is left half done
-api POST /v1/allocations -d '{"pool":"eth","count":1,"owner":{"kind":"container","netns":"x"},"mac":"02:aa:bb:cc:dd:01","vlan":12,"spoofchk":false}'
+api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"owner\":{\"kind\":\"container\",\"netns\":\"$ns1\"},\"mac\":\"02:aa:bb:cc:dd:01\",\"vlan\":12,\"spoofchk\":false}"
 expect 201; id=$(jget .id)
 api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns1\",\"ifname\":\"net1\"}"; expect 409
 jget .message | grep -q 'ens5f0.*No such device' || fail "missing PF not named: $body"
@@ -135,7 +135,7 @@ api GET /v1/vfs/0000:3b:00.1; [ "$(jget .rdma_port)" = null ] || fail "rdma_port
 # stand-in dies with it, so nothing comes back here: the agent sees the link go, finds
 # the namespace gone, releases on its own, and quarantines the VF rather than call a
 # netdev it cannot find free. A late DELETE is stale
-alloc
+alloc "$ns2"
 api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns2\",\"ifname\":\"net1\"}"; expect 200
 ip netns del "$ns2"
 for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
@@ -152,7 +152,7 @@ api DELETE "/v1/allocations/$id"; expect 404
 # the agent is killed while a VF is attached and the namespace dies while it is down:
 # the next start finds the namespace gone and releases, and the VF is quarantined too
 ip netns add "$ns3"
-api POST /v1/allocations -d '{"pool":"eth","count":1,"owner":{"kind":"container","netns":"x"}}'
+api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"owner\":{\"kind\":\"container\",\"netns\":\"$ns3\"}}"
 expect 201; id=$(jget .id); vf=$(jget '.vfs[0].pci')
 [ "$vf" = 0000:af:01.1 ] || fail "expected the second E810 VF, got $vf"
 api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns3\",\"ifname\":\"net1\"}"; expect 200

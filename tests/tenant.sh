@@ -11,7 +11,7 @@ command -v ip >/dev/null && command -v jq >/dev/null || exit 77
 ns1=vfa-ten1-$$ ns2=vfa-ten2-$$ hide=vfa-hide-$$
 links="ens5f0v0 ens5f0v1"
 teardown() {
-	for n in $ns1 $ns2 $hide; do ip netns del "$n" 2>/dev/null || true; done
+	for n in $ns1 $ns2 $hide vfa-gone-$$; do ip netns del "$n" 2>/dev/null || true; done
 	for l in $links; do ip link del "$l" 2>/dev/null || true; done
 	cleanup
 }
@@ -118,5 +118,51 @@ expect 201
 api POST "/v1/allocations/$id/attach" -d '{"domain":"x\n<3>forged\r\u001b[31m"}'; expect 404
 grep -q '^<3>forged' "$tmp/agent.log" && fail "a forged log line got through"
 grep -q 'x\\x0a<3>forged\\x0d\\x1b\[31m' "$tmp/agent.log" || fail "the escaped name is not logged"
+
+# 8. owners: one form per namespace, a strict schema, only owners that exist, and an
+# attach only into the owner's own namespace
+api POST /v1/allocations -d "{\"pool\":\"eth\",\"owner\":{\"kind\":\"container\",\"netns\":\"/run/netns/$ns2\"}}"
+expect 201; own=$(jget .id)
+[ "$(jget .owner.netns)" = "$ns2" ] || fail "owner not in its one form: $body"
+[ "$(jget .owner.netns_inode)" = "$(stat -L -c %i "/run/netns/$ns2")" ] || fail "no namespace inode: $body"
+for key in "$ns2" "/run/netns/$ns2" "/var/run/netns/$ns2"; do
+	api GET "/v1/allocations?owner=netns:$key"
+	jget "[.allocations[].id] | index(\"$own\")" | grep -q '^[0-9]' || fail "owner netns:$key: $body"
+done
+api POST "/v1/allocations/$own/attach" -d "{\"netns\":\"$ns1\",\"ifname\":\"net1\"}"; expect 403
+jget .message | grep -q "is not the namespace of the allocation's owner" || fail "another's namespace: $body"
+api POST "/v1/allocations/$own/attach" -d '{"domain":"test"}'; expect 403
+for bad in "\"netns\":\"$ns2\",\"color\":\"red\"" '"pid":"12"' '"netns":7' "\"netns\":\"$ns2\",\"name\":\"x\"" \
+	"\"netns\":\"$ns2\",\"pid\":$$" '"netns":"a/b"' '"netns":"/run/netns/a/b"' "\"pid\":$$,\"uuid\":\"x\""; do
+	api POST /v1/allocations -d "{\"pool\":\"eth\",\"owner\":{\"kind\":\"container\",$bad}}"
+	expect 400
+	jget .message | grep -q '^owner' || fail "owner with $bad: the field is not named: $body"
+done
+api POST /v1/allocations -d '{"pool":"eth","owner":{"kind":"vm","name":"v","netns":"x"}}'; expect 400
+api POST /v1/allocations -d '{"pool":"eth","owner":{"kind":"container","netns":"no-such-ns-here"}}'; expect 404
+jget .message | grep -q '^owner.netns: ' || fail "a missing owner: $body"
+api POST /v1/allocations -d '{"pool":"eth","owner":{"kind":"container","pid":4194303}}'; expect 404
+stop_agent
+
+# 9. a reservation whose owner is gone expires (here at once; the default is 300 s)
+cat >"$tmp/orphans.json" <<JSON
+{"pools": [{"name": "eth", "selector": {"vendors": ["8086"]}}], "reservations": {"orphan_seconds": 0}}
+JSON
+start_agent --config "$tmp/orphans.json"
+ip netns add "vfa-gone-$$"
+api POST /v1/allocations -d "{\"pool\":\"eth\",\"owner\":{\"kind\":\"container\",\"netns\":\"vfa-gone-$$\"}}"
+expect 201; orphan=$(jget .id)
+api POST /v1/allocations -d "{\"pool\":\"eth\",\"owner\":{\"kind\":\"container\",\"netns\":\"$ns2\"}}"
+expect 201; kept=$(jget .id)
+ip netns del "vfa-gone-$$"
+kill -HUP "$agent_pid"
+for _ in $(seq 30); do
+	api GET "/v1/allocations/$orphan"; [ "$(jget .state)" = released ] && break
+	sleep 0.1
+done
+[ "$(jget .state)" = released ] || fail "a reservation without its owner did not expire: $body"
+grep -q "allocation $orphan: reserved, and its owner does not exist: releasing" "$tmp/agent.log" ||
+	fail "the expiry is not logged"
+api GET "/v1/allocations/$kept"; [ "$(jget .state)" = reserved ] || fail "a live owner's reservation went: $body"
 stop_agent
 echo "tenant: all checks passed"

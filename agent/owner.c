@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/container/netns.h"
+#include "agent/owner.h"
+
+/* The namespace a container owner names, open; -errno with @err naming the field. */
+static int open_owner_netns(const struct vfp_owner *o, int *ret_fd, char *err, size_t err_size)
+{
+	char spec[32], msg[256];
+	int r;
+
+	if (!o->netns)
+		snprintf(spec, sizeof(spec), "pid:%lld", o->pid);
+	r = netns_open(o->netns ? o->netns : spec, ret_fd, msg, sizeof(msg));
+	if (r < 0)
+		snprintf(err, err_size, "owner.%s: %s", o->netns ? "netns" : "pid", msg);
+	return r;
+}
+
+/**
+ * owner_resolve() - a container owner's namespace, found at claim time
+ *
+ * The namespace must exist (-ENOENT otherwise, naming the field); its
+ * inode goes into @o->netns_inode. A VM owner's domain may not exist yet
+ * (a deployment file is claimed for before the domain is defined).
+ */
+int owner_resolve(struct vfp_owner *o, char *err, size_t err_size)
+{
+	ino_t inode = 0;
+	int fd, r;
+
+	if (o->kind != VFP_OWNER_CONTAINER)
+		return 0;
+	r = open_owner_netns(o, &fd, err, err_size);
+	if (r < 0)
+		return r;
+	r = netns_inode(fd, &inode);
+	close(fd);
+	o->netns_inode = inode;
+	return r;
+}
+
+/* The inode of @o's namespace: the one kept at claim time, or found now. */
+static int owner_inode(const struct vfp_owner *o, ino_t *ret, char *err, size_t err_size)
+{
+	struct vfp_owner now = *o;
+	int r = 0;
+
+	if (!o->netns_inode)
+		r = owner_resolve(&now, err, err_size);
+	*ret = (ino_t)now.netns_inode;
+	return r;
+}
+
+/**
+ * owner_check_netns() - the namespace @spec (inode @target) is @o's own:
+ * -EPERM when it is another's, or @o is a VM
+ */
+int owner_check_netns(const struct vfp_owner *o, ino_t target, const char *spec, char *err,
+		      size_t err_size)
+{
+	ino_t own = 0;
+	int r;
+
+	if (o->kind != VFP_OWNER_CONTAINER) {
+		snprintf(err, err_size, "netns: the allocation's owner is VM %s: its VFs go into a "
+			 "domain", o->name ? o->name : "?");
+		return -EPERM;
+	}
+	r = owner_inode(o, &own, err, err_size);
+	if (r >= 0 && own != target) {
+		snprintf(err, err_size, "netns: \"%.64s\" is not the namespace of the allocation's "
+			 "owner", spec);
+		r = -EPERM;
+	}
+	return r == -ENOENT ? -EPERM : r;
+}
+
+/**
+ * owner_check_domain() - the domain @name (@uuid) is @o's own, by name or
+ * UUID: -EPERM when it is another's, or @o is a container
+ */
+int owner_check_domain(const struct vfp_owner *o, const char *name, const char *uuid, char *err,
+		       size_t err_size)
+{
+	if (o->kind == VFP_OWNER_VM &&
+	    ((o->name && strcmp(o->name, name) == 0) || (o->uuid && strcasecmp(o->uuid, uuid) == 0)))
+		return 0;
+	snprintf(err, err_size, "domain: %s is not the allocation's owner (%s %s)", name,
+		 o->kind == VFP_OWNER_VM ? "VM" : "container",
+		 o->kind == VFP_OWNER_VM ? (o->name ? o->name : "?")
+					 : (o->netns ? o->netns : "pid"));
+	return -EPERM;
+}
+
+/**
+ * owner_exists() - a container owner's namespace is still the one it
+ * claimed with; other owners are asked elsewhere (true here)
+ */
+bool owner_exists(const struct vfp_owner *o)
+{
+	char ignored[256];
+	ino_t now = 0;
+	int fd;
+
+	if (o->kind != VFP_OWNER_CONTAINER)
+		return true;
+	if (open_owner_netns(o, &fd, ignored, sizeof(ignored)) < 0)
+		return false;
+	if (netns_inode(fd, &now) < 0)
+		now = 0;
+	close(fd);
+	return !o->netns_inode || now == (ino_t)o->netns_inode;
+}
