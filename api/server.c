@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The HTTP server (libmicrohttpd): one daemon per listener, a thread per
- * connection (a slow client ties up its own thread, no one else's), bodies
- * capped at 64 KiB, bearer tokens on TCP, one log line per request with
- * no body in it.
+ * connection, admitted by our own accept loop (api/admission.c: a share of
+ * connections per client, a whole request in a bounded time, a bounded
+ * number of event streams), bodies capped at 64 KiB, bearer tokens on TCP
+ * (a client without one gets its 401 and the connection is closed), one
+ * log line per request with no body in it.
  */
 #include "config.h"
 
@@ -15,11 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/admission.h"
 #include "api/api.h"
 
 struct listener {
 	struct api_server *server;
 	struct MHD_Daemon *daemon;
+	struct admission *adm;
 	bool is_tcp;
 };
 
@@ -65,6 +69,9 @@ static enum MHD_Result send_json(struct MHD_Connection *conn, unsigned status, j
 	}
 	if (extra_header)
 		MHD_add_response_header(resp, extra_header, extra_value);
+	/* nothing but the 401 before a token is shown: the connection ends with it */
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -200,6 +207,8 @@ static enum MHD_Result dispatch(struct listener *l, struct MHD_Connection *conn,
 		r = api_fail(&req, -EBADRQC, "method %s is not allowed on %.200s", method, url);
 	else if (!route)
 		r = api_fail(&req, -ENOENT, "no such endpoint");
+	else if (route->handler == api_get_events && !admission_open_stream(l->adm, conn))
+		r = api_fail(&req, -EAGAIN, "too many event streams: try again later");
 	else
 		r = route->handler(&req);
 	ret = send_answer(conn, &req, r);
@@ -233,6 +242,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (st->answered)
 		return MHD_YES;
 	st->answered = true;
+	admission_busy(conn, true);
 	return dispatch(l, conn, url, method, st);
 }
 
@@ -241,6 +251,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
 	struct conn_state *st = *con_cls;
 
+	admission_busy(conn, false);
 	if (st) {
 		free(st->body);
 		free(st);
@@ -248,12 +259,22 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	}
 }
 
+/*
+ * libmicrohttpd's warnings. A connection we hand it (MHD_add_connection)
+ * is of unknown type to it: on a unix socket it tries TCP_NODELAY and
+ * TCP_CORK, fails, and says a client may see delays; no unix socket has
+ * either, or delays from them. Those lines are dropped on unix listeners.
+ */
 static __attribute__((format(printf, 2, 0))) void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	const struct listener *l = cls;
 	char msg[512];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	msg[strcspn(msg, "\n")] = '\0';
+	if (!l->is_tcp && (strncmp(msg, "Setting TCP_", 12) == 0 ||
+			   strncmp(msg, "Failed to push the data from buffers", 36) == 0))
+		return;
 	log_warning("http: %s", msg);
 }
 
@@ -274,18 +295,23 @@ int api_server_start(struct agent *a, int *fds, const bool *is_tcp, int n_fds,
 
 		l->server = s;
 		l->is_tcp = is_tcp[i];
+		if (admission_new(fds[i], is_tcp[i], &admission_defaults, &l->adm) < 0) {
+			api_server_stop(s, 0);
+			return -ENOMEM;
+		}
+		s->n++;
 		l->daemon = MHD_start_daemon(
 			MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-				MHD_USE_ITC | MHD_USE_ERROR_LOG,
-			0, NULL, NULL, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-			MHD_OPTION_LISTEN_SOCKET, fds[i], MHD_OPTION_NOTIFY_COMPLETED, on_completed,
-			NULL, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-			MHD_OPTION_CONNECTION_LIMIT, (unsigned)512, MHD_OPTION_END);
-		if (!l->daemon) {
+				MHD_USE_ITC | MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET,
+			0, NULL, NULL, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l,
+			MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+			MHD_OPTION_NOTIFY_CONNECTION, admission_on_connection, l->adm,
+			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_CONNECTION_LIMIT,
+			(unsigned)1024, MHD_OPTION_END);
+		if (!l->daemon || admission_start(l->adm, l->daemon) < 0) {
 			api_server_stop(s, 0);
 			return -EIO;
 		}
-		s->n++;
 	}
 	*ret = s;
 	return 0;
@@ -296,18 +322,14 @@ void api_server_stop(struct api_server *s, int grace_seconds)
 {
 	if (!s)
 		return;
-	for (int i = 0; i < s->n; i++) {
-		MHD_socket fd = MHD_quiesce_daemon(s->listeners[i].daemon);
-
-		if (fd != MHD_INVALID_SOCKET)
-			close(fd);
-	}
+	for (int i = 0; i < s->n; i++)
+		admission_stop(s->listeners[i].adm);
 	for (int waited = 0; waited < grace_seconds * 10; waited++) {
 		unsigned busy = 0;
 
 		for (int i = 0; i < s->n; i++) {
-			const union MHD_DaemonInfo *info = MHD_get_daemon_info(
-				s->listeners[i].daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+			const union MHD_DaemonInfo *info = s->listeners[i].daemon ? MHD_get_daemon_info(
+				s->listeners[i].daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS) : NULL;
 
 			busy += info ? info->num_connections : 0;
 		}
@@ -315,7 +337,10 @@ void api_server_stop(struct api_server *s, int grace_seconds)
 			break;
 		usleep(100000);
 	}
-	for (int i = 0; i < s->n; i++)
-		MHD_stop_daemon(s->listeners[i].daemon);
+	for (int i = 0; i < s->n; i++) {
+		if (s->listeners[i].daemon)
+			MHD_stop_daemon(s->listeners[i].daemon);
+		admission_free(s->listeners[i].adm);
+	}
 	free(s);
 }
