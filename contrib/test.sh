@@ -36,7 +36,7 @@ sh "$top/tests/skip-policy.sh" asan "$top/build-asan"
 step "unit tests under valgrind"
 # The crash suite is left out: its children, slowed down 20x, are killed before they work.
 # It runs under ASan above.
-(cd "$top/build" && CK_FORK=no VFAGENT_SKIP_SUITES=crash ./libtool --mode=execute valgrind --quiet --error-exitcode=1 \
+(cd "$top/build" && top_srcdir=$top CK_FORK=no VFAGENT_SKIP_SUITES=crash ./libtool --mode=execute valgrind --quiet --error-exitcode=1 \
 	--leak-check=full --errors-for-leak-kinds=definite,indirect tests/check-all >/dev/null)
 
 step "cppcheck"

@@ -116,6 +116,17 @@ static const struct {
 	{ "{\"libvirt\": {\"uri\": 7}}", "libvirt.uri: must be a libvirt URI like \"qemu:///system\"" },
 	{ "{\"libvirt\": {\"managed\": \"yes\"}}", "libvirt.managed: must be true or false" },
 	{ "{\"libvirt\": {\"url\": \"qemu:///system\"}}", "libvirt: unknown key \"url\"" },
+	{ "{\"retention\": 7}", "retention: must be an object like {\"released_seconds\": 604800}" },
+	{ "{\"retention\": {\"released_seconds\": -1}}",
+	  "retention: released_seconds: must be an integer in [0, 315360000]" },
+	{ "{\"retention\": {\"audit_max\": 10}}",
+	  "retention: audit_max: must be an integer in [100, 100000000]" },
+	{ "{\"retention\": {\"released_max\": \"5\"}}",
+	  "retention: released_max: must be an integer in [0, 10000000]" },
+	{ "{\"retention\": {\"days\": 7}}", "retention: unknown key \"days\"" },
+	{ "{\"reservations\": {\"orphan_seconds\": 1.5}}",
+	  "reservations: orphan_seconds: must be an integer in [0, 31536000]" },
+	{ "{\"reservations\": []}", "reservations: must be an object like {\"orphan_seconds\": 300}" },
 };
 
 START_TEST(test_config_errors)
@@ -253,6 +264,7 @@ START_TEST(test_config_empty_and_defaults)
 	char *err = NULL;
 	int r;
 	struct vfp_config *c = load("{}", &r, &err);
+	struct vfp_retention keep;
 	unsigned long long a, b;
 
 	ck_assert_int_eq(r, 0);
@@ -262,9 +274,31 @@ START_TEST(test_config_empty_and_defaults)
 	ck_assert_uint_eq(vfp_config_get_ipoib_mac_prefix(c)[1], 0x1b);
 	ck_assert_ptr_null(vfp_config_get_libvirt_uri(c));
 	ck_assert(vfp_config_get_libvirt_managed(c));
+	vfp_config_get_retention(c, &keep);
+	ck_assert_int_eq(keep.seconds, 7 * 86400);
+	ck_assert_uint_eq(keep.allocations, 10000);
+	ck_assert_uint_eq(keep.audit, 100000);
+	ck_assert_int_eq(vfp_config_get_orphan_seconds(c), 300);
 	ck_assert_ptr_nonnull(vfp_config_ref(c));
 	vfp_config_unref(c);
 	ck_assert_ptr_null(vfp_config_unref(c));
+}
+END_TEST
+
+/* The example config the project ships, with every key set, parses. */
+START_TEST(test_config_example)
+{
+	char path[512], *err = NULL;
+	struct vfp_config *c = NULL;
+	struct vfp_retention keep;
+
+	snprintf(path, sizeof(path), "%s/contrib/vfagent.json",
+		 getenv("top_srcdir") ? getenv("top_srcdir") : ".");
+	ck_assert_msg(vfp_config_load_file(path, &c, &err) == 0, "%s: %s", path, err);
+	vfp_config_get_retention(c, &keep);
+	ck_assert_uint_eq(keep.allocations, 10000);
+	ck_assert_int_eq(vfp_config_get_orphan_seconds(c), 300);
+	vfp_config_unref(c);
 }
 END_TEST
 
@@ -278,6 +312,7 @@ Suite *suite_config(void)
 	tcase_add_test(tc, test_vf_range_forms);
 	tcase_add_test(tc, test_config_file);
 	tcase_add_test(tc, test_config_empty_and_defaults);
+	tcase_add_test(tc, test_config_example);
 	suite_add_tcase(s, tc);
 	return s;
 }
