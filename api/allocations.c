@@ -281,49 +281,71 @@ int api_post_allocation(struct api_request *req)
 	json_decref(body);
 	if (r < 0)
 		return r;
+	if (r == 0) { /* created: where it lives */
+		req->extra_header = "Location";
+		snprintf(req->extra_value, sizeof(req->extra_value), "/v1/allocations/%s",
+			 vfp_allocation_get_id(alloc));
+	}
 	r = api_reply(req, r == 1 ? 200 : 201, api_allocation_json(alloc));
 	vfp_allocation_unref(alloc);
 	return r;
 }
 
-static json_t *list_json(struct vfp_allocation **list, size_t n)
+/* The allocations of @pool (NULL: any) in @state (-1: any). */
+static json_t *list_json(struct vfp_allocation **list, size_t n, const char *pool, int state)
 {
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < n; i++)
-		json_array_append_new(a, api_allocation_json(list[i]));
+		if ((!pool || strcmp(vfp_allocation_get_pool(list[i]), pool) == 0) &&
+		    (state < 0 || (int)vfp_allocation_get_state(list[i]) == state))
+			json_array_append_new(a, api_allocation_json(list[i]));
 	return a;
 }
 
+/* "netns:/run/netns/c1" is "netns:c1", as the ledger keys it; other owners as they are. */
+static int owner_filter(struct api_request *req, const char **owner, char key[static 80])
+{
+	const char *name;
+
+	if (!*owner || strncmp(*owner, "netns:", 6) != 0)
+		return 0;
+	if (!(name = vfp_owner_netns_name(*owner + 6)))
+		return api_fail(req, -EINVAL, "owner: \"%.64s\" names no /run/netns namespace",
+				*owner);
+	snprintf(key, 80, "netns:%s", name);
+	*owner = key;
+	return 0;
+}
+
+/* GET /v1/allocations[?pool=&state=&owner=&include_released=] */
 int api_list_allocations(struct api_request *req)
 {
 	const char *owner = api_query(req, "owner"), *all = api_query(req, "include_released");
+	const char *pool = api_query(req, "pool"), *state_name = api_query(req, "state");
+	int state = state_name ? vfp_allocation_state_from_string(state_name) : -1;
 	struct vfp_allocation **list = NULL;
+	char key[80];
 	size_t n = 0;
 	json_t *a = NULL;
-	int r;
+	int r = owner_filter(req, &owner, key);
 
-	char key[80];
-
-	if (all && strcmp(all, "true") != 0 && strcmp(all, "false") != 0)
-		return api_fail(req, -EINVAL, "include_released: must be true or false");
-	if (owner && strncmp(owner, "netns:", 6) == 0) { /* "netns:/run/netns/c1" is "netns:c1" */
-		const char *name = vfp_owner_netns_name(owner + 6);
-
-		if (!name)
-			return api_fail(req, -EINVAL, "owner: \"%.80s\" names no /run/netns namespace",
-					owner);
-		snprintf(key, sizeof(key), "netns:%s", name);
-		owner = key;
-	}
+	if (r >= 0 && all && strcmp(all, "true") != 0 && strcmp(all, "false") != 0)
+		r = api_fail(req, -EINVAL, "include_released: must be true or false");
+	if (r >= 0 && state_name && state < 0)
+		r = api_fail(req, -EINVAL, "state: \"%.32s\" is not an allocation state (reserved, "
+			     "attached, releasing, released)", state_name);
+	if (r < 0)
+		return r;
 	pthread_mutex_lock(&req->agent->ledger_lock);
-	r = vfp_ledger_list_allocations(req->agent->ledger, owner, all && !strcmp(all, "true"),
+	r = vfp_ledger_list_allocations(req->agent->ledger, owner,
+					(all && !strcmp(all, "true")) || state == VFP_ALLOCATION_RELEASED,
 					&list, &n);
 	if (r < 0)
 		api_fail(req, r, "%s", vfp_ledger_get_error(req->agent->ledger));
 	pthread_mutex_unlock(&req->agent->ledger_lock);
 	if (r >= 0)
-		a = list_json(list, n);
+		a = list_json(list, n, pool, state);
 	vfp_allocation_list_free(list, n);
 	return r < 0 ? r : api_reply(req, 200, json_pack("{s:o*}", "allocations", a));
 }

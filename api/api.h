@@ -41,6 +41,7 @@ struct api_route {
 	const char *method;
 	const char *pattern; /* "/v1/vfs/{pci}" */
 	api_handler handler;
+	const char *const *query; /* the query parameters it takes (NULL-ended), or NULL: none */
 };
 
 extern const struct api_route api_routes[];
@@ -49,6 +50,8 @@ extern const size_t api_n_routes;
 const struct api_route *api_route_match(const char *method, const char *path,
 					const char **params, char *buf, size_t size,
 					bool *ret_path_known, char *error, size_t error_size);
+void api_route_allow(const char *path, char *buf, size_t size);
+bool api_route_takes(const struct api_route *route, const char *key);
 
 int api_fail(struct api_request *req, int r, const char *format, ...)
 	__attribute__((format(printf, 3, 4)));

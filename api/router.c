@@ -11,24 +11,29 @@
 
 #include "api/api.h"
 
+static const char *const vfs_query[] = { "pool", "state", "pf", NULL };
+static const char *const allocations_query[] = { "pool", "state", "owner", "include_released",
+						 NULL };
+static const char *const domain_xml_query[] = { "owner", "ip", NULL };
+
 const struct api_route api_routes[] = {
-	{ "GET", "/v1/host", api_get_host },
-	{ "GET", "/v1/health", api_get_health },
-	{ "GET", "/metrics", api_get_metrics },
-	{ "GET", "/v1/pfs", api_list_pfs },
-	{ "GET", "/v1/pfs/{pci}", api_get_pf },
-	{ "PUT", "/v1/pfs/{pci}/numvfs", api_put_numvfs },
-	{ "GET", "/v1/vfs", api_list_vfs },
-	{ "GET", "/v1/vfs/{pci}", api_get_vf },
-	{ "GET", "/v1/pools", api_list_pools },
-	{ "POST", "/v1/allocations", api_post_allocation },
-	{ "GET", "/v1/allocations", api_list_allocations },
-	{ "GET", "/v1/allocations/{id}", api_get_allocation },
-	{ "DELETE", "/v1/allocations/{id}", api_delete_allocation },
-	{ "POST", "/v1/allocations/{id}/attach", api_attach },
-	{ "POST", "/v1/allocations/{id}/detach", api_detach },
-	{ "POST", "/v1/domain-xml", api_domain_xml },
-	{ "GET", "/v1/events", api_get_events },
+	{ "GET", "/v1/host", api_get_host, NULL },
+	{ "GET", "/v1/health", api_get_health, NULL },
+	{ "GET", "/metrics", api_get_metrics, NULL },
+	{ "GET", "/v1/pfs", api_list_pfs, NULL },
+	{ "GET", "/v1/pfs/{pci}", api_get_pf, NULL },
+	{ "PUT", "/v1/pfs/{pci}/numvfs", api_put_numvfs, NULL },
+	{ "GET", "/v1/vfs", api_list_vfs, vfs_query },
+	{ "GET", "/v1/vfs/{pci}", api_get_vf, NULL },
+	{ "GET", "/v1/pools", api_list_pools, NULL },
+	{ "POST", "/v1/allocations", api_post_allocation, NULL },
+	{ "GET", "/v1/allocations", api_list_allocations, allocations_query },
+	{ "GET", "/v1/allocations/{id}", api_get_allocation, NULL },
+	{ "DELETE", "/v1/allocations/{id}", api_delete_allocation, NULL },
+	{ "POST", "/v1/allocations/{id}/attach", api_attach, NULL },
+	{ "POST", "/v1/allocations/{id}/detach", api_detach, NULL },
+	{ "POST", "/v1/domain-xml", api_domain_xml, domain_xml_query },
+	{ "GET", "/v1/events", api_get_events, NULL },
 };
 const size_t api_n_routes = sizeof(api_routes) / sizeof(api_routes[0]);
 
@@ -113,4 +118,28 @@ const struct api_route *api_route_match(const char *method, const char *path,
 			return &api_routes[i];
 	}
 	return NULL;
+}
+
+/* The methods some route takes on @path, for a 405's Allow header: "GET, DELETE". */
+void api_route_allow(const char *path, char *buf, size_t size)
+{
+	const char *params[API_MAX_PARAMS];
+	char values[256], error[128];
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < api_n_routes && len < size; i++)
+		if (match(api_routes[i].pattern, path, params, values, sizeof(values), error,
+			  sizeof(error)) > 0)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+						api_routes[i].method);
+}
+
+/* Whether @route takes the query parameter @key. */
+bool api_route_takes(const struct api_route *route, const char *key)
+{
+	for (size_t i = 0; route->query && route->query[i]; i++)
+		if (strcmp(route->query[i], key) == 0)
+			return true;
+	return false;
 }

@@ -77,10 +77,11 @@ static enum MHD_Result send_json(struct MHD_Connection *conn, unsigned status, j
 	return ret;
 }
 
-static enum MHD_Result send_error(struct MHD_Connection *conn, int r, const char *message)
+static enum MHD_Result send_error(struct MHD_Connection *conn, int r, const char *message,
+				  const char *extra_header, const char *extra_value)
 {
 	json_t *body = api_error_body(r, message);
-	enum MHD_Result ret = send_json(conn, api_status_for(r), body, NULL, NULL);
+	enum MHD_Result ret = send_json(conn, api_status_for(r), body, extra_header, extra_value);
 
 	json_decref(body);
 	return ret;
@@ -126,7 +127,7 @@ static enum MHD_Result first_call(struct listener *l, struct MHD_Connection *con
 	cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	if (cl && strtoull(cl, NULL, 10) > API_BODY_MAX) {
 		st->answered = true;
-		return send_error(conn, -E2BIG, "body: larger than 64 KiB");
+		return send_error(conn, -E2BIG, "body: larger than 64 KiB", NULL, NULL);
 	}
 	return MHD_YES;
 }
@@ -156,7 +157,7 @@ static enum MHD_Result send_answer(struct MHD_Connection *conn, struct api_reque
 	enum MHD_Result ret;
 
 	if (r < 0)
-		return send_error(conn, r, req->error);
+		return send_error(conn, r, req->error, req->extra_header, req->extra_value);
 	if (req->stream) {
 		ret = MHD_queue_response(conn, req->status, req->stream);
 		MHD_destroy_response(req->stream);
@@ -175,13 +176,55 @@ static enum MHD_Result send_answer(struct MHD_Connection *conn, struct api_reque
 		MHD_destroy_response(resp);
 		return ret;
 	}
-	return send_json(conn, req->status, req->status == 204 ? NULL : req->json, NULL, NULL);
+	return send_json(conn, req->status, req->status == 204 ? NULL : req->json, req->extra_header,
+			 req->extra_value);
 }
 
 /* The path for a log line: at most 200 characters (agent_log() escapes control bytes). */
 static void printable(const char *s, char *out, size_t size)
 {
 	snprintf(out, size < 201 ? size : 201, "%s", s);
+}
+
+struct query_check {
+	const struct api_route *route;
+	const char *unknown;
+};
+
+static enum MHD_Result check_query_key(void *cls, enum MHD_ValueKind kind, const char *key,
+				       const char *value)
+{
+	struct query_check *q = cls;
+
+	if (api_route_takes(q->route, key))
+		return MHD_YES;
+	q->unknown = key;
+	return MHD_NO;
+}
+
+/* A query parameter the route does not take is a 400 naming it (a typo filters nothing). */
+static int check_query(struct api_request *req, const struct api_route *route)
+{
+	struct query_check q = { .route = route };
+	char takes[128] = "";
+
+	MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, check_query_key, &q);
+	if (!q.unknown)
+		return 0;
+	for (size_t i = 0, len = 0; route->query && route->query[i] && len < sizeof(takes); i++)
+		len += (size_t)snprintf(takes + len, sizeof(takes) - len, "%s%s", i ? ", " : "",
+					route->query[i]);
+	return api_fail(req, -EINVAL, "%.64s: unknown query parameter; %s takes %s",
+			q.unknown, route->pattern, takes[0] ? takes : "none");
+}
+
+/* 405, with the methods the path takes in Allow. */
+static int not_allowed(struct api_request *req, const char *method, const char *url)
+{
+	req->extra_header = MHD_HTTP_HEADER_ALLOW;
+	api_route_allow(url, req->extra_value, sizeof(req->extra_value));
+	return api_fail(req, -EBADRQC, "method %s is not allowed on %.200s (allowed: %s)", method,
+			url, req->extra_value);
 }
 
 /* Routes the request, runs its handler, answers, and logs one line (never the body). */
@@ -204,9 +247,11 @@ static enum MHD_Result dispatch(struct listener *l, struct MHD_Connection *conn,
 	else if (req.error[0])
 		r = -EINVAL;
 	else if (!route && known)
-		r = api_fail(&req, -EBADRQC, "method %s is not allowed on %.200s", method, url);
+		r = not_allowed(&req, method, url);
 	else if (!route)
 		r = api_fail(&req, -ENOENT, "no such endpoint");
+	else if ((r = check_query(&req, route)) < 0)
+		;
 	else if (route->handler == api_get_events && !admission_open_stream(l->adm, conn))
 		r = api_fail(&req, -EAGAIN, "too many event streams: try again later");
 	else

@@ -7,6 +7,7 @@
 set -eu
 . "${top_srcdir:-.}/tests/api-lib.sh"
 command -v python3 >/dev/null || { echo "needs python3"; exit 77; }
+# shellcheck disable=SC3045 # dash, the sh of Debian, has ulimit -n
 ulimit -n 4096 2>/dev/null || { echo "cannot raise the fd limit to 4096"; exit 77; }
 start_agent
 

@@ -69,6 +69,29 @@ api DELETE "/v1/allocations/$id"; expect 204
 api DELETE "/v1/allocations/$id"; expect 404
 api GET /v1/pools; [ "$(jget '.pools[0].vfs.free')" = 8 ] || fail "not freed: $body"
 
+# ---- API consistency: unknown query parameters, filters, 405 with Allow, 201 with Location
+api GET '/v1/vfs?pol=ib'; expect 400
+jget .message | grep -q '^pol: unknown query parameter; /v1/vfs takes pool, state, pf' || fail "typo: $body"
+api GET '/v1/pools?pool=ib'; expect 400
+jget .message | grep -q 'takes none' || fail "no query: $body"
+code=$(curl -s -o /dev/null -D "$tmp/h" -w '%{http_code}' --unix-socket "$sock" -X PUT http://x/v1/allocations)
+[ "$code" = 405 ] && grep -qi '^Allow: POST, GET' "$tmp/h" || fail "405 without Allow: $code $(cat "$tmp/h")"
+code=$(curl -s -o "$tmp/body" -D "$tmp/h" -w '%{http_code}' --unix-socket "$sock" -X POST \
+	-d '{"pool":"ib","owner":{"kind":"vm","name":"loc"}}' http://x/v1/allocations)
+loc=$(jq -r .id "$tmp/body")
+[ "$code" = 201 ] && grep -qi "^Location: /v1/allocations/$loc" "$tmp/h" || fail "201 without Location: $(cat "$tmp/h")"
+api GET "/v1/allocations?pool=ib&state=reserved"
+[ "$(jget "[.allocations[] | select(.pool != \"ib\" or .state != \"reserved\")] | length")" = 0 ] &&
+	[ "$(jget "[.allocations[].id] | index(\"$loc\")")" != null ] || fail "filters: $body"
+api GET "/v1/allocations?pool=eth"; [ "$(jget "[.allocations[].id] | index(\"$loc\")")" = null ] ||
+	fail "pool filter: $body"
+api GET "/v1/allocations?state=bogus"; expect 400
+api DELETE "/v1/allocations/$loc"; expect 204
+api DELETE "/v1/allocations/$loc"; expect 404
+jget .message | grep -q "released already" || fail "a second DELETE: $body"
+api GET "/v1/allocations?state=released&owner=vm:loc"; [ "$(jget '.allocations | length')" = 1 ] ||
+	fail "released ones by state: $body"
+
 # ---- GUIDs: the one asked for is the one shown (and set), held like a pool GUID
 api POST /v1/allocations -d '{"pool":"ib","owner":{"kind":"vm","name":"g1"},"guid":"02:C9:03:00:00:00:00:01"}'
 expect 201; g1=$(jget .id)
@@ -118,9 +141,14 @@ vfctl numvfs 0000:3b:00.0 8 --dry-run 2>"$tmp/err" && fail "numvfs dry run while
 grep -q "blocked by allocation $aid" "$tmp/err" || fail "vfctl numvfs blockers: $(cat "$tmp/err")"
 vfctl release "$aid" | grep -q released || fail "vfctl release"
 set +e
-vfctl release "$aid" 2>"$tmp/err"; rc=$?
+vfctl release "$aid" >"$tmp/out" 2>"$tmp/err"; rc=$?
 set -e
-[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] || fail "second release: rc $rc $(cat "$tmp/err")"
+[ $rc = 0 ] && grep -q "allocation $aid was released already" "$tmp/out" ||
+	fail "second release (idempotent for hooks): rc $rc $(cat "$tmp/out" "$tmp/err")"
+set +e
+vfctl release 00000000-0000-4000-8000-000000000000 2>"$tmp/err"; rc=$?
+set -e
+[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] || fail "release of an unknown id: rc $rc $(cat "$tmp/err")"
 VFAGENT_SOCKET=$tmp/none.sock "$b/agent/vfctl/vfctl" pools 2>"$tmp/err" && fail "no agent"
 grep -q 'agent not running' "$tmp/err" || fail "no-agent message: $(cat "$tmp/err")"
 

@@ -332,13 +332,28 @@ static int cmd_detach(struct vfctl *c)
 	return post_allocation(c, path, NULL);
 }
 
+/*
+ * Idempotent, for hooks and scripts: an allocation released already is
+ * said so, with success; an unknown one is an error.
+ */
 static int cmd_release(struct vfctl *c)
 {
 	char path[128];
+	json_t *a = NULL;
+	bool released;
 
 	if (!is_allocation_id("release", c->argv[0]))
 		return EXIT_USAGE;
 	snprintf(path, sizeof(path), "/v1/allocations/%s", c->argv[0]);
+	if (vfctl_request(&c->http, "GET", path, NULL, NULL, &a) < 0)
+		return EXIT_FAILURE;
+	released = json_is_string(json_object_get(a, "state")) &&
+		   strcmp(json_string_value(json_object_get(a, "state")), "released") == 0;
+	json_decref(a);
+	if (released) {
+		printf("allocation %s was released already\n", c->argv[0]);
+		return EXIT_SUCCESS;
+	}
 	if (vfctl_request(&c->http, "DELETE", path, NULL, NULL, NULL) < 0)
 		return EXIT_FAILURE;
 	if (!c->json)

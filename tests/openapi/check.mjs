@@ -109,8 +109,13 @@ await check("PUT", "/v1/pfs/0000:af:00.0/numvfs", { numvfs: 6, dry_run: true }, 
 await check("PUT", "/v1/pfs/0000:af:00.0/numvfs", { numvfs: 6 }, 200);
 await check("PUT", "/v1/pfs/0000:af:00.0/numvfs", { numvfs: "6" }, 400);
 await check("POST", `/v1/allocations/${id}/attach`, { domain: "one-42" }, 404);
-await check("POST", `/v1/allocations/${id}/attach`, { domain: "test", live: true }, 409);
+await check("POST", `/v1/allocations/${id}/attach`, { domain: "test", live: true }, 403);
 await check("POST", `/v1/allocations/${id}/attach`, { domain: "test", live: 1 }, 400);
+const t = await check("POST", "/v1/allocations", { pool: "eth", owner: { kind: "vm", name: "test" } }, 201);
+await check("POST", `/v1/allocations/${t.json?.id}/attach`, { domain: "test", live: true }, 409);
+await check("DELETE", `/v1/allocations/${t.json?.id}`, undefined, 204);
+await check("GET", "/v1/allocations?pool=ib&state=reserved", undefined, 200);
+await check("GET", "/v1/allocations?pol=ib", undefined, 400);
 await check("POST", `/v1/allocations/${id}/detach`, undefined, 409);
 await check("POST", `/v1/allocations/${id}/attach`, { netns: "no-such-ns" }, 404);
 await check("POST", `/v1/allocations/${id}/attach`, { netns: "../x" }, 400);
