@@ -55,7 +55,7 @@ int agent_load_config(const struct agent *a, struct vfp_config **ret)
 		json_decref(root);
 	} else {
 		const char *path = a->opt.config_path ? a->opt.config_path
-						      : "/etc/vfagent/vfagent.json";
+						      : VFAGENT_CONFIG_FILE;
 
 		r = vfp_config_load_file(path, ret, &err);
 		if (r < 0 && err && strncmp(err, path, strlen(path)) != 0) {

@@ -37,15 +37,16 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: vfagentd [OPTIONS]\n"
 		"\n"
-		"  -c, --config FILE        pools and policy (default /etc/vfagent/vfagent.json)\n"
+		"  -c, --config FILE        pools and policy (default %s)\n"
 		"  -s, --state-dir DIR      where the ledger lives (default /var/lib/vfagent)\n"
 		"  -r, --sysfs-root DIR     read sysfs under DIR (default $VFAGENT_SYSFS_ROOT or /sys)\n"
 		"  -l, --listen SPEC        unix:PATH (default %s) or tcp:ADDR:PORT; repeatable\n"
 		"  -t, --token-file FILE    bearer token for TCP listeners (required with tcp:)\n"
 		"      --simulate DIR       run on a simulated host built in DIR\n"
 		"      --once               reconcile, report, and exit\n"
-		"  -h, --help               show this help\n",
-		DEFAULT_LISTEN);
+		"  -h, --help               show this help\n"
+		"  -V, --version            show the version\n",
+		VFAGENT_CONFIG_FILE, DEFAULT_LISTEN);
 }
 
 static int parse_options(struct agent_options *o, int argc, char **argv)
@@ -60,11 +61,12 @@ static int parse_options(struct agent_options *o, int argc, char **argv)
 		{ "simulate", required_argument, NULL, OPT_SIMULATE },
 		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{}
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:s:r:l:t:h", opts, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "c:s:r:l:t:hV", opts, NULL)) >= 0) {
 		switch (c) {
 		case 'c': o->config_path = optarg; break;
 		case 's': o->state_dir = optarg; break;
@@ -80,6 +82,7 @@ static int parse_options(struct agent_options *o, int argc, char **argv)
 			o->listen[o->n_listen++] = optarg;
 			break;
 		case 'h': usage(stdout); exit(EXIT_SUCCESS);
+		case 'V': printf("vfagentd %s\n", PACKAGE_VERSION); exit(EXIT_SUCCESS);
 		default: return -EINVAL;
 		}
 	}
@@ -101,11 +104,15 @@ static int open_from_options(struct agent *a, int *fds, bool *is_tcp)
 		const char *spec = a->opt.n_listen ? a->opt.listen[i] : DEFAULT_LISTEN;
 		int r = listen_parse_and_open(spec, group, &fds[i], &is_tcp[i]);
 
-		if (r < 0) {
+		if (r == -ESRCH)
+			log_error("--listen %s: socket group \"%s\" does not exist (systemd-sysusers "
+				  "creates it from %s/vfagent.conf, or: groupadd %s)",
+				  spec, group, VFAGENT_SYSUSERSDIR, group);
+		else if (r < 0)
 			log_error("--listen %s: %s", spec,
 				  r == -EINVAL ? "expected unix:PATH or tcp:ADDR:PORT" : strerror(-r));
+		if (r < 0)
 			return r;
-		}
 		log_info("serving on %s", spec);
 	}
 	return n;

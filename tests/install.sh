@@ -1,0 +1,57 @@
+#!/bin/sh
+# make install into a DESTDIR: every file an operator needs lands where the
+# configured paths say, the units name the installed binary and config, the
+# config is installed only when absent, systemd-analyze accepts the units, and
+# uninstall leaves an edited config alone.
+set -eu
+. "${top_srcdir:-.}/tests/api-lib.sh"
+# the configured directories, as configure wrote them (${prefix}/… expanded in order)
+for v in prefix exec_prefix sysconfdir sbindir bindir datarootdir datadir mandir; do
+	eval "$v=\"$(sed -n "s/^$v = //p" "$b/Makefile" | head -n 1)\""
+done
+root=$tmp/root
+make -s -C "$b" install DESTDIR="$root" >"$tmp/install.log" 2>&1 || fail "make install: $(tail -5 "$tmp/install.log")"
+
+for f in "$sbindir/vfagentd" "$bindir/vfctl" \
+	"$prefix/lib/systemd/system/vfagentd.service" "$prefix/lib/systemd/system/vfagentd.socket" \
+	"$prefix/lib/sysusers.d/vfagent.conf" "$prefix/lib/tmpfiles.d/vfagent.conf" \
+	"$sysconfdir/vfagent/vfagent.json" "$mandir/man8/vfagentd.8" "$mandir/man8/vfctl.8" \
+	"$mandir/man5/vfagent.json.5" "$datadir/bash-completion/completions/vfctl" \
+	"$datadir/doc/vfagent/examples/vfagent.json"; do
+	[ -s "$root$f" ] || fail "not installed: $f"
+done
+[ -x "$root$sbindir/vfagentd" ] && [ -x "$root$bindir/vfctl" ] || fail "programs not executable"
+unit=$root$prefix/lib/systemd/system/vfagentd.service
+grep -q "^ExecStart=$sbindir/vfagentd --config $sysconfdir/vfagent/vfagent.json " "$unit" ||
+	fail "the unit does not run the installed binary with the installed config: $(grep ExecStart "$unit")"
+grep -q '@[a-z]*dir@' "$unit" && fail "unsubstituted paths in the unit: $(grep '@[a-z]*dir@' "$unit")"
+grep -q '^g vfagent ' "$root$prefix/lib/sysusers.d/vfagent.conf" || fail "no socket group in sysusers.d"
+grep -q '^SocketGroup=vfagent$' "$root$prefix/lib/systemd/system/vfagentd.socket" || fail "socket group"
+# the installed programs run, with the installed library (libdir is under the DESTDIR root)
+libdir=$(sed -n 's/^libdir = //p' "$b/Makefile" | head -n 1)
+eval "libdir=\"$libdir\""
+export LD_LIBRARY_PATH="$root$libdir"
+"$root$sbindir/vfagentd" --version | grep -q '^vfagentd [0-9]' || fail "vfagentd --version"
+"$root$bindir/vfctl" --version | grep -q '^vfctl [0-9]' || fail "vfctl --version"
+"$root$sbindir/vfagentd" --help | grep -q "default $sysconfdir/vfagent/vfagent.json" ||
+	fail "vfagentd's default config is not the installed one"
+
+# systemd accepts the units as installed; only ExecStart is pointed into the DESTDIR
+# root, where the binary is (verify checks that it exists and is executable)
+if command -v systemd-analyze >/dev/null; then
+	mkdir -p "$tmp/units"
+	sed "s|^ExecStart=|ExecStart=$root|" "$unit" >"$tmp/units/vfagentd.service"
+	cp "$root$prefix/lib/systemd/system/vfagentd.socket" "$tmp/units/"
+	systemd-analyze verify --man=no "$tmp/units/vfagentd.socket" "$tmp/units/vfagentd.service" \
+		>"$tmp/verify" 2>&1 || fail "systemd-analyze verify: $(cat "$tmp/verify")"
+	grep -q . "$tmp/verify" && fail "systemd-analyze verify complains: $(cat "$tmp/verify")"
+fi
+
+# an edited config survives a reinstall and an uninstall; the example is removed with the rest
+printf '{"pools": []}\n' >"$root$sysconfdir/vfagent/vfagent.json"
+make -s -C "$b" install DESTDIR="$root" >/dev/null 2>&1 || fail "second make install"
+grep -q '"pools": \[\]' "$root$sysconfdir/vfagent/vfagent.json" || fail "reinstall overwrote the config"
+make -s -C "$b" uninstall DESTDIR="$root" >/dev/null 2>&1 || fail "make uninstall"
+[ -e "$root$sysconfdir/vfagent/vfagent.json" ] || fail "uninstall removed an edited config"
+[ -e "$root$sbindir/vfagentd" ] && fail "uninstall left vfagentd"
+echo "install: all checks passed (prefix $prefix, sysconfdir $sysconfdir)"
