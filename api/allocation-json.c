@@ -2,6 +2,9 @@
 /* Allocations as the API shows them (api/openapi.yaml), from the ledger's typed allocations. */
 #include "config.h"
 
+#include <pthread.h>
+#include <string.h>
+
 #include "api/api.h"
 
 static json_t *string_or_null(const char *s)
@@ -81,4 +84,42 @@ json_t *api_allocation_json(const struct vfp_allocation *a)
 			 has_lease ? json_integer(lease) : json_null(), "created",
 			 (json_int_t)vfp_allocation_get_created(a), "updated",
 			 (json_int_t)vfp_allocation_get_updated(a), "vfs", vfs_json(a));
+}
+
+/* Where VF @pci is, as its restore point says: a namespace and name, or a domain. */
+static json_t *where_json(struct agent *agent, const char *pci)
+{
+	struct vfp_restore_point *rp = NULL;
+	json_t *w = json_null();
+
+	pthread_mutex_lock(&agent->ledger_lock);
+	if (vfp_ledger_get_restore_point(agent->ledger, pci, &rp) < 0)
+		rp = NULL;
+	pthread_mutex_unlock(&agent->ledger_lock);
+	if (rp && rp->netns)
+		w = json_pack("{s:s, s:s?}", "netns", rp->netns, "ifname", rp->ifname);
+	else if (rp && rp->domain_uuid)
+		w = json_pack("{s:s?, s:s}", "domain", rp->domain, "uuid", rp->domain_uuid);
+	vfp_restore_point_free(rp);
+	return w ? w : json_null();
+}
+
+/**
+ * api_allocation_add_where() - each attached VF of the allocation @j gets
+ * "where": {"netns","ifname"} or {"domain","uuid"}; the others null
+ */
+json_t *api_allocation_add_where(struct agent *agent, json_t *j)
+{
+	size_t i;
+	json_t *vf;
+
+	json_array_foreach(json_object_get(j, "vfs"), i, vf) {
+		const char *state = json_string_value(json_object_get(vf, "state"));
+
+		json_object_set_new(vf, "where",
+				    state && strcmp(state, "attached") == 0
+					    ? where_json(agent, json_string_value(json_object_get(vf, "pci")))
+					    : json_null());
+	}
+	return j;
 }

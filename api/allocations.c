@@ -291,15 +291,17 @@ int api_post_allocation(struct api_request *req)
 	return r;
 }
 
-/* The allocations of @pool (NULL: any) in @state (-1: any). */
-static json_t *list_json(struct vfp_allocation **list, size_t n, const char *pool, int state)
+/* The allocations of @pool (NULL: any) in @state (-1: any), with where their VFs are. */
+static json_t *list_json(struct agent *agent, struct vfp_allocation **list, size_t n,
+			 const char *pool, int state)
 {
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < n; i++)
 		if ((!pool || strcmp(vfp_allocation_get_pool(list[i]), pool) == 0) &&
 		    (state < 0 || (int)vfp_allocation_get_state(list[i]) == state))
-			json_array_append_new(a, api_allocation_json(list[i]));
+			json_array_append_new(
+				a, api_allocation_add_where(agent, api_allocation_json(list[i])));
 	return a;
 }
 
@@ -345,7 +347,7 @@ int api_list_allocations(struct api_request *req)
 		api_fail(req, r, "%s", vfp_ledger_get_error(req->agent->ledger));
 	pthread_mutex_unlock(&req->agent->ledger_lock);
 	if (r >= 0)
-		a = list_json(list, n, pool, state);
+		a = list_json(req->agent, list, n, pool, state);
 	vfp_allocation_list_free(list, n);
 	return r < 0 ? r : api_reply(req, 200, json_pack("{s:o*}", "allocations", a));
 }
@@ -359,7 +361,7 @@ int api_reply_allocation(struct api_request *req, const char *id)
 
 	if (r < 0)
 		return api_fail(req, r, "%s", err);
-	r = api_reply(req, 200, api_allocation_json(alloc));
+	r = api_reply(req, 200, api_allocation_add_where(req->agent, api_allocation_json(alloc)));
 	vfp_allocation_unref(alloc);
 	return r;
 }

@@ -75,6 +75,7 @@ json_t *api_vf_json(struct api_request *req, const struct vfp_vf *vf);
 json_t *api_owner_json(const struct vfp_owner *o);
 json_t *api_settings_json(const struct vfp_settings *s);
 json_t *api_allocation_json(const struct vfp_allocation *a);
+json_t *api_allocation_add_where(struct agent *agent, json_t *j);
 json_t *api_state_counts_json(const unsigned vfs[_VFP_VF_STATE_MAX]);
 int api_reply_allocation(struct api_request *req, const char *id);
 

@@ -35,17 +35,22 @@ int api_get_pf(struct api_request *req)
 {
 	struct vfp_inventory *inv = agent_get_inventory(req->agent);
 	const struct vfp_pf *pf = vfp_inventory_find_pf(inv, req->params[0]);
+	const struct vfp_vf *vf = pf ? NULL : vfp_inventory_find_vf(inv, req->params[0]);
 	json_t *o = NULL;
+	int r = 0;
 
 	if (pf) {
 		pthread_mutex_lock(&req->agent->ledger_lock);
 		o = pf_json(req, pf);
 		pthread_mutex_unlock(&req->agent->ledger_lock);
+	} else if (vf) { /* the reverse of what was asked: say which it is */
+		r = api_fail(req, -ENOENT, "%s is a VF (of PF %s), not a PF: GET /v1/vfs/%s",
+			     req->params[0], vfp_vf_get_pf_pci(vf), req->params[0]);
+	} else {
+		r = api_fail(req, -ENOENT, "no SR-IOV PF at %s", req->params[0]);
 	}
 	vfp_inventory_unref(inv);
-	if (!pf)
-		return api_fail(req, -ENOENT, "no SR-IOV PF at %s", req->params[0]);
-	return api_reply(req, 200, o);
+	return r < 0 ? r : api_reply(req, 200, o);
 }
 
 /* Of @a's VFs, those on PF @pf. */

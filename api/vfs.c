@@ -98,6 +98,7 @@ int api_get_vf(struct api_request *req)
 	struct vfp_inventory *inv = agent_get_inventory(req->agent);
 	const struct vfp_vf *vf = vfp_inventory_find_vf(inv, req->params[0]);
 	json_t *o = NULL;
+	bool is_pf;
 
 	if (vf) {
 		pthread_mutex_lock(&req->agent->ledger_lock);
@@ -108,7 +109,11 @@ int api_get_vf(struct api_request *req)
 			json_object_set_new(o, "rdma_port",
 					    rdma_port_json(vfp_vf_get_rdma_device(vf)));
 	}
+	is_pf = !vf && vfp_inventory_find_pf(inv, req->params[0]);
 	vfp_inventory_unref(inv);
+	if (is_pf) /* the reverse of what was asked: say which it is */
+		return api_fail(req, -ENOENT, "%s is a PF, not a VF: GET /v1/pfs/%s",
+				req->params[0], req->params[0]);
 	if (!vf)
 		return api_fail(req, -ENOENT, "no VF at %s", req->params[0]);
 	if (!o)

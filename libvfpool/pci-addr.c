@@ -2,6 +2,9 @@
 /* PCI addresses as sysfs spells them: "dddd:bb:ss.f", lower-case hex. */
 #include "config.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "private.h"
@@ -43,4 +46,29 @@ VFP_EXPORT bool vfp_pci_addr_is_valid(const char *s)
 	slot = (s[8] >= 'a' ? s[8] - 'a' + 10 : s[8] - '0') * 16 +
 	       (s[9] >= 'a' ? s[9] - 'a' + 10 : s[9] - '0');
 	return slot <= 0x1f;
+}
+
+/**
+ * vfp_pci_addr_normalize() - @s as sysfs spells it, into @out
+ *
+ * Takes lspci's short form ("3b:00.1", domain 0000) and any case
+ * ("0000:3B:00.1"); -EINVAL when the result is not a PCI address.
+ */
+VFP_EXPORT int vfp_pci_addr_normalize(const char *s, char out[static VFP_PCI_ADDR_LEN + 1])
+{
+	char buf[VFP_PCI_ADDR_LEN + 1];
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == VFP_PCI_ADDR_LEN - 5)
+		snprintf(buf, sizeof(buf), "0000:%s", s);
+	else if (n == VFP_PCI_ADDR_LEN)
+		memcpy(buf, s, sizeof(buf));
+	else
+		return -EINVAL;
+	for (size_t i = 0; buf[i]; i++)
+		buf[i] = (char)tolower((unsigned char)buf[i]);
+	if (!vfp_pci_addr_is_valid(buf))
+		return -EINVAL;
+	memcpy(out, buf, sizeof(buf));
+	return 0;
 }

@@ -137,6 +137,16 @@ out=$(vfctl alloc ib --owner vm:one-7 -n 2)
 aid=$(printf '%s' "$out" | sed -n 's/^allocation \([^:]*\):.*/\1/p')
 [ -n "$aid" ] || fail "vfctl alloc: $out"
 vfctl -o json show 0000:3b:00.1 | jq -e '.state == "reserved"' >/dev/null || fail "vfctl show"
+# who holds what: lspci's short form in any case, allocations with their owner, list's OWNER
+vfctl -o json show 3B:00.1 | jq -e '.pci == "0000:3b:00.1"' >/dev/null || fail "vfctl show 3B:00.1"
+vfctl show "$aid" | grep -q "^$aid  *ib  *reserved  *vm:one-7  *0000:3b:00.1" || fail "vfctl show ID: $(vfctl show "$aid")"
+vfctl allocations --pool ib --owner vm:one-7 | grep -q "^$aid " || fail "vfctl allocations: $(vfctl allocations)"
+vfctl allocations --pool eth | grep -q "^$aid " && fail "vfctl allocations --pool eth lists an ib allocation"
+vfctl list | grep -q '^  0000:3b:00.1 .* ib reserved vm:one-7 -$' || fail "vfctl list: no owner: $(vfctl list | grep 3b:00.1)"
+api GET /v1/vfs/0000:3b:00.0; expect 404
+jget .message | grep -q '0000:3b:00.0 is a PF, not a VF' || fail "a PF as a VF: $body"
+api GET /v1/pfs/0000:3b:00.1; expect 404
+jget .message | grep -q '0000:3b:00.1 is a VF (of PF 0000:3b:00.0), not a PF' || fail "a VF as a PF: $body"
 vfctl numvfs 0000:3b:00.0 8 --dry-run 2>"$tmp/err" && fail "numvfs dry run while held should fail"
 grep -q "blocked by allocation $aid" "$tmp/err" || fail "vfctl numvfs blockers: $(cat "$tmp/err")"
 vfctl release "$aid" | grep -q released || fail "vfctl release"

@@ -66,6 +66,9 @@ api DELETE "/v1/allocations/$id"; expect 204
 
 # 2. renamed alone: found, brought back under its own name
 claim "$ns1"; attach "$ns1"
+api GET "/v1/allocations/$id"
+[ "$(jget '.vfs[0].where | "\(.netns):\(.ifname)"')" = "$ns1:net1" ] || fail "where: $body"
+vfctl list | grep -q "^  $vf .* eth attached netns:$ns1 $ns1:net1\$" || fail "vfctl list: $(vfctl list | grep "$vf")"
 ip -n "$ns1" link set net1 down; ip -n "$ns1" link set net1 name mine
 api POST "/v1/allocations/$id/detach"; expect 200
 is_real ens5f0v0 || fail "rename: not back"

@@ -41,13 +41,19 @@ static void print_pf_row(FILE *out, json_t *pf)
 		str(pf, "rdma_device", b1, 24), str(pf, "numa_node", numa, 16), vfs);
 }
 
-static void print_vf_row(FILE *out, json_t *vf)
+static void print_vf_row(FILE *out, json_t *vf, json_t *holders)
 {
-	char pci[24], id[16], numa[16], last[96], b1[24], b2[24], b3[24];
+	char pci[24], id[16], numa[16], last[256], b1[24], b2[24], b3[24];
+	json_t *h = json_object_get(holders, json_string_value(json_object_get(vf, "pci")));
 
 	snprintf(pci, sizeof(pci), "  %s", str(vf, "pci", b1, 24));
 	snprintf(id, sizeof(id), "%s:%s", str(vf, "vendor", b1, 24), str(vf, "device", b2, 24));
-	if (json_object_get(vf, "state"))
+	if (json_object_get(vf, "state") && h)
+		snprintf(last, sizeof(last), "vf%s %s %s %s %s", str(vf, "index", b1, 24),
+			 str(vf, "pool", b2, 24), str(vf, "state", b3, 24),
+			 json_string_value(json_object_get(h, "owner")),
+			 json_string_value(json_object_get(h, "where")));
+	else if (json_object_get(vf, "state"))
 		snprintf(last, sizeof(last), "vf%s %s %s", str(vf, "index", b1, 24),
 			 str(vf, "pool", b2, 24), str(vf, "state", b3, 24));
 	else
@@ -58,17 +64,21 @@ static void print_vf_row(FILE *out, json_t *vf)
 		str(vf, "numa_node", numa, 16), last);
 }
 
-/* PF rows, each followed by its VFs, indented. */
-void vfctl_print_table(FILE *out, json_t *pfs)
+/*
+ * PF rows, each followed by its VFs, indented; a held VF ends with its
+ * owner and where it is, from @holders (vfctl_holders(); NULL: not known).
+ */
+void vfctl_print_table(FILE *out, json_t *pfs, json_t *holders)
 {
 	size_t i, j;
 	json_t *pf, *vf;
 
-	fprintf(out, ROW, "PCI", "ID", "DRIVER", "NETDEV", "LINK", "RDMA", "NUMA", "VFS");
+	fprintf(out, ROW, "PCI", "ID", "DRIVER", "NETDEV", "LINK", "RDMA", "NUMA",
+		holders ? "VFS / POOL STATE OWNER WHERE" : "VFS");
 	json_array_foreach(pfs, i, pf) {
 		print_pf_row(out, pf);
 		json_array_foreach(json_object_get(pf, "vfs"), j, vf)
-			print_vf_row(out, vf);
+			print_vf_row(out, vf, holders);
 	}
 	if (json_array_size(pfs) == 0)
 		fprintf(out, "(no SR-IOV physical functions)\n");

@@ -23,7 +23,7 @@
 
 struct vfctl {
 	struct vfctl_http http;
-	const char *sysfs_root, *owner, *mac, *guid, *ip, *key;
+	const char *sysfs_root, *owner, *mac, *guid, *ip, *key, *pool, *state;
 	const char *netns, *ifname, *gateway, *addresses[8], *domain;
 	size_t n_addresses;
 	bool json, local, dry_run, pack, live, config;
@@ -55,7 +55,8 @@ static void usage(FILE *out)
 		"      --local             list/show: read sysfs here, without the agent\n"
 		"  -r, --sysfs-root DIR    with --local: sysfs under DIR\n"
 		"  -n, --count N          alloc: how many VFs (default 1)\n"
-		"      --owner OWNER       alloc: vm:NAME, netns:PATH or pid:N\n"
+		"      --owner OWNER       alloc, allocations: vm:NAME, netns:NAME or pid:N\n"
+		"      --pool P, --state S allocations: only these\n"
 		"      --mac, --vlan, --guid, --ip   alloc: requested VF settings\n"
 		"      --pack              alloc: as few PFs as possible (default: spread)\n"
 		"      --idempotency-key K alloc: a retry with K returns the same allocation\n"
@@ -132,16 +133,72 @@ static int get_pfs(struct vfctl *c, json_t **ret)
 
 static int cmd_list(struct vfctl *c)
 {
-	json_t *o = NULL;
+	json_t *o = NULL, *holders = NULL;
 	int ret;
 
 	if (get_pfs(c, &o) < 0)
 		return EXIT_FAILURE;
 	ret = EXIT_SUCCESS;
+	if (c->json) {
+		ret = print_json(o);
+	} else {
+		holders = c->local ? NULL : vfctl_holders(&c->http);
+		vfctl_print_table(stdout, json_object_get(o, "pfs"), holders);
+	}
+	json_decref(holders);
+	json_decref(o);
+	return ret;
+}
+
+/* `vfctl allocations [--pool P] [--state S] [--owner O]`: who holds what. */
+static int cmd_allocations(struct vfctl *c)
+{
+	json_t *o = NULL;
+	int ret = EXIT_SUCCESS;
+
+	if (vfctl_get_allocations(&c->http, c->pool, c->state, c->owner, &o) < 0)
+		return EXIT_FAILURE;
 	if (c->json)
 		ret = print_json(o);
 	else
-		vfctl_print_table(stdout, json_object_get(o, "pfs"));
+		vfctl_print_allocations(stdout, json_object_get(o, "allocations"));
+	json_decref(o);
+	return ret;
+}
+
+static bool is_allocation_id(const char *cmd, const char *s)
+{
+	if (strlen(s) == 36 && strspn(s, "0123456789abcdef-") == 36)
+		return true;
+	fprintf(stderr, "vfctl: %s: \"%s\" is not an allocation id\n", cmd, s);
+	return false;
+}
+
+static bool looks_like_id(const char *s)
+{
+	return strlen(s) == 36 && s[8] == '-' && s[13] == '-';
+}
+
+/* `vfctl show ID`: one allocation, with its owner and where each VF is. */
+static int show_allocation(struct vfctl *c, const char *id)
+{
+	char path[128];
+	json_t *o = NULL;
+	int ret = EXIT_SUCCESS;
+
+	if (!is_allocation_id("show", id))
+		return EXIT_USAGE;
+	snprintf(path, sizeof(path), "/v1/allocations/%s", id);
+	if (vfctl_request(&c->http, "GET", path, NULL, NULL, &o) < 0)
+		return EXIT_FAILURE;
+	if (c->json) {
+		ret = print_json(o);
+	} else {
+		json_t *list = json_pack("[O]", o);
+
+		vfctl_print_allocations(stdout, list);
+		json_decref(list);
+	}
 	json_decref(o);
 	return ret;
 }
@@ -168,13 +225,16 @@ static json_t *find(json_t *pfs, const char *pci, const char **kind)
 
 static int cmd_show(struct vfctl *c)
 {
-	const char *pci = c->argv[0], *kind = NULL;
+	const char *kind = NULL;
+	char pci[VFP_PCI_ADDR_LEN + 1];
 	json_t *o = NULL, *found;
 	int ret = EXIT_SUCCESS;
 
-	if (!vfp_pci_addr_is_valid(pci)) {
-		fprintf(stderr, "vfctl: show: \"%s\" is not a PCI address (dddd:bb:ss.f, lower case)\n",
-			pci);
+	if (looks_like_id(c->argv[0]) && !c->local)
+		return show_allocation(c, c->argv[0]);
+	if (vfp_pci_addr_normalize(c->argv[0], pci) < 0) {
+		fprintf(stderr, "vfctl: show: \"%s\" is neither a PCI address (0000:3b:00.1 or "
+				"3b:00.1) nor an allocation id\n", c->argv[0]);
 		return EXIT_USAGE;
 	}
 	if (get_pfs(c, &o) < 0)
@@ -249,14 +309,6 @@ static int cmd_alloc(struct vfctl *c)
 	json_decref(body);
 	json_decref(o);
 	return ret;
-}
-
-static bool is_allocation_id(const char *cmd, const char *s)
-{
-	if (strlen(s) == 36 && strspn(s, "0123456789abcdef-") == 36)
-		return true;
-	fprintf(stderr, "vfctl: %s: \"%s\" is not an allocation id\n", cmd, s);
-	return false;
 }
 
 /* Prints the allocation a POST answered with, as JSON or a table. */
@@ -431,7 +483,9 @@ static int cmd_events(struct vfctl *c)
 
 static const struct command commands[] = {
 	{ "list", "every SR-IOV PF with its VFs", 0, 0, cmd_list },
-	{ "show", "PCI   one PF or VF", 1, 1, cmd_show },
+	{ "show", "PCI|ID   one PF or VF (3b:00.1 will do), or one allocation", 1, 1, cmd_show },
+	{ "allocations", "[--pool P] [--state S] [--owner O]   who holds what, and where", 0, 0,
+	  cmd_allocations },
 	{ "pools", "the pools and their VFs per state", 0, 0, cmd_pools },
 	{ "alloc", "POOL --owner OWNER [-n N]   reserve VFs", 1, 1, cmd_alloc },
 	{ "attach", "ID --netns NS [--ifname N] [--address A/P]... [--mtu N] [--gateway GW]\n"
@@ -480,7 +534,7 @@ static int parse_number(const char *opt, const char *s, long min, long max, long
 
 enum { O_SOCKET = 256, O_URL, O_TOKEN, O_LOCAL, O_OWNER, O_MAC, O_VLAN, O_GUID, O_IP,
        O_PACK, O_KEY, O_DRY, O_NETNS, O_IFNAME, O_ADDRESS, O_MTU, O_GATEWAY, O_DOMAIN,
-       O_LIVE, O_CONFIG };
+       O_LIVE, O_CONFIG, O_POOL, O_STATE };
 static const struct option options[] = {
 	{ "sysfs-root", required_argument, NULL, 'r' }, { "output", required_argument, NULL, 'o' },
 	{ "count", required_argument, NULL, 'n' },	{ "socket", required_argument, NULL, O_SOCKET },
@@ -494,7 +548,8 @@ static const struct option options[] = {
 	{ "ifname", required_argument, NULL, O_IFNAME }, { "address", required_argument, NULL, O_ADDRESS },
 	{ "mtu", required_argument, NULL, O_MTU },	{ "gateway", required_argument, NULL, O_GATEWAY },
 	{ "domain", required_argument, NULL, O_DOMAIN }, { "live", no_argument, NULL, O_LIVE },
-	{ "config", no_argument, NULL, O_CONFIG },
+	{ "config", no_argument, NULL, O_CONFIG },	{ "pool", required_argument, NULL, O_POOL },
+	{ "state", required_argument, NULL, O_STATE },
 	{}
 };
 
@@ -529,6 +584,8 @@ static int apply_option(struct vfctl *c, int o)
 	case O_DOMAIN: c->domain = optarg; break;
 	case O_LIVE: c->live = true; break;
 	case O_CONFIG: c->config = true; break;
+	case O_POOL: c->pool = optarg; break;
+	case O_STATE: c->state = optarg; break;
 	case O_IFNAME: c->ifname = optarg; break;
 	case O_GATEWAY: c->gateway = optarg; break;
 	case O_MTU: r = parse_number("--mtu", optarg, 68, 65535, &c->mtu); break;

@@ -15,7 +15,13 @@ int vfctl_request(const struct vfctl_http *h, const char *method, const char *pa
 		  json_t *body, const char *idempotency_key, json_t **ret_json);
 int vfctl_stream(const struct vfctl_http *h, const char *path);
 
-void vfctl_print_table(FILE *out, json_t *pfs);
+void vfctl_print_table(FILE *out, json_t *pfs, json_t *holders);
+void vfctl_owner_text(json_t *owner, char *buf, size_t size);
+void vfctl_where_text(json_t *where, char *buf, size_t size);
+int vfctl_get_allocations(const struct vfctl_http *h, const char *pool, const char *state,
+			  const char *owner, json_t **ret);
+void vfctl_print_allocations(FILE *out, json_t *list);
+json_t *vfctl_holders(const struct vfctl_http *h);
 void vfctl_print_fields(FILE *out, const char *kind, json_t *o);
 void vfctl_print_pools(FILE *out, json_t *pools);
 void vfctl_print_allocation(FILE *out, json_t *a);
