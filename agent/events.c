@@ -15,9 +15,23 @@ struct events {
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 	char *ring[EVENTS_KEPT]; /* the SSE text of event id, at id % EVENTS_KEPT */
-	uint64_t last;		 /* id of the newest event; ids start at 1 */
+	uint64_t first;		 /* ids of this run are above it */
+	uint64_t last;		 /* id of the newest event */
 	bool shutdown;
 };
+
+/*
+ * Ids grow across restarts: a run starts at its start time in microseconds,
+ * so a client resuming with the Last-Event-ID of the previous run gets
+ * this run's events from the first one, none twice.
+ */
+static uint64_t start_id(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (uint64_t)now.tv_sec * 1000000 + (uint64_t)now.tv_nsec / 1000;
+}
 
 int events_new(struct events **ret)
 {
@@ -31,6 +45,7 @@ int events_new(struct events **ret)
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&e->changed, &attr);
 	pthread_condattr_destroy(&attr);
+	e->first = e->last = start_id();
 	*ret = e;
 	return 0;
 }
@@ -46,13 +61,15 @@ void events_free(struct events *e)
 	free(e);
 }
 
-/* Publishes an event of @type with @data (the reference is taken). */
+/* Publishes an event of @type with @data (the reference is taken), stamped with the time. */
 void events_emit(struct events *e, const char *type, json_t *data)
 {
-	char *json = data ? json_dumps(data, JSON_COMPACT) : NULL;
-	char *text = NULL;
+	char *json, *text = NULL;
 	uint64_t id;
 
+	if (json_is_object(data))
+		json_object_set_new(data, "time", json_integer((json_int_t)time(NULL)));
+	json = data ? json_dumps(data, JSON_COMPACT) : NULL;
 	json_decref(data);
 	pthread_mutex_lock(&e->lock);
 	id = e->last + 1;
@@ -124,6 +141,8 @@ int events_wait(struct events *e, uint64_t *cursor, int timeout_ms, char **ret_t
 		deadline.tv_nsec -= 1000000000;
 	}
 	pthread_mutex_lock(&e->lock);
+	if (*cursor < e->first) /* from an earlier run: this run's events are all new to it */
+		*cursor = e->first;
 	while (!e->shutdown && *cursor >= e->last && r == 0)
 		r = pthread_cond_timedwait(&e->changed, &e->lock, &deadline);
 	if (e->shutdown) {

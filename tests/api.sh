@@ -162,16 +162,33 @@ set -e
 VFAGENT_SOCKET=$tmp/none.sock "$b/agent/vfctl/vfctl" pools 2>"$tmp/err" && fail "no agent"
 grep -q 'agent not running' "$tmp/err" || fail "no-agent message: $(cat "$tmp/err")"
 
-# ---- events
-vfctl events >"$tmp/events" 2>&1 &
+# ---- events: one line each, JSON lines with -o json, followed through an agent restart
+vfctl events >"$tmp/events" 2>"$tmp/events.err" &
 ev=$!
+vfctl -o json events >"$tmp/events.json" 2>/dev/null &
+evj=$!
 sleep 0.5
-out=$(vfctl alloc eth --owner pid:$$ -o json)
+eid=$(vfctl alloc eth --owner pid:$$ -o json | jq -r .id)
 sleep 0.5
-kill $ev 2>/dev/null; wait $ev 2>/dev/null || true
-grep -q '^event: allocation$' "$tmp/events" || fail "no allocation event: $(cat "$tmp/events")"
+grep -q "^[0-9-]* [0-9:]* allocation $eid reserved pid:$$ eth 0000:" "$tmp/events" ||
+	fail "no readable allocation event: $(cat "$tmp/events")"
+jq -e "select(.event == \"allocation\" and .id == \"$eid\" and .state == \"reserved\" and .owner == \"pid:$$\" and (.time | type) == \"number\")" \
+	"$tmp/events.json" >/dev/null || fail "no JSON allocation event: $(cat "$tmp/events.json")"
+stop_agent
+start_agent
+sleep 1.5
+vfctl release "$eid" >/dev/null
+sleep 0.5
+kill $ev $evj 2>/dev/null; wait $ev $evj 2>/dev/null || true
+grep -q "allocation $eid released pid:$$" "$tmp/events" || fail "no event after the agent restarted: $(cat "$tmp/events")"
+[ "$(grep -c "allocation $eid reserved" "$tmp/events")" = 1 ] || fail "an event came twice: $(cat "$tmp/events")"
+grep -q 'the agent closed the stream; waiting for it' "$tmp/events.err" || fail "the restart is not said"
 
-# ---- metrics: Prometheus text that promtool accepts
+# ---- metrics: Prometheus text that promtool accepts (the agent restarted above: a claim,
+# a release and a GET of the host first)
+api POST /v1/allocations -d '{"pool":"eth","owner":{"kind":"vm","name":"m"}}'; expect 201
+api DELETE "/v1/allocations/$(jget .id)"; expect 204
+api GET /v1/host; expect 200
 api GET /metrics; expect 200
 printf '%s\n' "$body" | grep -q '^vfagent_vfs{pool="eth",state="free"} ' || fail "metrics: no VF gauge"
 printf '%s\n' "$body" | grep -q '^vfagent_http_requests_total{route="POST /v1/allocations",code="201"} ' ||

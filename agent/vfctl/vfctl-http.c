@@ -60,6 +60,8 @@ static int report(const struct vfctl_http *h, CURLcode rc, long status, const ch
 {
 	json_t *o;
 
+	if (rc != CURLE_OK && h->quiet)
+		return -EIO;
 	if (rc != CURLE_OK) {
 		if (rc == CURLE_COULDNT_CONNECT)
 			fprintf(stderr, "vfctl: agent not running (cannot connect to %s)\n",
@@ -68,6 +70,8 @@ static int report(const struct vfctl_http *h, CURLcode rc, long status, const ch
 			fprintf(stderr, "vfctl: talking to the agent: %s\n", curl_easy_strerror(rc));
 		return -EIO;
 	}
+	if (h->quiet)
+		return status == 404 ? -ENOENT : status == 409 ? -EBUSY : -EIO;
 	o = body ? json_loads(body, 0, NULL) : NULL;
 	if (json_is_string(json_object_get(o, "message")))
 		fprintf(stderr, "vfctl: %s (HTTP %ld %s)\n",
@@ -126,29 +130,38 @@ int vfctl_request(const struct vfctl_http *h, const char *method, const char *pa
 	return r;
 }
 
-static size_t on_stream(char *ptr, size_t size, size_t n, void *userdata)
-{
-	fwrite(ptr, size, n, stdout);
-	fflush(stdout);
-	return size * n;
-}
-
-/* Copies a server-sent event stream to stdout until the agent ends it. */
-int vfctl_stream(const struct vfctl_http *h, const char *path)
+/**
+ * vfctl_stream() - GET @path and hand the body to @on_chunk as it comes,
+ * until the agent ends it; @last_event_id (or NULL) goes as Last-Event-ID
+ *
+ * 0 when a 200 stream ended; -ECONNREFUSED when the agent could not be
+ * reached (quietly: the caller may try again); else the error, printed.
+ */
+int vfctl_stream(const struct vfctl_http *h, const char *path, const char *last_event_id,
+		 size_t (*on_chunk)(char *, size_t, size_t, void *), void *userdata)
 {
 	struct curl_slist *headers = NULL;
-	char url[1024];
+	char url[1024], last[96];
 	long status = 0;
 	CURLcode rc;
 	CURL *c = open_handle(h, path, url, sizeof(url), &headers);
 
 	if (!c)
 		return -ENOMEM;
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_stream);
+	if (last_event_id) {
+		snprintf(last, sizeof(last), "Last-Event-ID: %.64s", last_event_id);
+		headers = curl_slist_append(headers, last);
+	}
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_chunk);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, userdata);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	curl_slist_free_all(headers);
 	curl_easy_cleanup(c);
-	return rc == CURLE_OK && status == 200 ? 0 : report(h, rc, status, NULL);
+	if (rc == CURLE_COULDNT_CONNECT)
+		return -ECONNREFUSED;
+	if ((rc == CURLE_OK || rc == CURLE_PARTIAL_FILE || rc == CURLE_RECV_ERROR) && status == 200)
+		return 0;
+	return report(h, rc, status, NULL);
 }

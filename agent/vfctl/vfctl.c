@@ -478,7 +478,7 @@ static int cmd_bind(struct vfctl *c)
 
 static int cmd_events(struct vfctl *c)
 {
-	return vfctl_stream(&c->http, "/v1/events") < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	return vfctl_follow_events(&c->http, c->json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 static const struct command commands[] = {
@@ -495,7 +495,8 @@ static const struct command commands[] = {
 	{ "detach", "ID   VFs back to the host, as they were", 1, 1, cmd_detach },
 	{ "release", "ID   restore and free an allocation's VFs", 1, 1, cmd_release },
 	{ "numvfs", "PF N [--dry-run]   resize a PF", 2, 2, cmd_numvfs },
-	{ "events", "follow inventory and allocation changes", 0, 0, cmd_events },
+	{ "events", "follow inventory and allocation changes (through agent restarts)", 0, 0,
+	  cmd_events },
 	{ "bind", "PCI DRIVER|-|none   rebind a device here through sysfs ('-': its own driver)", 2, 2,
 	  cmd_bind },
 	{}

@@ -9,11 +9,14 @@ struct vfctl_http {
 	const char *socket; /* unix socket path, or */
 	const char *url;    /* http://host:port for a TCP listener */
 	const char *token;  /* bearer token for the URL */
+	bool quiet;	    /* errors are returned, not printed */
 };
 
 int vfctl_request(const struct vfctl_http *h, const char *method, const char *path,
 		  json_t *body, const char *idempotency_key, json_t **ret_json);
-int vfctl_stream(const struct vfctl_http *h, const char *path);
+int vfctl_stream(const struct vfctl_http *h, const char *path, const char *last_event_id,
+		 size_t (*on_chunk)(char *, size_t, size_t, void *), void *userdata);
+int vfctl_follow_events(const struct vfctl_http *h, bool json);
 
 void vfctl_print_table(FILE *out, json_t *pfs, json_t *holders);
 void vfctl_owner_text(json_t *owner, char *buf, size_t size);
