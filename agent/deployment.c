@@ -227,7 +227,7 @@ static int check_hostdevs(struct rewrite *w)
 	const char *owner = w->in->owner ? w->in->owner : name ? name : "";
 	char **list = NULL;
 	size_t n = 0;
-	int r = domxml_pci_hostdevs(w->in->xml, &list, &n);
+	int r = domxml_doc_pci_hostdevs(w->doc, &list, &n); /* the body is not NUL-terminated */
 
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		struct vfp_ledger_vf v;

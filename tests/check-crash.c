@@ -76,8 +76,11 @@ static void one_round(struct vfp_ledger *l, struct vfp_config *c, const struct v
 	vfp_allocation_unref(a);
 }
 
-/* The "agent": starts as vfagentd does (open, reconcile), then works until killed. */
-static _Noreturn void child(unsigned seed)
+/*
+ * The "agent": starts as vfagentd does (open, reconcile), says so on
+ * @ready, then works until killed.
+ */
+static _Noreturn void child(unsigned seed, int ready)
 {
 	struct vfp_ledger *l = NULL;
 	static const struct vfp_owner owner = { .kind = VFP_OWNER_VM, .name = "one-7" };
@@ -85,6 +88,8 @@ static _Noreturn void child(unsigned seed)
 	if (vfp_ledger_open(t.fx.ctx, t.state_dir, &l) < 0 ||
 	    vfp_ledger_reconcile(l, t.inv, t.config, NULL, NULL, NULL) < 0)
 		_exit(2);
+	(void)!write(ready, "r", 1);
+	close(ready);
 	for (;;)
 		one_round(l, t.config, &owner, &seed);
 }
@@ -104,15 +109,23 @@ START_TEST(test_sigkill_anywhere)
 	int rows_before = audit_rows();
 
 	for (int i = 0; i < KILLS; i++) {
-		int status = 0;
+		int status = 0, ready[2];
+		char c;
 		pid_t pid;
 
 		vfp_ledger_unref(t.l); /* no SQLite handle crosses a fork */
 		t.l = NULL;
+		ck_assert_int_eq(pipe(ready), 0);
 		pid = fork();
 		ck_assert_int_ge(pid, 0);
-		if (pid == 0)
-			child(seed + (unsigned)i);
+		if (pid == 0) {
+			close(ready[0]);
+			child(seed + (unsigned)i, ready[1]);
+		}
+		close(ready[1]);
+		/* the kill lands in the work, however slow the start (ASan, a loaded machine) */
+		(void)!read(ready[0], &c, 1);
+		close(ready[0]);
 		usleep((useconds_t)(rand_r(&seed) % 40000));
 		kill(pid, SIGKILL);
 		ck_assert_int_eq(waitpid(pid, &status, 0), pid);

@@ -3,6 +3,7 @@
 # configured paths say, the units name the installed binary and config, the
 # config is installed only when absent, systemd-analyze accepts the units, and
 # uninstall leaves an edited config alone.
+# shellcheck disable=SC2154 # the directories are set by an eval from the build's Makefile
 set -eu
 . "${top_srcdir:-.}/tests/api-lib.sh"
 # the configured directories, as configure wrote them (${prefix}/… expanded in order)

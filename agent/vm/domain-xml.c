@@ -311,16 +311,12 @@ static int strv_append(char ***list, size_t *n, size_t *cap, const char *s)
 }
 
 /**
- * domxml_pci_hostdevs() - the PCI addresses a domain XML passes through
- * (hostdevs and hostdev interfaces)
+ * domxml_doc_pci_hostdevs() - the PCI addresses parsed domain @doc passes
+ * through (hostdevs and hostdev interfaces)
  * @ret_list: free with domxml_strv_free(*@ret_list, *@ret_n)
- *
- * XML that does not parse passes nothing through: not an error.
  */
-int domxml_pci_hostdevs(const char *xml, char ***ret_list, size_t *ret_n)
+int domxml_doc_pci_hostdevs(xmlDocPtr doc, char ***ret_list, size_t *ret_n)
 {
-	xmlDocPtr doc = xmlReadMemory(xml, (int)strnlen(xml, (size_t)1 << 30), "domain.xml", NULL,
-				      PARSE_OPTIONS);
 	char **list = NULL, pci[16];
 	size_t n = 0, cap = 0;
 	int r = 0;
@@ -334,7 +330,6 @@ int domxml_pci_hostdevs(const char *xml, char ***ret_list, size_t *ret_n)
 		if (pci_dev && pci_of(first_child(d, "source"), pci))
 			r = strv_append(&list, &n, &cap, pci);
 	}
-	xmlFreeDoc(doc);
 	if (r < 0) {
 		domxml_strv_free(list, n);
 		return r;
@@ -342,6 +337,22 @@ int domxml_pci_hostdevs(const char *xml, char ***ret_list, size_t *ret_n)
 	*ret_list = list;
 	*ret_n = n;
 	return 0;
+}
+
+/**
+ * domxml_pci_hostdevs() - domxml_doc_pci_hostdevs() of the domain XML
+ * string @xml (as libvirt returns it, NUL-terminated)
+ *
+ * XML that does not parse passes nothing through: not an error.
+ */
+int domxml_pci_hostdevs(const char *xml, char ***ret_list, size_t *ret_n)
+{
+	xmlDocPtr doc = xmlReadMemory(xml, (int)strnlen(xml, (size_t)1 << 30), "domain.xml", NULL,
+				      PARSE_OPTIONS);
+	int r = domxml_doc_pci_hostdevs(doc, ret_list, ret_n);
+
+	xmlFreeDoc(doc);
+	return r;
 }
 
 /* 1 when domain @xml passes @pci through, 0 when not, -ENOMEM. */
