@@ -4,9 +4,11 @@
 
 #include <errno.h>
 #include <microhttpd.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "agent/container/rdma.h"
+#include "agent/pf/pf-side.h"
 #include "api/api.h"
 
 /* A request made in this process (the API fuzzer's) has no connection, so no query or header. */
@@ -93,6 +95,63 @@ int api_list_vfs(struct api_request *req)
 	return api_reply(req, 200, json_pack("{s:o}", "vfs", a));
 }
 
+/* The VF's settings on its PF, as api_settings_json() spells a claim's, with its GUIDs. */
+static json_t *vf_config_json(const struct vfp_vf_config *c)
+{
+	struct vfp_settings s;
+	json_t *o;
+	char guid[24];
+
+	vfp_settings_init(&s);
+	if (c->has_mac)
+		snprintf(s.mac, sizeof(s.mac), "%02x:%02x:%02x:%02x:%02x:%02x", c->mac[0], c->mac[1],
+			 c->mac[2], c->mac[3], c->mac[4], c->mac[5]);
+	if (c->vlan >= 0) {
+		s.vlan = c->vlan;
+		s.qos = c->qos > 0 ? c->qos : 0;
+		s.vlan_proto = c->vlan_proto == 0x88a8 ? 0x88a8 : 0x8100;
+	}
+	s.spoofchk = c->spoofchk, s.trust = c->trust, s.link_state = c->link_state;
+	s.min_tx_rate = c->min_tx_rate, s.max_tx_rate = c->max_tx_rate;
+	o = api_settings_json(&s);
+	if (o && c->has_node_guid) {
+		vfp_guid_format(c->node_guid, guid);
+		json_object_set_new(o, "node_guid", json_string(guid));
+	}
+	if (o && c->has_port_guid) {
+		vfp_guid_format(c->port_guid, guid);
+		json_object_set_new(o, "port_guid", json_string(guid));
+	}
+	return o;
+}
+
+/*
+ * Only for one VF, not in lists (they ask the kernel): its settings on the
+ * PF over netlink (null with the reason when the PF cannot say), and the
+ * devices that share its IOMMU group.
+ */
+static void add_live_facts(struct api_request *req, const struct vfp_vf *vf, json_t *o)
+{
+	struct vfp_vf_config c;
+	char err[256], **devs = NULL;
+	size_t n = 0;
+	int group;
+	json_t *list = json_array();
+
+	if (pf_side_read(req->agent, vfp_vf_get_pci(vf), &c, err, sizeof(err)) >= 0) {
+		json_object_set_new(o, "pf_settings", vf_config_json(&c));
+	} else {
+		json_object_set_new(o, "pf_settings", json_null());
+		json_object_set_new(o, "pf_settings_error", json_string(err));
+	}
+	if (vfp_vf_get_iommu_group(vf, &group) >= 0 &&
+	    vfp_iommu_group_devices(req->agent->ctx, group, &devs, &n) >= 0)
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(list, json_string(devs[i]));
+	vfp_iommu_group_devices_free(devs, n);
+	json_object_set_new(o, "iommu_group_devices", list);
+}
+
 int api_get_vf(struct api_request *req)
 {
 	struct vfp_inventory *inv = agent_get_inventory(req->agent);
@@ -108,6 +167,8 @@ int api_get_vf(struct api_request *req)
 		if (o)
 			json_object_set_new(o, "rdma_port",
 					    rdma_port_json(vfp_vf_get_rdma_device(vf)));
+		if (o)
+			add_live_facts(req, vf, o);
 	}
 	is_pf = !vf && vfp_inventory_find_pf(inv, req->params[0]);
 	vfp_inventory_unref(inv);

@@ -41,6 +41,9 @@ int vfp_ctx_get_log_priority(const struct vfp_ctx *ctx);
 
 bool vfp_pci_addr_is_valid(const char *s);
 int vfp_pci_addr_normalize(const char *s, char out[static VFP_PCI_ADDR_LEN + 1]);
+int vfp_iommu_group_devices(const struct vfp_ctx *ctx, int group, char ***ret_list,
+			    size_t *ret_n);
+void vfp_iommu_group_devices_free(char **list, size_t n);
 int vfp_guid_parse(const char *s, unsigned long long *ret);
 int vfp_mac_parse(const char *s, unsigned char mac[6]);
 int vfp_mac_parse_unicast(const char *s, unsigned char mac[6]);

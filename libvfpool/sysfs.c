@@ -288,3 +288,24 @@ int vfp_parse_int(const char *s, int base, int min, int max, int *ret)
 	*ret = (int)v;
 	return 0;
 }
+
+/**
+ * vfp_iommu_group_devices() - the PCI devices in IOMMU group @group
+ * ("kernel/iommu_groups/<group>/devices"), sorted
+ * @ret_list: free with vfp_iommu_group_devices_free()
+ */
+VFP_EXPORT int vfp_iommu_group_devices(const struct vfp_ctx *ctx, int group, char ***ret_list,
+				       size_t *ret_n)
+{
+	char rel[64];
+
+	if (group < 0)
+		return -EINVAL;
+	snprintf(rel, sizeof(rel), "kernel/iommu_groups/%d/devices", group);
+	return vfp_sysfs_list_dir(ctx, rel, ret_list, ret_n);
+}
+
+VFP_EXPORT void vfp_iommu_group_devices_free(char **list, size_t n)
+{
+	vfp_strv_free(list, n);
+}

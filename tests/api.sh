@@ -145,6 +145,13 @@ vfctl allocations --pool eth | grep -q "^$aid " && fail "vfctl allocations --poo
 vfctl list | grep -q '^  0000:3b:00.1 .* ib reserved vm:one-7 -$' || fail "vfctl list: no owner: $(vfctl list | grep 3b:00.1)"
 api GET /v1/vfs/0000:3b:00.0; expect 404
 jget .message | grep -q '0000:3b:00.0 is a PF, not a VF' || fail "a PF as a VF: $body"
+# one VF: the devices of its IOMMU group, and its settings on the PF (the simulated PF's
+# netdev is not in this kernel: null, and why)
+api GET /v1/vfs/0000:3b:00.1; expect 200
+jget '.iommu_group_devices | index("0000:3b:00.1")' | grep -q '^[0-9]' || fail "no IOMMU group devices: $body"
+[ "$(jget .pf_settings)" = null ] && jget .pf_settings_error | grep -q 'PF 0000:3b:00.0\|ib0\|No such device' ||
+	fail "pf_settings: $body"
+vfctl show 3b:00.1 | grep -q '^iommu_group_devices 0000:3b:00.1$' || fail "vfctl show: no IOMMU group: $(vfctl show 3b:00.1)"
 api GET /v1/pfs/0000:3b:00.1; expect 404
 jget .message | grep -q '0000:3b:00.1 is a VF (of PF 0000:3b:00.0), not a PF' || fail "a VF as a PF: $body"
 vfctl numvfs 0000:3b:00.0 8 --dry-run 2>"$tmp/err" && fail "numvfs dry run while held should fail"

@@ -136,3 +136,26 @@ void pf_side_restore(struct agent *a, const struct vf_facts *f, const struct vfp
 		vfconfig_apply(&t, &snap, err, err_size);
 }
 
+
+/**
+ * pf_side_read() - VF @pci's settings as its PF reports them now (MAC,
+ * VLAN, spoofchk, trust, link state, rates, GUIDs), for an operator's view
+ */
+int pf_side_read(struct agent *a, const char *pci, struct vfp_vf_config *ret, char *err,
+		 size_t err_size)
+{
+	struct vf_facts f;
+	struct vf_target t;
+	int r = vf_facts_read(a, pci, &f);
+
+	if (r < 0) {
+		snprintf(err, err_size, "no VF at %s", pci);
+		return r;
+	}
+	t = pf_side_target(a, &f);
+	if (!t.pf_netdev) {
+		snprintf(err, err_size, "PF %s has no netdev to ask", f.pf_pci);
+		return -ENODEV;
+	}
+	return vfconfig_read(&t, ret, err, err_size);
+}

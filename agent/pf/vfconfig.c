@@ -70,8 +70,8 @@ static int pf_ifindex(struct nl_conn *c, const char *name, int *ret, char *err, 
 	return r;
 }
 
-/* VF @index's settings as the PF reports them now. */
-static int read_vf(const struct vf_target *t, struct vfp_vf_config *ret, char *err, size_t err_size)
+/* VF @index's settings as the PF reports them now (IFLA_VFINFO_LIST of the PF's netdev). */
+int vfconfig_read(const struct vf_target *t, struct vfp_vf_config *ret, char *err, size_t err_size)
 {
 	struct nl_conn c = { 0 };
 	_cleanup_free_ void *reply = NULL;
@@ -120,7 +120,7 @@ int vfconfig_snapshot(const struct vf_target *t, const struct vfp_vf_config *wan
 		      struct vfp_vf_config *ret, char *err, size_t err_size)
 {
 	struct vfp_vf_config now, s;
-	int r = read_vf(t, &now, err, err_size);
+	int r = vfconfig_read(t, &now, err, err_size);
 
 	vfp_vf_config_init(&s, t->index);
 	if (r < 0 && only_guids(want)) {

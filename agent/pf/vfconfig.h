@@ -23,6 +23,7 @@ struct vf_target {
 
 int vfconfig_from_request(const struct vfp_settings *settings, const struct vfp_allocation_vf *vf,
 			  bool first, struct vfp_vf_config *ret, char *err, size_t err_size);
+int vfconfig_read(const struct vf_target *t, struct vfp_vf_config *ret, char *err, size_t err_size);
 int vfconfig_snapshot(const struct vf_target *t, const struct vfp_vf_config *want,
 		      struct vfp_vf_config *ret, char *err, size_t err_size);
 int vfconfig_apply(const struct vf_target *t, const struct vfp_vf_config *s, char *err,

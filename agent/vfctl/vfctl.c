@@ -240,6 +240,18 @@ static int cmd_show(struct vfctl *c)
 	if (get_pfs(c, &o) < 0)
 		return EXIT_FAILURE;
 	found = find(o, pci, &kind);
+	if (found && !c->local && strcmp(kind, "vf") == 0) {
+		/* one VF from the agent has what lists leave out: its settings on the PF,
+		 * its IOMMU group's devices, its RDMA port */
+		char path[64];
+		json_t *vf = NULL;
+
+		snprintf(path, sizeof(path), "/v1/vfs/%s", pci);
+		if (vfctl_request(&c->http, "GET", path, NULL, NULL, &vf) >= 0) {
+			json_object_set_new(o, "shown", vf);
+			found = vf;
+		}
+	}
 	if (!found) {
 		fprintf(stderr, "vfctl: show: no SR-IOV PF or VF at %s\n", pci);
 		ret = EXIT_FAILURE;

@@ -108,10 +108,12 @@ name1=$(ls "/sys/bus/pci/devices/$pci1/net")
 vfctl attach "$id1" --netns c1 --ifname eth1 --address 10.9.0.1/24 >/run/out 2>&1 || info attach "$(cat /run/out)"
 vfctl attach "$id2" --netns c2 --ifname eth1 --address 10.9.0.2/24 >>/run/out 2>&1 || info attach "$(cat /run/out)"
 vfline() { $ip link show "$igb_net" | grep "vf $1 "; }
-if vfline "$idx1" | grep -q "02:00:0a:09:00:01.*vlan 100" && vfline "$idx2" | grep -q "02:00:0a:09:00:02.*vlan 100"; then
-	pass "PF $igb_net: vf $idx1 and vf $idx2 carry their MAC and VLAN 100 ($(vfline "$idx1" | tr -s ' '))"
+# the kernel says so on the PF, and vfctl show reads the same back over netlink
+if vfline "$idx1" | grep -q "02:00:0a:09:00:01.*vlan 100" && vfline "$idx2" | grep -q "02:00:0a:09:00:02.*vlan 100" &&
+	api show "$pci1" | jq -e '.pf_settings.mac == "02:00:0a:09:00:01" and .pf_settings.vlan == 100' >/dev/null; then
+	pass "PF $igb_net: vf $idx1 and vf $idx2 carry their MAC and VLAN 100 ($(vfline "$idx1" | tr -s ' ')), as vfctl show reads them"
 else
-	fail "VF MAC/VLAN" "$($ip link show "$igb_net" | grep ' vf ' | tr -s ' ' | tr '\n' ';') $(cat /run/out)"
+	fail "VF MAC/VLAN" "$($ip link show "$igb_net" | grep ' vf ' | tr -s ' ' | tr '\n' ';') $(api show "$pci1" | jq -c '{pf_settings, pf_settings_error}') $(cat /run/out)"
 fi
 if $ip -n c1 -4 addr show eth1 | grep -q 10.9.0.1/24 && $ip -n c2 -4 addr show eth1 | grep -q 10.9.0.2/24 &&
 	$ip -n c1 link show eth1 | grep -q "02:00:0a:09:00:01"; then
