@@ -102,17 +102,7 @@ static json_t *vf_config_json(const struct vfp_vf_config *c)
 	json_t *o;
 	char guid[24];
 
-	vfp_settings_init(&s);
-	if (c->has_mac)
-		snprintf(s.mac, sizeof(s.mac), "%02x:%02x:%02x:%02x:%02x:%02x", c->mac[0], c->mac[1],
-			 c->mac[2], c->mac[3], c->mac[4], c->mac[5]);
-	if (c->vlan >= 0) {
-		s.vlan = c->vlan;
-		s.qos = c->qos > 0 ? c->qos : 0;
-		s.vlan_proto = c->vlan_proto == 0x88a8 ? 0x88a8 : 0x8100;
-	}
-	s.spoofchk = c->spoofchk, s.trust = c->trust, s.link_state = c->link_state;
-	s.min_tx_rate = c->min_tx_rate, s.max_tx_rate = c->max_tx_rate;
+	vfp_vf_config_to_settings(c, &s);
 	o = api_settings_json(&s);
 	if (o && c->has_node_guid) {
 		vfp_guid_format(c->node_guid, guid);

@@ -229,6 +229,8 @@ struct vfp_settings {
 	long long min_tx_rate, max_tx_rate;
 };
 
+void vfp_vf_config_to_settings(const struct vfp_vf_config *c, struct vfp_settings *s);
+
 void vfp_settings_init(struct vfp_settings *s);
 const char *vfp_link_state_to_string(int link_state);
 int vfp_link_state_from_string(const char *s);

@@ -54,23 +54,33 @@ static void set_guid(json_t *o, const char *key, unsigned long long g)
 	json_object_set_new(o, key, json_string(buf));
 }
 
+/**
+ * vfp_vf_config_to_settings() - a VF's settings on its PF in a claim's
+ * terms (MAC, VLAN with its qos and protocol, spoofchk, trust, link state,
+ * rates); the GUIDs are not among them
+ */
+VFP_EXPORT void vfp_vf_config_to_settings(const struct vfp_vf_config *c, struct vfp_settings *s)
+{
+	vfp_settings_init(s);
+	if (c->has_mac)
+		snprintf(s->mac, sizeof(s->mac), "%02x:%02x:%02x:%02x:%02x:%02x", c->mac[0],
+			 c->mac[1], c->mac[2], c->mac[3], c->mac[4], c->mac[5]);
+	if (c->vlan >= 0) { /* a VLAN is restored whole: with its qos and protocol */
+		s->vlan = c->vlan;
+		s->qos = c->qos > 0 ? c->qos : 0;
+		s->vlan_proto = c->vlan_proto == 0x88a8 ? 0x88a8 : 0x8100;
+	}
+	s->spoofchk = c->spoofchk, s->trust = c->trust, s->link_state = c->link_state;
+	s->min_tx_rate = c->min_tx_rate, s->max_tx_rate = c->max_tx_rate;
+}
+
 /* The stored form: a claim's settings keys (one code path, settings.c), plus the GUIDs. */
 json_t *vfp_vf_config_to_json(const struct vfp_vf_config *c)
 {
 	struct vfp_settings s;
 	json_t *o;
 
-	vfp_settings_init(&s);
-	if (c->has_mac)
-		snprintf(s.mac, sizeof(s.mac), "%02x:%02x:%02x:%02x:%02x:%02x", c->mac[0], c->mac[1],
-			 c->mac[2], c->mac[3], c->mac[4], c->mac[5]);
-	if (c->vlan >= 0) { /* a VLAN is restored whole: with its qos and protocol */
-		s.vlan = c->vlan;
-		s.qos = c->qos > 0 ? c->qos : 0;
-		s.vlan_proto = c->vlan_proto == 0x88a8 ? 0x88a8 : 0x8100;
-	}
-	s.spoofchk = c->spoofchk, s.trust = c->trust, s.link_state = c->link_state;
-	s.min_tx_rate = c->min_tx_rate, s.max_tx_rate = c->max_tx_rate;
+	vfp_vf_config_to_settings(c, &s);
 	o = vfp_settings_to_json(&s);
 	if (o && c->has_node_guid)
 		set_guid(o, "node_guid", c->node_guid);

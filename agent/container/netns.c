@@ -1,47 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libmnl/libmnl.h>
-#include <linux/rtnetlink.h>
-#include <net/if.h>
+#include <linux/nsfs.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <linux/nsfs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "libvfpool/macro.h"
 #include "agent/container/netns.h"
-#include "agent/netlink/nlmsg.h"
-#include "agent/netlink/nlsock.h"
-
-/* The /run/netns name in @spec ("c1", "/run/netns/c1", "/var/run/netns/c1"), or NULL. */
-static const char *netns_name(const char *spec)
-{
-	const char *name = spec;
-
-	if (strncmp(spec, "/run/netns/", 11) == 0)
-		name = spec + 11;
-	else if (strncmp(spec, "/var/run/netns/", 15) == 0)
-		name = spec + 15;
-	if (!name[0] || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
-	    strlen(name) >= 64)
-		return NULL;
-	return name;
-}
 
 /* /proc/N/ns/net for "pid:N", /run/netns/NAME for a name or path; -EINVAL for the rest. */
 static int netns_path(const char *spec, char *path, size_t size)
 {
 	const char *pid = strncmp(spec, "pid:", 4) == 0 ? spec + 4 : NULL;
-	const char *name = pid ? NULL : netns_name(spec);
+	const char *name = pid ? NULL : vfp_owner_netns_name(spec); /* the one spelling rule */
 
 	if (pid && pid[0] && strspn(pid, "0123456789") == strlen(pid) && strlen(pid) < 11)
 		snprintf(path, size, "/proc/%s/ns/net", pid);
