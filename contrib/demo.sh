@@ -28,8 +28,10 @@ echo "vfagentd is serving a simulated host (sysfs in $sim, socket $sock, log $si
 run list
 run pools
 run alloc ib --owner vm:one-42 -n 2 --ip 10.1.0.5/16
-id=$("$b/agent/vfctl/vfctl" -o json alloc eth --owner netns:/run/netns/demo --pack | sed -n 's/^  "id": "\(.*\)",$/\1/p')
-printf '\n$ vfctl alloc eth --owner netns:/run/netns/demo --pack\nallocation %s\n' "$id"
+# a container owner must exist: this shell's own process stands in for one
+id=$("$b/agent/vfctl/vfctl" -o json alloc eth --owner "pid:$$" --pack | sed -n 's/^  "id": "\(.*\)",$/\1/p')
+printf '\n$ vfctl alloc eth --owner pid:%s --pack\nallocation %s\n' "$$" "$id"
+run allocations
 run numvfs 0000:d8:00.0 6 --dry-run || true
 run numvfs 0000:af:00.0 8 --dry-run
 run numvfs 0000:af:00.0 8
