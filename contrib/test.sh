@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every test: -Werror build, unit and CLI tests, distcheck, the tests again under
-# ASan+UBSan and under valgrind, cppcheck with a zero-findings baseline, the fuzzers and
-# the QEMU lab. Each stage prints its wall time. With CI=true a test that skips fails the
+# ASan+UBSan and under valgrind, cppcheck with a zero-findings baseline, the fuzzers,
+# the QEMU lab, and the demo. Each stage prints its wall time. With CI=true a test that skips fails the
 # run unless tests/skips-allowed names it (tests/skip-policy.sh), and the list is printed.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,6 +50,11 @@ rc=0
 sh "$top/tests/lab/run.sh" || rc=$? # not through make: its exit code 77 (skipped) must survive
 [ $rc = 0 ] || [ $rc = 77 ] || exit 1
 sh "$top/tests/skip-policy.sh" lab - tests/lab/run "$rc"
+
+step "the demo (the README's first command)"
+"$top/contrib/demo.sh" >"$top/build/demo.log" 2>&1 || { tail -40 "$top/build/demo.log"; exit 1; }
+grep -q '^ib  .*[0-9]' "$top/build/demo.log" && grep -q '<hostdev mode="subsystem" type="pci"' "$top/build/demo.log" ||
+	{ tail -40 "$top/build/demo.log"; echo "the demo ran but did not show pools and a rewritten domain"; exit 1; }
 
 step ""
 echo
