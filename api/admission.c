@@ -168,19 +168,33 @@ static void admit(struct admission *adm, int fd, const struct sockaddr_storage *
 		admission_on_connection(adm, NULL, (void **)&c, MHD_CONNECTION_NOTIFY_CLOSED);
 }
 
-/* Connections that have not sent a whole request in time are shut down (libmicrohttpd closes). */
+/*
+ * Connections that have not sent a whole request in time are shut down
+ * (libmicrohttpd then closes them). A record libmicrohttpd never started
+ * (it refused the connection at its own limit, without a word) is dropped,
+ * so that it does not count against its client for ever.
+ */
 static void cut_slow(struct admission *adm)
 {
 	unsigned n = 0;
 
 	pthread_mutex_lock(&adm->lock);
-	for (struct client_conn *c = adm->conns; c; c = c->next)
-		if (c->started && !c->busy && !c->stream && !c->cut &&
-		    elapsed(&c->since) > adm->limits.request_seconds) {
+	for (struct client_conn **p = &adm->conns; *p;) {
+		struct client_conn *c = *p;
+		bool late = elapsed(&c->since) > adm->limits.request_seconds;
+
+		if (!c->started && late) {
+			*p = c->next;
+			free(c);
+			continue;
+		}
+		if (c->started && !c->busy && !c->stream && !c->cut && late) {
 			shutdown(c->fd, SHUT_RDWR);
 			c->cut = true;
 			n++;
 		}
+		p = &c->next;
+	}
 	if (n && may_log(adm))
 		log_warning("http: cut %u connections that sent no whole request in %u s", n,
 			    adm->limits.request_seconds);
