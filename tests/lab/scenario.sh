@@ -32,7 +32,8 @@ cat >/etc/vfagent/vfagent.json <<JSON
  "libvirt": {"uri": "test:///default", "managed": false}}
 JSON
 start_agent() {
-	vfagentd --listen "unix:$sock" --state-dir /var/lib/vfagent >>/run/agent.log 2>&1 &
+	vfagentd --config /etc/vfagent/vfagent.json --listen "unix:$sock" --state-dir /var/lib/vfagent \
+		>>/run/agent.log 2>&1 &
 	agent=$!
 	for _ in $(seq 50); do vfctl pools >/dev/null 2>&1 && return 0; sleep 0.1; done
 	fail agent "vfagentd did not answer: $(tail -3 /run/agent.log)"
