@@ -105,16 +105,12 @@ int owner_check_domain(const struct vfp_owner *o, const char *name, const char *
  */
 bool owner_exists(const struct vfp_owner *o)
 {
+	struct vfp_owner now = *o;
 	char ignored[256];
-	ino_t now = 0;
-	int fd;
 
 	if (o->kind != VFP_OWNER_CONTAINER)
 		return true;
-	if (open_owner_netns(o, &fd, ignored, sizeof(ignored)) < 0)
+	if (owner_resolve(&now, ignored, sizeof(ignored)) < 0)
 		return false;
-	if (netns_inode(fd, &now) < 0)
-		now = 0;
-	close(fd);
-	return !o->netns_inode || now == (ino_t)o->netns_inode;
+	return !o->netns_inode || now.netns_inode == o->netns_inode;
 }

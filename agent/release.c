@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -43,39 +44,24 @@ int agent_detach_all(struct agent *a, const struct vfp_allocation *alloc, char *
 /* Releases between two prunes: churn keeps the ledger bounded, a prune stays cheap. */
 #define PRUNE_EVERY 64
 
-/* The config's retention; before ledger_lock (the config's lock comes first). */
-static struct vfp_retention retention(struct agent *a)
-{
-	struct vfp_config *config = agent_get_config(a);
-	struct vfp_retention keep;
-
-	vfp_config_get_retention(config, &keep);
-	vfp_config_unref(config);
-	return keep;
-}
-
-/* Under ledger_lock. */
-static void prune_locked(struct agent *a, const struct vfp_retention *keep)
-{
-	unsigned n = 0;
-
-	a->releases_unpruned = 0;
-	if (vfp_ledger_prune(a->ledger, keep, &n) < 0)
-		log_error("prune: %s", vfp_ledger_get_error(a->ledger));
-	else if (n)
-		log_info("prune: %u released allocations forgotten", n);
-}
-
 /**
  * agent_prune_ledger() - forget released allocations and audit rows past
  * the config's retention
  */
 void agent_prune_ledger(struct agent *a)
 {
-	struct vfp_retention keep = retention(a);
+	struct vfp_config *config = agent_get_config(a); /* the config's lock comes first */
+	struct vfp_retention keep;
+	unsigned n = 0;
 
+	vfp_config_get_retention(config, &keep);
+	vfp_config_unref(config);
 	pthread_mutex_lock(&a->ledger_lock);
-	prune_locked(a, &keep);
+	a->releases_unpruned = 0;
+	if (vfp_ledger_prune(a->ledger, &keep, &n) < 0)
+		log_error("prune: %s", vfp_ledger_get_error(a->ledger));
+	else if (n)
+		log_info("prune: %u released allocations forgotten", n);
 	pthread_mutex_unlock(&a->ledger_lock);
 }
 
@@ -89,10 +75,10 @@ void agent_prune_ledger(struct agent *a)
  */
 int agent_release_allocation(struct agent *a, const char *id, char *err, size_t err_size)
 {
-	struct vfp_retention keep = retention(a);
 	struct vfp_allocation *alloc = NULL;
 	char why[256] = "";
 	int r, restored = 0;
+	bool prune = false;
 
 	pthread_mutex_lock(&a->ledger_lock);
 	r = vfp_ledger_get_allocation(a->ledger, id, &alloc);
@@ -111,9 +97,10 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 				       restored < 0 ? why : NULL);
 		if (r < 0)
 			snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-		if (r >= 0 && ++a->releases_unpruned >= PRUNE_EVERY)
-			prune_locked(a, &keep);
+		prune = r >= 0 && ++a->releases_unpruned >= PRUNE_EVERY;
 		pthread_mutex_unlock(&a->ledger_lock);
+		if (prune)
+			agent_prune_ledger(a);
 		if (restored < 0)
 			log_error("allocation %s: restore failed, VFs quarantined: %s", id, why);
 	}

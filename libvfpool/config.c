@@ -59,23 +59,34 @@ static bool is_pool_name(const char *s)
 	return true;
 }
 
+/* @key of @o into *@ret: an integer in [@min, @max]; when absent, an error if @required. */
+static int int_field(json_t *o, const char *path, const char *key, bool required, long long min,
+		     long long max, long long *ret, char **err)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v && !required)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
+		return vfp_config_error(err, path, "%s: must be an integer in [%lld, %lld]", key, min,
+					max);
+	*ret = json_integer_value(v);
+	return 0;
+}
+
 static int parse_grow(json_t *o, const char *path, unsigned *ret, char **err)
 {
 	static const char *const keys[] = { "step", NULL };
-	json_t *step;
+	long long step = 0;
 	int r;
 
 	if (!json_is_object(o))
 		return vfp_config_error(err, path, "must be an object like {\"step\": 2}");
 	r = vfp_json_check_keys(o, path, keys, err);
-	if (r < 0)
-		return r;
-	step = json_object_get(o, "step");
-	if (!json_is_integer(step) || json_integer_value(step) < 1 ||
-	    json_integer_value(step) > 65535)
-		return vfp_config_error(err, path, "step: must be an integer in [1, 65535]");
-	*ret = (unsigned)json_integer_value(step);
-	return 0;
+	if (r >= 0)
+		r = int_field(o, path, "step", true, 1, 65535, &step, err);
+	*ret = (unsigned)step;
+	return r;
 }
 
 static int parse_pool(struct vfp_config *c, json_t *o, const char *path, char **err)
@@ -375,21 +386,6 @@ static int parse_libvirt(struct vfp_config *c, json_t *o, char **err)
 	return s && !c->libvirt_uri ? -ENOMEM : 0;
 }
 
-/* @key of @o, if there, into *@ret: an integer in [@min, @max]. */
-static int optional_int(json_t *o, const char *path, const char *key, long long min,
-			long long max, long long *ret, char **err)
-{
-	json_t *v = json_object_get(o, key);
-
-	if (!v)
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-		return vfp_config_error(err, path, "%s: must be an integer in [%lld, %lld]", key, min,
-					max);
-	*ret = json_integer_value(v);
-	return 0;
-}
-
 /* {"released_seconds": 604800, "released_max": 10000, "audit_max": 100000} */
 static int parse_retention(struct vfp_config *c, json_t *o, char **err)
 {
@@ -402,12 +398,12 @@ static int parse_retention(struct vfp_config *c, json_t *o, char **err)
 					"{\"released_seconds\": 604800}");
 	r = vfp_json_check_keys(o, "retention", keys, err);
 	if (r >= 0)
-		r = optional_int(o, "retention", "released_seconds", 0, 10LL * 365 * 86400,
-				 &c->retention.seconds, err);
+		r = int_field(o, "retention", "released_seconds", false, 0, 10LL * 365 * 86400,
+			      &c->retention.seconds, err);
 	if (r >= 0)
-		r = optional_int(o, "retention", "released_max", 0, 10000000, &allocations, err);
+		r = int_field(o, "retention", "released_max", false, 0, 10000000, &allocations, err);
 	if (r >= 0)
-		r = optional_int(o, "retention", "audit_max", 100, 100000000, &audit, err);
+		r = int_field(o, "retention", "audit_max", false, 100, 100000000, &audit, err);
 	c->retention.allocations = (unsigned)allocations;
 	c->retention.audit = (unsigned)audit;
 	return r;
@@ -424,8 +420,8 @@ static int parse_reservations(struct vfp_config *c, json_t *o, char **err)
 					"{\"orphan_seconds\": 300}");
 	r = vfp_json_check_keys(o, "reservations", keys, err);
 	return r < 0 ? r
-		     : optional_int(o, "reservations", "orphan_seconds", 0, 365 * 86400,
-				    &c->orphan_seconds, err);
+		     : int_field(o, "reservations", "orphan_seconds", false, 0, 365 * 86400,
+				 &c->orphan_seconds, err);
 }
 
 static const struct {
