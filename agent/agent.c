@@ -43,19 +43,26 @@ static const char simulated_config[] =
 	"              {\"bridge\": \"sriov_eth0\", \"pool\": \"eth\"}],"
 	" \"guids\": {\"first\": \"02:c9:03:00:00:00:00:01\", \"count\": 4096}}";
 
+/* The config file the agent reads, or NULL for the simulated host's built-in one. */
+const char *agent_config_path(const struct agent *a)
+{
+	if (a->opt.config_path)
+		return a->opt.config_path;
+	return a->opt.simulate_dir ? NULL : VFAGENT_CONFIG_FILE;
+}
+
 int agent_load_config(const struct agent *a, struct vfp_config **ret)
 {
 	char *err = NULL;
 	int r;
 
-	if (!a->opt.config_path && a->opt.simulate_dir) {
+	if (!agent_config_path(a)) {
 		json_t *root = json_loads(simulated_config, 0, NULL);
 
 		r = vfp_config_load_json(root, ret, &err);
 		json_decref(root);
 	} else {
-		const char *path = a->opt.config_path ? a->opt.config_path
-						      : VFAGENT_CONFIG_FILE;
+		const char *path = agent_config_path(a);
 
 		r = vfp_config_load_file(path, ret, &err);
 		if (r < 0 && err && strncmp(err, path, strlen(path)) != 0) {

@@ -66,6 +66,7 @@ void agent_fini(struct agent *a);
 int agent_rescan(struct agent *a, const char *why);
 int agent_reload_config(struct agent *a);
 int agent_load_config(const struct agent *a, struct vfp_config **ret);
+const char *agent_config_path(const struct agent *a);
 
 struct vfp_inventory *agent_get_inventory(struct agent *a);
 struct vfp_config *agent_get_config(struct agent *a);

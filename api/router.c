@@ -18,6 +18,7 @@ static const char *const domain_xml_query[] = { "owner", "ip", NULL };
 
 const struct api_route api_routes[] = {
 	{ "GET", "/v1/host", api_get_host, NULL },
+	{ "GET", "/v1/host/checks", api_get_host_checks, NULL },
 	{ "GET", "/v1/health", api_get_health, NULL },
 	{ "GET", "/metrics", api_get_metrics, NULL },
 	{ "GET", "/v1/pfs", api_list_pfs, NULL },

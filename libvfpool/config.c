@@ -488,16 +488,19 @@ VFP_EXPORT int vfp_config_load_file(const char *path, struct vfp_config **ret_co
 	json_t *root;
 	int r;
 
+	errno = 0;
 	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root && jerr.line == -1) { /* not opened: say why as the kernel did */
+		r = errno > 0 ? -errno : -ENOENT;
+		if (ret_error && asprintf(ret_error, "%s: %s", path, strerror(-r)) < 0)
+			*ret_error = NULL;
+		return r;
+	}
 	if (!root) {
-		if (jerr.position == 0 && jerr.line == -1)
-			r = -ENOENT;
-		else
-			r = -EINVAL;
 		if (ret_error && asprintf(ret_error, "%s:%d:%d: %s", path, jerr.line, jerr.column,
 					  jerr.text) < 0)
 			*ret_error = NULL;
-		return r;
+		return -EINVAL;
 	}
 	r = vfp_config_load_json(root, ret_config, ret_error);
 	json_decref(root);

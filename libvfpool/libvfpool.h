@@ -420,6 +420,38 @@ int vfp_pool_grow(struct vfp_ledger *l, const struct vfp_config *config,
 		  const struct vfp_inventory *inv, const char *pool,
 		  struct vfp_pool_growth *ret_growth, struct vfp_inventory **ret_inv);
 
+/* ---- host checks (vfctl doctor, GET /v1/host/checks) ---------------------- */
+
+/* Ordered by severity: a list's status is its worst. */
+enum vfp_check_status {
+	VFP_CHECK_PASS,
+	VFP_CHECK_SKIP, /* does not apply here, or cannot be checked by this caller */
+	VFP_CHECK_WARN,
+	VFP_CHECK_FAIL,
+};
+
+/* What the checks read outside sysfs; NULL fields take the running host's. */
+struct vfp_host_env {
+	const char *proc_root;	  /* "/proc": cmdline, cpuinfo */
+	const char *modules_dir;  /* "/lib/modules/<release>": modules.dep */
+	const char *config_path;  /* named in the config's line */
+	const char *config_error; /* why the config did not load, when it is NULL */
+};
+
+struct vfp_host_checks;
+
+const char *vfp_check_status_to_string(enum vfp_check_status s);
+int vfp_host_checks_new(struct vfp_host_checks **ret);
+void vfp_host_checks_free(struct vfp_host_checks *c);
+void vfp_host_checks_add(struct vfp_host_checks *c, enum vfp_check_status status,
+			 const char *check, const char *subject, const char *fix,
+			 const char *fact_format, ...) __attribute__((format(printf, 6, 7)));
+int vfp_host_checks_run(struct vfp_host_checks *c, struct vfp_ctx *ctx,
+			const struct vfp_host_env *env, const struct vfp_inventory *inv,
+			const struct vfp_config *config);
+enum vfp_check_status vfp_host_checks_worst(const struct vfp_host_checks *c);
+json_t *vfp_host_checks_to_json(const struct vfp_host_checks *c);
+
 /*
  * A simulated host handles sysfs writes itself: return 1 when handled
  * (*ret_result holds 0 or -errno, as the kernel would answer), 0 to let

@@ -266,6 +266,11 @@ int sim_host_build_default(const char *root)
 	r = add_plain_devices(root);
 	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(pfs); i++)
 		r = sim_add_pf(root, &pfs[i]);
+	/* the module parameters a well-kept host has: mlx4's VF count, RDMA netns exclusive */
+	if (r >= 0)
+		r = sim_write(root, "module/mlx4_core/parameters/num_vfs", "4\n");
+	if (r >= 0)
+		r = sim_write(root, "module/ib_core/parameters/netns_mode", "N\n");
 	return r;
 }
 

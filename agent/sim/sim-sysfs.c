@@ -276,6 +276,12 @@ int sim_add_rdma_device(const char *root, const char *addr, const char *name,
 	sim_pathf(rel, sizeof(rel), "%s/ports/1/state", ib);
 	if (r >= 0)
 		r = sim_write(root, rel, "%s\n", is_ib ? "4: ACTIVE" : "1: DOWN");
+	sim_pathf(rel, sizeof(rel), "%s/ports/1/phys_state", ib);
+	if (r >= 0)
+		r = sim_write(root, rel, "%s\n", is_ib ? "5: LinkUp" : "3: Disabled");
+	sim_pathf(rel, sizeof(rel), "%s/ports/1/sm_lid", ib);
+	if (r >= 0)
+		r = sim_write(root, rel, "%s\n", is_ib ? "0x1" : "0x0");
 	sim_pathf(rel, sizeof(rel), "%s/ports/1/lid", ib);
 	if (r >= 0)
 		r = sim_write(root, rel, "0x0\n");

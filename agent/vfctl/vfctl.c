@@ -25,6 +25,7 @@ struct vfctl {
 	struct vfctl_http http;
 	const char *sysfs_root, *owner, *mac, *guid, *ip, *key, *pool, *state;
 	const char *netns, *ifname, *gateway, *addresses[8], *domain;
+	struct vfp_host_env host; /* doctor --local: the config file, /proc, the modules */
 	size_t n_addresses;
 	bool json, local, dry_run, pack, live, config;
 	long count, vlan, mtu;
@@ -52,7 +53,7 @@ static void usage(FILE *out)
 		"                          /run/vfagent/vfagent.sock)\n"
 		"      --url URL           the agent's TCP listener instead (http://host:port)\n"
 		"      --token-file FILE   bearer token for --url\n"
-		"      --local             list/show: read sysfs here, without the agent\n"
+		"      --local             list/show/doctor: read sysfs here, without the agent\n"
 		"  -r, --sysfs-root DIR    with --local: sysfs under DIR\n"
 		"  -n, --count N          alloc: how many VFs (default 1)\n"
 		"      --owner OWNER       alloc, allocations: vm:NAME, netns:NAME or pid:N\n"
@@ -68,6 +69,10 @@ static void usage(FILE *out)
 		"      --domain NAME       attach: a libvirt domain, by name or UUID\n"
 		"      --live, --config    attach: the running domain and/or its config\n"
 		"                          (default: live while it runs, else its config)\n"
+		"      --config-file FILE  doctor --local: the agent's config (default\n"
+		"                          " VFAGENT_CONFIG_FILE ")\n"
+		"      --proc-root DIR, --modules-dir DIR   doctor --local: /proc and the\n"
+		"                          kernel's modules elsewhere (a test tree)\n"
 		"  -h, --help, -V, --version\n");
 }
 
@@ -488,6 +493,31 @@ static int cmd_bind(struct vfctl *c)
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* doctor: the host's preflight; exit 0 all passed, 1 a warning, 2 a failure. */
+static int cmd_doctor(struct vfctl *c)
+{
+	struct vfp_ctx *ctx = NULL;
+	json_t *report = NULL;
+	int r, ret;
+
+	if (c->local) {
+		r = local_ctx(c, &ctx);
+		if (r >= 0)
+			r = vfctl_doctor_local(ctx, &c->host, &report);
+		vfp_ctx_unref(ctx);
+	} else
+		r = vfctl_request(&c->http, "GET", "/v1/host/checks", NULL, NULL, &report);
+	if (r < 0)
+		return EXIT_USAGE; /* a failure: the host could not be checked */
+	if (c->json)
+		print_json(report);
+	else
+		vfctl_print_checks(stdout, report);
+	ret = vfctl_doctor_exit_status(report);
+	json_decref(report);
+	return ret;
+}
+
 static int cmd_events(struct vfctl *c)
 {
 	return vfctl_follow_events(&c->http, c->json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
@@ -509,6 +539,10 @@ static const struct command commands[] = {
 	{ "numvfs", "PF N [--dry-run]   resize a PF", 2, 2, cmd_numvfs },
 	{ "events", "follow inventory and allocation changes (through agent restarts)", 0, 0,
 	  cmd_events },
+	{ "doctor", "[--local]   check the host: IOMMU, vfio-pci, SR-IOV firmware, IB ports, "
+		    "RDMA\n           netns mode, config, socket group, pools (exit 0/1/2: "
+		    "pass/warn/fail)",
+	  0, 0, cmd_doctor },
 	{ "bind", "PCI DRIVER|-|none   rebind a device here through sysfs ('-': its own driver)", 2, 2,
 	  cmd_bind },
 	{}
@@ -547,7 +581,7 @@ static int parse_number(const char *opt, const char *s, long min, long max, long
 
 enum { O_SOCKET = 256, O_URL, O_TOKEN, O_LOCAL, O_OWNER, O_MAC, O_VLAN, O_GUID, O_IP,
        O_PACK, O_KEY, O_DRY, O_NETNS, O_IFNAME, O_ADDRESS, O_MTU, O_GATEWAY, O_DOMAIN,
-       O_LIVE, O_CONFIG, O_POOL, O_STATE };
+       O_LIVE, O_CONFIG, O_POOL, O_STATE, O_CONFIG_FILE, O_PROC_ROOT, O_MODULES_DIR };
 static const struct option options[] = {
 	{ "sysfs-root", required_argument, NULL, 'r' }, { "output", required_argument, NULL, 'o' },
 	{ "count", required_argument, NULL, 'n' },	{ "socket", required_argument, NULL, O_SOCKET },
@@ -563,6 +597,9 @@ static const struct option options[] = {
 	{ "domain", required_argument, NULL, O_DOMAIN }, { "live", no_argument, NULL, O_LIVE },
 	{ "config", no_argument, NULL, O_CONFIG },	{ "pool", required_argument, NULL, O_POOL },
 	{ "state", required_argument, NULL, O_STATE },
+	{ "config-file", required_argument, NULL, O_CONFIG_FILE },
+	{ "proc-root", required_argument, NULL, O_PROC_ROOT },
+	{ "modules-dir", required_argument, NULL, O_MODULES_DIR },
 	{}
 };
 
@@ -599,6 +636,9 @@ static int apply_option(struct vfctl *c, int o)
 	case O_CONFIG: c->config = true; break;
 	case O_POOL: c->pool = optarg; break;
 	case O_STATE: c->state = optarg; break;
+	case O_CONFIG_FILE: c->host.config_path = optarg; break;
+	case O_PROC_ROOT: c->host.proc_root = optarg; break;
+	case O_MODULES_DIR: c->host.modules_dir = optarg; break;
 	case O_IFNAME: c->ifname = optarg; break;
 	case O_GATEWAY: c->gateway = optarg; break;
 	case O_MTU: r = parse_number("--mtu", optarg, 68, 65535, &c->mtu); break;
@@ -632,6 +672,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	c.http.socket = getenv("VFAGENT_SOCKET") ?: "/run/vfagent/vfagent.sock";
+	c.host.config_path = VFAGENT_CONFIG_FILE;
 	if (parse_options(&c, argc, argv) < 0)
 		return EXIT_USAGE;
 	if (optind >= argc) {
@@ -651,8 +692,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (c.local && strcmp(cmd->name, "list") != 0 && strcmp(cmd->name, "show") != 0 &&
-	    strcmp(cmd->name, "bind") != 0) {
-		fprintf(stderr, "vfctl: --local works with list, show and bind only\n");
+	    strcmp(cmd->name, "bind") != 0 && strcmp(cmd->name, "doctor") != 0) {
+		fprintf(stderr, "vfctl: --local works with list, show, doctor and bind only\n");
 		return EXIT_USAGE;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);

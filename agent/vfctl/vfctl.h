@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "libvfpool/libvfpool.h"
+
 struct vfctl_http {
 	const char *socket; /* unix socket path, or */
 	const char *url;    /* http://host:port for a TCP listener */
@@ -29,3 +31,6 @@ void vfctl_print_fields(FILE *out, const char *kind, json_t *o);
 void vfctl_print_pools(FILE *out, json_t *pools);
 void vfctl_print_allocation(FILE *out, json_t *a);
 void vfctl_print_plan(FILE *out, json_t *plan);
+int vfctl_doctor_local(struct vfp_ctx *ctx, const struct vfp_host_env *env, json_t **ret);
+void vfctl_print_checks(FILE *out, json_t *report);
+int vfctl_doctor_exit_status(json_t *report);

@@ -81,6 +81,7 @@ async function check(method, path, body, want, headers) {
 
 const owner = { kind: "vm", name: "one-42" };
 await check("GET", "/v1/host", undefined, 200);
+await check("GET", "/v1/host/checks", undefined, 200);
 await check("GET", "/v1/health", undefined, 200);
 await check("GET", "/metrics", undefined, 200);
 await check("GET", "/v1/pfs", undefined, 200);

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Host checks of the configuration against the host: it parses, its
+ * socket group exists, and every pool matches at least one VF.
+ */
+#include "config.h"
+
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host-checks.h"
+
+static void check_socket_group(const struct vfp_host_check_run *run)
+{
+	const char *name = vfp_config_get_socket_group(run->config);
+	char fix[160];
+	struct group *g;
+
+	if (!name) {
+		check_add(run, VFP_CHECK_PASS, "socket-group", NULL, NULL,
+			  "none configured: only root may use the agent's socket");
+		return;
+	}
+	g = getgrnam(name);
+	if (g) {
+		check_add(run, VFP_CHECK_PASS, "socket-group", name, NULL, "group %s is gid %u",
+			  name, (unsigned)g->gr_gid);
+		return;
+	}
+	snprintf(fix, sizeof(fix), "systemd-sysusers (vfagentd's sysusers.d entry), or groupadd "
+		 "--system %s", name);
+	check_add(run, VFP_CHECK_FAIL, "socket-group", name, fix,
+		  "no group %s: the agent cannot give its socket to it", name);
+}
+
+static void check_pools(const struct vfp_host_check_run *run)
+{
+	size_t n_pools = vfp_config_get_pool_count(run->config);
+	size_t *count = calloc(n_pools ? n_pools : 1, sizeof(*count));
+
+	if (!count)
+		return;
+	for (size_t i = 0; i < vfp_inventory_get_pf_count(run->inv); i++) {
+		const struct vfp_pf *pf = vfp_inventory_get_pf(run->inv, i);
+
+		for (size_t j = 0; j < vfp_pf_get_vf_count(pf); j++) {
+			const char *pool = vfp_config_pool_for_vf(run->config, vfp_pf_get_vf(pf, j));
+			int p = pool ? vfp_config_find_pool(run->config, pool) : -1;
+
+			if (p >= 0)
+				count[p]++;
+		}
+	}
+	for (size_t p = 0; p < n_pools; p++) {
+		const char *name = vfp_config_get_pool_name(run->config, p);
+
+		if (count[p])
+			check_add(run, VFP_CHECK_PASS, "pool", name, NULL, "%zu VFs", count[p]);
+		else
+			check_add(run, VFP_CHECK_WARN, "pool", name,
+				  "compare the pool's selector with `vfctl list`, or give its PFs VFs "
+				  "(vfctl numvfs PF N --persist)",
+				  "its selector matches no VF of this host");
+	}
+	free(count);
+}
+
+void vfp_host_check_config(const struct vfp_host_check_run *run)
+{
+	const char *path = run->env->config_path ? run->env->config_path : "the configuration";
+
+	if (!run->config) {
+		const char *error = run->env->config_error ? run->env->config_error : "not loaded";
+
+		if (strncmp(error, path, strlen(path)) == 0) /* it names the file already */
+			path = "";
+		check_add(run, VFP_CHECK_FAIL, "config", NULL,
+			  strstr(error, "No such file")
+				  ? "write it (vfagent.json(5); `make install` puts an example there)"
+				  : "correct it (vfagent.json(5) describes every key)",
+			  "%s%s%s", path, path[0] ? ": " : "", error);
+		return;
+	}
+	check_add(run, VFP_CHECK_PASS, "config", NULL, NULL, "%s: %zu pools", path,
+		  vfp_config_get_pool_count(run->config));
+	check_socket_group(run);
+	check_pools(run);
+}
