@@ -19,6 +19,7 @@
 #include "agent/claim-queue.h"
 #include "agent/container/container.h"
 #include "agent/events.h"
+#include "agent/numvfs.h"
 #include "agent/vm/libvirt.h"
 #include "agent/release.h"
 #include "agent/sim/sim-host.h"
@@ -212,6 +213,8 @@ int agent_init(struct agent *a)
 	}
 	if (r >= 0)
 		r = open_libvirt(a);
+	if (r >= 0)
+		agent_apply_desired_numvfs(a); /* VFs back after a reboot, before reconcile */
 	if (r >= 0) {
 		r = vfp_ledger_reconcile(a->ledger, a->inv, a->config, &reconcile_ops, a, &rep);
 		if (r < 0)
@@ -314,6 +317,18 @@ int agent_reload_config(struct agent *a)
 		log_error("reload: keeping the running config");
 		return r;
 	}
+	log_info("reload: %zu pools", vfp_config_get_pool_count(c));
+	r = agent_replace_config(a, c);
+	agent_apply_desired_numvfs(a);
+	return r;
+}
+
+/* Takes @c's reference: the running config from now on, the ledger's pools synced to it. */
+int agent_replace_config(struct agent *a, struct vfp_config *c)
+{
+	size_t pools = vfp_config_get_pool_count(c);
+	int r;
+
 	pthread_rwlock_wrlock(&a->state_lock);
 	vfp_config_unref(a->config);
 	a->config = c;
@@ -321,8 +336,7 @@ int agent_reload_config(struct agent *a)
 	r = vfp_ledger_sync(a->ledger, a->inv, a->config, NULL);
 	pthread_mutex_unlock(&a->ledger_lock);
 	pthread_rwlock_unlock(&a->state_lock);
-	log_info("reload: %zu pools", vfp_config_get_pool_count(c));
-	events_emit_config(a->events, vfp_config_get_pool_count(c));
+	events_emit_config(a->events, pools);
 	return r;
 }
 

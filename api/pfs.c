@@ -89,9 +89,9 @@ static json_t *plan_json(const struct vfp_numvfs_plan *p, bool dry_run)
  */
 int api_put_numvfs(struct api_request *req)
 {
-	static const char *const keys[] = { "numvfs", "dry_run", NULL };
+	static const char *const keys[] = { "numvfs", "dry_run", "persist", NULL };
 	long long n = 0;
-	bool dry_run = false;
+	bool dry_run = false, persist = false;
 	struct vfp_numvfs_plan *p = NULL;
 	json_t *body = NULL, *plan;
 	char err[512] = "";
@@ -104,10 +104,16 @@ int api_put_numvfs(struct api_request *req)
 		r = api_get_int(req, body, "numvfs", 0, 65535, true, &n);
 	if (r >= 0)
 		r = api_get_bool(req, body, "dry_run", &dry_run);
+	if (r >= 0)
+		r = api_get_bool(req, body, "persist", &persist);
 	json_decref(body);
 	if (r < 0)
 		return r;
+	if (dry_run && persist)
+		return api_fail(req, -EINVAL, "persist: a dry run writes nothing; leave one out");
 	r = agent_set_numvfs(req->agent, req->params[0], (int)n, dry_run, &p, err, sizeof(err));
+	if (r >= 0 && persist)
+		r = agent_persist_numvfs(req->agent, req->params[0], (int)n, err, sizeof(err));
 	if (r < 0)
 		api_fail(req, r, "%s", err);
 	plan = p && (r >= 0 || r == -EBUSY) ? plan_json(p, dry_run) : NULL;
@@ -120,5 +126,9 @@ int api_put_numvfs(struct api_request *req)
 		json_object_set_new(plan, "message", json_string(req->error));
 		return api_reply(req, 409, plan);
 	}
-	return r < 0 ? r : api_reply(req, 200, plan);
+	if (r < 0)
+		return r;
+	if (plan)
+		json_object_set_new(plan, "persisted", json_boolean(persist));
+	return api_reply(req, 200, plan);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config-numvfs.h"
 #include "private.h"
 #include "selector.h"
 
@@ -44,6 +45,7 @@ struct vfp_config {
 	bool libvirt_managed; /* libvirt binds VFs to vfio-pci (managed='yes') */
 	struct vfp_retention retention;
 	long long orphan_seconds; /* a reservation whose owner does not exist lasts this long */
+	struct vfp_numvfs_rules numvfs;
 };
 
 static bool is_pool_name(const char *s)
@@ -424,6 +426,11 @@ static int parse_reservations(struct vfp_config *c, json_t *o, char **err)
 				 &c->orphan_seconds, err);
 }
 
+static int parse_numvfs(struct vfp_config *c, json_t *a, char **err)
+{
+	return vfp_numvfs_rules_parse(a, &c->numvfs, err);
+}
+
 static const struct {
 	const char *key;
 	int (*parse)(struct vfp_config *c, json_t *v, char **err);
@@ -433,7 +440,7 @@ static const struct {
 	{ "networks", parse_networks },	    { "guids", parse_guids },
 	{ "ipoib_mac_prefix", parse_ipoib_prefix }, { "socket_group", parse_socket_group },
 	{ "libvirt", parse_libvirt }, { "retention", parse_retention },
-	{ "reservations", parse_reservations },
+	{ "reservations", parse_reservations }, { "numvfs", parse_numvfs },
 };
 
 /**
@@ -448,7 +455,7 @@ VFP_EXPORT int vfp_config_load_json(json_t *root, struct vfp_config **ret_config
 	static const char *const keys[] = { "pools",	       "exclude",      "networks",
 					    "guids",	       "ipoib_mac_prefix", "socket_group",
 					    "libvirt",	       "retention",    "reservations",
-					    NULL };
+					    "numvfs",	       NULL };
 	struct vfp_config *c;
 	int r;
 
@@ -531,10 +538,17 @@ VFP_EXPORT struct vfp_config *vfp_config_unref(struct vfp_config *c)
 	}
 	free(c->networks);
 	vfp_strv_clear(&c->exclude);
+	vfp_numvfs_rules_clear(&c->numvfs);
 	free(c->socket_group);
 	free(c->libvirt_uri);
 	free(c);
 	return NULL;
+}
+
+/* How many VFs the config wants @pf to have; -ENOENT when it does not say. */
+VFP_EXPORT int vfp_config_get_desired_numvfs(const struct vfp_config *c, const struct vfp_pf *pf)
+{
+	return vfp_numvfs_rules_desired(&c->numvfs, pf);
 }
 
 VFP_EXPORT size_t vfp_config_get_pool_count(const struct vfp_config *c)

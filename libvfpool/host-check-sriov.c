@@ -2,7 +2,8 @@
 /*
  * Host checks for SR-IOV itself: there are PFs, each PF's firmware offers
  * VFs (sriov_totalvfs > 0), mlx4's VF count is set by its module parameter,
- * and no Mellanox function hides its VFs because firmware turned SR-IOV off.
+ * no Mellanox function hides its VFs because firmware turned SR-IOV off, and
+ * each PF has the VF count the config's "numvfs" rules want.
  */
 #include "config.h"
 
@@ -107,6 +108,23 @@ static void check_hidden(const struct vfp_host_check_run *run)
 	vfp_strv_free(devs, n);
 }
 
+/* The config's "numvfs" rules against the PF's count now. */
+static void check_desired(const struct vfp_host_check_run *run, const struct vfp_pf *pf)
+{
+	int want = run->config ? vfp_config_get_desired_numvfs(run->config, pf) : -1, have = 0;
+
+	if (want < 0 || vfp_pf_get_numvfs(pf, &have) < 0)
+		return;
+	if (want == have)
+		check_add(run, VFP_CHECK_PASS, "numvfs", vfp_pf_get_pci(pf), NULL,
+			  "%d VFs, as the config says", have);
+	else
+		check_add(run, VFP_CHECK_WARN, "numvfs", vfp_pf_get_pci(pf),
+			  "systemctl reload vfagentd applies it, unless allocations hold VFs of "
+			  "the PF (vfctl numvfs PF N --dry-run names them)",
+			  "%d VFs, the config wants %d", have, want);
+}
+
 void vfp_host_check_sriov(const struct vfp_host_check_run *run)
 {
 	size_t n = vfp_inventory_get_pf_count(run->inv);
@@ -116,7 +134,9 @@ void vfp_host_check_sriov(const struct vfp_host_check_run *run)
 			  "enable SR-IOV in the firmware setup and in the card's firmware; lspci -vvv "
 			  "shows a capable function's 'Single Root I/O Virtualization' capability",
 			  "no SR-IOV PF under %s/bus/pci/devices", vfp_ctx_get_sysfs_root(run->ctx));
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		check_pf(run, vfp_inventory_get_pf(run->inv, i));
+		check_desired(run, vfp_inventory_get_pf(run->inv, i));
+	}
 	check_hidden(run);
 }

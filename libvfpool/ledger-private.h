@@ -49,3 +49,7 @@ static inline const char *col_text(sqlite3_stmt *st, int i)
 {
 	return (const char *)sqlite3_column_text(st, i);
 }
+
+/* numvfs.c, for numvfs-desired.c */
+int vfp_numvfs_take_out_of_pool(struct vfp_ledger *l, const char *pf_pci);
+int vfp_numvfs_write(struct vfp_ledger *l, struct vfp_ctx *ctx, const char *pf_pci, int n);

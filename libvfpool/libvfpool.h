@@ -140,6 +140,9 @@ struct vfp_retention {
 
 void vfp_config_get_retention(const struct vfp_config *config, struct vfp_retention *ret);
 long long vfp_config_get_orphan_seconds(const struct vfp_config *config);
+int vfp_config_get_desired_numvfs(const struct vfp_config *config, const struct vfp_pf *pf);
+int vfp_config_persist_numvfs(const char *path, const char *pf, int numvfs,
+			      struct vfp_config **ret_config, char **ret_error);
 
 /* ---- what the ledger holds: states, owners, settings ------------------ */
 
@@ -410,6 +413,9 @@ void vfp_numvfs_plan_free(struct vfp_numvfs_plan *p);
 int vfp_numvfs_apply(struct vfp_ledger *l, const struct vfp_config *config,
 		     const struct vfp_inventory *inv, const char *pf_pci, int numvfs,
 		     struct vfp_numvfs_plan **ret_plan, struct vfp_inventory **ret_inv);
+int vfp_numvfs_apply_config(struct vfp_ledger *l, const struct vfp_config *config,
+			    const struct vfp_inventory *inv, struct vfp_numvfs_plan ***ret_plans,
+			    struct vfp_inventory **ret_inv);
 /* Which PF a pool grew, from and to how many VFs: what undoing it takes. */
 struct vfp_pool_growth {
 	char pf[16];

@@ -92,7 +92,8 @@ static int plan_checks(struct vfp_ledger *l, const struct vfp_pf *pf, struct vfp
 	r = blockers(l, p->pf, p);
 	if (r < 0)
 		return r;
-	if (p->n_blockers > 0 && p->to != p->from)
+	/* a PF at 0 VFs (after a reboot) has nothing to destroy: its holders get their VFs back */
+	if (p->n_blockers > 0 && p->to != p->from && p->from > 0)
 		return plan_refusal(l, p, -EBUSY, "PF %s: %zu allocation%s hold%s its VFs (first: %s)",
 				    p->pf, p->n_blockers, p->n_blockers == 1 ? "" : "s",
 				    p->n_blockers == 1 ? "s" : "",
@@ -131,7 +132,7 @@ VFP_EXPORT int vfp_numvfs_plan(struct vfp_ledger *l, const struct vfp_inventory 
 }
 
 /* Takes the PF's free VFs out of the pool, unless an allocation got there first. */
-static int take_out_of_pool(struct vfp_ledger *l, const char *pf_pci)
+int vfp_numvfs_take_out_of_pool(struct vfp_ledger *l, const char *pf_pci)
 {
 	static const char held[] = "SELECT count(*) FROM allocation_vfs v JOIN vfs f "
 				   "ON f.pci = v.pci WHERE v.live = 1 AND f.pf = ?";
@@ -165,7 +166,7 @@ static int take_out_of_pool(struct vfp_ledger *l, const char *pf_pci)
 	return vfp_ledger_commit_tx(l);
 }
 
-static int write_numvfs(struct vfp_ledger *l, struct vfp_ctx *ctx, const char *pf_pci, int n)
+int vfp_numvfs_write(struct vfp_ledger *l, struct vfp_ctx *ctx, const char *pf_pci, int n)
 {
 	char rel[64], value[16];
 	int r;
@@ -203,11 +204,11 @@ VFP_EXPORT int vfp_numvfs_apply(struct vfp_ledger *l, const struct vfp_config *c
 		return r;
 	}
 	from = plan->from;
-	r = from == numvfs ? 0 : take_out_of_pool(l, pf_pci);
+	r = from == numvfs || from == 0 ? 0 : vfp_numvfs_take_out_of_pool(l, pf_pci);
 	if (r >= 0 && from != numvfs && from != 0)
-		r = write_numvfs(l, inv->ctx, pf_pci, 0);
+		r = vfp_numvfs_write(l, inv->ctx, pf_pci, 0);
 	if (r >= 0 && from != numvfs && numvfs != 0)
-		r = write_numvfs(l, inv->ctx, pf_pci, numvfs);
+		r = vfp_numvfs_write(l, inv->ctx, pf_pci, numvfs);
 	r2 = vfp_inventory_scan(inv->ctx, ret_inv);
 	if (r2 >= 0)
 		r2 = vfp_ledger_sync(l, *ret_inv, config, NULL);

@@ -27,7 +27,7 @@ struct vfctl {
 	const char *netns, *ifname, *gateway, *addresses[8], *domain;
 	struct vfp_host_env host; /* doctor --local: the config file, /proc, the modules */
 	size_t n_addresses;
-	bool json, local, dry_run, pack, live, config;
+	bool json, local, dry_run, pack, live, config, persist;
 	long count, vlan, mtu;
 	int argc;
 	char **argv;
@@ -62,6 +62,8 @@ static void usage(FILE *out)
 		"      --pack              alloc: as few PFs as possible (default: spread)\n"
 		"      --idempotency-key K alloc: a retry with K returns the same allocation\n"
 		"      --dry-run           numvfs: only say what would happen\n"
+		"      --persist           numvfs: also write it into the agent's config, so\n"
+		"                          the PF has that many VFs again after a reboot\n"
 		"      --netns NS          attach: a /run/netns name or path, or pid:N\n"
 		"      --ifname NAME       attach: the name inside (several VFs: NAME0, NAME1…)\n"
 		"      --address A/P       attach: an address for the first VF; repeatable\n"
@@ -442,7 +444,8 @@ static int cmd_numvfs(struct vfctl *c)
 		return EXIT_USAGE;
 	}
 	snprintf(path, sizeof(path), "/v1/pfs/%s/numvfs", c->argv[0]);
-	body = json_pack("{s:i, s:b}", "numvfs", (int)n, "dry_run", c->dry_run);
+	body = json_pack("{s:i, s:b, s:b}", "numvfs", (int)n, "dry_run", c->dry_run, "persist",
+			 c->persist);
 	r = vfctl_request(&c->http, "PUT", path, body, NULL, &o);
 	json_decref(body);
 	if (o && c->json)
@@ -536,7 +539,8 @@ static const struct command commands[] = {
 	  1, 1, cmd_attach },
 	{ "detach", "ID   VFs back to the host, as they were", 1, 1, cmd_detach },
 	{ "release", "ID   restore and free an allocation's VFs", 1, 1, cmd_release },
-	{ "numvfs", "PF N [--dry-run]   resize a PF", 2, 2, cmd_numvfs },
+	{ "numvfs", "PF N [--dry-run | --persist]   resize a PF (--persist: again after a "
+		    "reboot)", 2, 2, cmd_numvfs },
 	{ "events", "follow inventory and allocation changes (through agent restarts)", 0, 0,
 	  cmd_events },
 	{ "doctor", "[--local]   check the host: IOMMU, vfio-pci, SR-IOV firmware, IB ports, "
@@ -581,7 +585,7 @@ static int parse_number(const char *opt, const char *s, long min, long max, long
 
 enum { O_SOCKET = 256, O_URL, O_TOKEN, O_LOCAL, O_OWNER, O_MAC, O_VLAN, O_GUID, O_IP,
        O_PACK, O_KEY, O_DRY, O_NETNS, O_IFNAME, O_ADDRESS, O_MTU, O_GATEWAY, O_DOMAIN,
-       O_LIVE, O_CONFIG, O_POOL, O_STATE, O_CONFIG_FILE, O_PROC_ROOT, O_MODULES_DIR };
+       O_LIVE, O_CONFIG, O_POOL, O_STATE, O_CONFIG_FILE, O_PROC_ROOT, O_MODULES_DIR, O_PERSIST };
 static const struct option options[] = {
 	{ "sysfs-root", required_argument, NULL, 'r' }, { "output", required_argument, NULL, 'o' },
 	{ "count", required_argument, NULL, 'n' },	{ "socket", required_argument, NULL, O_SOCKET },
@@ -600,6 +604,7 @@ static const struct option options[] = {
 	{ "config-file", required_argument, NULL, O_CONFIG_FILE },
 	{ "proc-root", required_argument, NULL, O_PROC_ROOT },
 	{ "modules-dir", required_argument, NULL, O_MODULES_DIR },
+	{ "persist", no_argument, NULL, O_PERSIST },
 	{}
 };
 
@@ -630,6 +635,7 @@ static int apply_option(struct vfctl *c, int o)
 	case O_PACK: c->pack = true; break;
 	case O_KEY: c->key = optarg; break;
 	case O_DRY: c->dry_run = true; break;
+	case O_PERSIST: c->persist = true; break;
 	case O_NETNS: c->netns = optarg; break;
 	case O_DOMAIN: c->domain = optarg; break;
 	case O_LIVE: c->live = true; break;

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The config's "numvfs": the VF count each PF should have, so VFs come back
+ * after a reboot (the kernel starts every PF at 0). A list of rules, the
+ * first that matches a PF wins:
+ *   "numvfs": [ { "pf": "0000:3b:00.0", "numvfs": 8 },
+ *               { "pf": "ens2f0", "numvfs": "max" },
+ *               { "vendor": "15b3", "device": "101b", "numvfs": 16 } ]
+ * `vfctl numvfs PF N --persist` writes the first kind, at the front.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config-numvfs.h"
+#include "private.h"
+
+static bool is_ifname(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n < 16 && !strpbrk(s, "/: \t\n") && strcmp(s, ".") && strcmp(s, "..");
+}
+
+static bool is_hex4(const char *s)
+{
+	return strlen(s) == 4 && strspn(s, "0123456789abcdef") == 4;
+}
+
+static int rule_string(json_t *o, const char *path, const char *key, bool (*valid)(const char *),
+		       const char *what, char **ret, char **err)
+{
+	json_t *v = json_object_get(o, key);
+	const char *s = json_string_value(v);
+
+	if (!v)
+		return 0;
+	if (!s || !valid(s))
+		return vfp_config_error(err, path, "%s: must be %s", key, what);
+	*ret = strdup(s);
+	return *ret ? 1 : -ENOMEM;
+}
+
+static bool is_pf_name(const char *s)
+{
+	return vfp_pci_addr_is_valid(s) || is_ifname(s);
+}
+
+static bool is_driver(const char *s)
+{
+	return is_ifname(s) && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(s);
+}
+
+static int rule_count(json_t *o, const char *path, int *ret, char **err)
+{
+	json_t *v = json_object_get(o, "numvfs");
+
+	if (json_is_string(v) && strcmp(json_string_value(v), "max") == 0) {
+		*ret = VFP_NUMVFS_MAX;
+		return 0;
+	}
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 65535)
+		return vfp_config_error(err, path, "numvfs: %s", v ? "must be 0-65535 or \"max\""
+								 : "missing");
+	*ret = (int)json_integer_value(v);
+	return 0;
+}
+
+static int parse_rule(json_t *o, const char *path, struct vfp_numvfs_rule *r, char **err)
+{
+	static const char *const keys[] = { "pf", "vendor", "device", "driver", "numvfs", NULL };
+	int given = 0, k;
+
+	if (!json_is_object(o))
+		return vfp_config_error(err, path, "must be an object like {\"pf\": \"0000:3b:00.0\", "
+					"\"numvfs\": 8}");
+	k = vfp_json_check_keys(o, path, keys, err);
+	if (k >= 0 && (k = rule_string(o, path, "pf", is_pf_name,
+				       "a PCI address or a netdev name", &r->pf, err)) > 0)
+		given++;
+	if (k >= 0 && (k = rule_string(o, path, "vendor", is_hex4, "4 lower-case hex digits",
+				       &r->vendor, err)) > 0)
+		given++;
+	if (k >= 0 && (k = rule_string(o, path, "device", is_hex4, "4 lower-case hex digits",
+				       &r->device, err)) > 0)
+		given++;
+	if (k >= 0 && (k = rule_string(o, path, "driver", is_driver, "a driver name", &r->driver,
+				       err)) > 0)
+		given++;
+	if (k < 0)
+		return k;
+	if (!given)
+		return vfp_config_error(err, path, "names no PF: give pf, vendor, device or driver");
+	return rule_count(o, path, &r->numvfs, err);
+}
+
+int vfp_numvfs_rules_parse(json_t *a, struct vfp_numvfs_rules *ret, char **err)
+{
+	char path[64];
+	size_t i;
+	json_t *o;
+	int r;
+
+	if (!json_is_array(a))
+		return vfp_config_error(err, "numvfs", "must be a list of {\"pf\": …, \"numvfs\": N}");
+	ret->v = calloc(json_array_size(a) + 1, sizeof(*ret->v));
+	if (!ret->v)
+		return -ENOMEM;
+	json_array_foreach(a, i, o) {
+		snprintf(path, sizeof(path), "numvfs[%zu]", i);
+		r = parse_rule(o, path, &ret->v[ret->n++], err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+void vfp_numvfs_rules_clear(struct vfp_numvfs_rules *rules)
+{
+	for (size_t i = 0; i < rules->n; i++) {
+		free(rules->v[i].pf);
+		free(rules->v[i].vendor);
+		free(rules->v[i].device);
+		free(rules->v[i].driver);
+	}
+	free(rules->v);
+	*rules = (struct vfp_numvfs_rules){ 0 };
+}
+
+static bool field_matches(const char *want, const char *have)
+{
+	return !want || (have && strcmp(want, have) == 0);
+}
+
+static bool rule_matches(const struct vfp_numvfs_rule *r, const struct vfp_pf *pf)
+{
+	const char *netdev = vfp_pf_get_netdev(pf);
+
+	if (r->pf && strcmp(r->pf, vfp_pf_get_pci(pf)) != 0 &&
+	    !(netdev && strcmp(r->pf, netdev) == 0))
+		return false;
+	return field_matches(r->vendor, vfp_pf_get_vendor(pf)) &&
+	       field_matches(r->device, vfp_pf_get_device(pf)) &&
+	       field_matches(r->driver, vfp_pf_get_driver(pf));
+}
+
+/* The count the first matching rule wants ("max" is the PF's totalvfs); -ENOENT for none. */
+int vfp_numvfs_rules_desired(const struct vfp_numvfs_rules *rules, const struct vfp_pf *pf)
+{
+	int total = 0;
+
+	for (size_t i = 0; i < rules->n; i++) {
+		if (!rule_matches(&rules->v[i], pf))
+			continue;
+		if (rules->v[i].numvfs != VFP_NUMVFS_MAX)
+			return rules->v[i].numvfs;
+		return vfp_pf_get_totalvfs(pf, &total) < 0 ? -ENOENT : total;
+	}
+	return -ENOENT;
+}
+
+/* @root into @path through a temporary file beside it: whole or not at all, mode and owner kept. */
+static int write_atomic(const char *path, json_t *root)
+{
+	char tmp[PATH_MAX];
+	struct stat st;
+	int fd, r = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	if (stat(path, &st) < 0)
+		return -errno;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, st.st_mode & 07777) < 0 || fchown(fd, st.st_uid, st.st_gid) < 0 ||
+	    json_dumpfd(root, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+	    write(fd, "\n", 1) != 1 || fsync(fd) < 0)
+		r = errno ? -errno : -EIO;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
+/* Drops the rules that name only @pf, and puts {"pf": @pf, "numvfs": @numvfs} first. */
+static int set_rule(json_t *root, const char *pf, int numvfs)
+{
+	json_t *rules = json_object_get(root, "numvfs"), *o;
+	size_t i = 0;
+
+	if (!rules && json_object_set_new(root, "numvfs", rules = json_array()) < 0)
+		return -ENOMEM;
+	if (!json_is_array(rules))
+		return -EINVAL;
+	while (i < json_array_size(rules)) {
+		o = json_array_get(rules, i);
+		if (json_is_object(o) && json_object_size(o) == 2 &&
+		    json_is_string(json_object_get(o, "pf")) &&
+		    strcmp(json_string_value(json_object_get(o, "pf")), pf) == 0)
+			json_array_remove(rules, i);
+		else
+			i++;
+	}
+	o = json_pack("{s:s, s:i}", "pf", pf, "numvfs", numvfs);
+	return json_array_insert_new(rules, 0, o) < 0 ? -ENOMEM : 0;
+}
+
+/**
+ * vfp_config_persist_numvfs() - write into the config file @path that PF
+ * @pf should have @numvfs VFs, so it has them again after a reboot
+ * @ret_config: the configuration the file now holds
+ *
+ * The file is rewritten whole (indented, keys in their order) only when the
+ * result is a valid configuration. -EINVAL with @ret_error naming the field
+ * when it is not (or the file was not valid JSON); -errno from the write.
+ */
+VFP_EXPORT int vfp_config_persist_numvfs(const char *path, const char *pf, int numvfs,
+					 struct vfp_config **ret_config, char **ret_error)
+{
+	struct vfp_config *c = NULL;
+	json_error_t jerr;
+	json_t *root;
+	int r;
+
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return vfp_config_error(ret_error, path, "%s", jerr.text);
+	r = json_is_object(root) ? set_rule(root, pf, numvfs) : -EINVAL;
+	if (r == -EINVAL)
+		vfp_config_error(ret_error, path, "numvfs: must be a list to add to");
+	if (r >= 0)
+		r = vfp_config_load_json(root, &c, ret_error);
+	if (r >= 0)
+		r = write_atomic(path, root);
+	if (r >= 0 && ret_config)
+		*ret_config = TAKE_PTR(c);
+	else if (r < 0 && r != -EINVAL && ret_error)
+		vfp_config_error(ret_error, path, "writing: %s", strerror(-r));
+	vfp_config_unref(c);
+	json_decref(root);
+	return r;
+}
