@@ -218,4 +218,35 @@ for round in 1 2 3 4 5 6; do
 	esac
 done
 [ $ok = 1 ] && pass "kill -9 during attach/detach, 6 rounds: ledger and kernel agree after each restart"
+
+# -- vfctl doctor on a real host: the guest's IOMMU (QEMU's intel-iommu), vfio-pci, igb's SR-IOV
+vfctl doctor >/run/doctor 2>&1
+drc=$?
+bad=$(grep -Ev '^(PASS|SKIP|WARN|FAIL)  ' /run/doctor)
+if [ -z "$bad" ] && grep -q '^PASS  iommu  .*IOMMU groups' /run/doctor &&
+	grep -q '^PASS  vfio-pci ' /run/doctor && grep -q "^PASS  sriov $igb  *igb, ethernet" /run/doctor &&
+	grep -q "^PASS  sriov $nvme " /run/doctor; then
+	pass "doctor (exit $drc): $(grep -c '^PASS' /run/doctor) PASS, $(grep -c '^WARN' /run/doctor) WARN, $(grep -c '^FAIL' /run/doctor) FAIL; $(grep '  iommu ' /run/doctor | cut -c7- | tr -s ' ')"
+else
+	fail doctor "exit $drc: $(tr '\n' '|' </run/doctor)"
+fi
+grep -E '^(WARN|FAIL)' /run/doctor | while read -r line; do info doctor "$line"; done
+
+# -- a reboot-like start: numvfs persisted, the PF reset to 0, the agent puts the VFs back
+for id in $(api allocations | jq -r '.allocations[].id'); do vfctl release "$id" >/dev/null 2>&1; done
+vfctl numvfs "$igb" 5 --persist >/run/out 2>&1
+prc=$?
+kill "$agent"; wait "$agent" 2>/dev/null
+echo 0 >"/sys/bus/pci/devices/$igb/sriov_numvfs"
+zero=$(cat "/sys/bus/pci/devices/$igb/sriov_numvfs")
+start_agent
+udevadm settle --timeout=10
+now=$(cat "/sys/bus/pci/devices/$igb/sriov_numvfs")
+seen=$(api show "$igb" | jq '.vfs | length')
+if [ $prc = 0 ] && [ "$zero" = 0 ] && [ "$now" = 5 ] && [ "$seen" = 5 ] &&
+	grep -q "numvfs: PF $igb 0 -> 5 VFs, as the config says" /run/agent.log; then
+	pass "reboot-like start: igb at 0 VFs, the persisted rule ($(jq -c .numvfs /etc/vfagent/vfagent.json)) gave back $now, $seen inventoried"
+else
+	fail "numvfs persist" "persist exit $prc ($(cat /run/out)), at stop $zero, after start $now, agent sees $seen"
+fi
 kill "$agent"
