@@ -23,6 +23,7 @@
 #include "agent/vm/libvirt.h"
 #include "agent/release.h"
 #include "agent/sim/sim-host.h"
+#include "agent/vf-reset.h"
 #include "agent/vm/vm.h"
 
 static __attribute__((format(printf, 6, 0))) void
@@ -165,10 +166,23 @@ static int op_undo(void *userdata, const struct vfp_allocation *alloc)
 	return r;
 }
 
+/* A release a crash interrupted goes on: VFs restored, then reset as on any release. */
+static int op_restore(void *userdata, const struct vfp_allocation *alloc)
+{
+	char why[256];
+	int r = op_undo(userdata, alloc);
+
+	if (r >= 0 && agent_reset_vfs(userdata, alloc, NULL, false, why, sizeof(why)) > 0) {
+		log_error("allocation %s: %s", vfp_allocation_get_id(alloc), why);
+		r = -EIO; /* its VFs are quarantined */
+	}
+	return r;
+}
+
 static const struct vfp_reconcile_ops reconcile_ops = {
 	.is_attached = op_is_attached,
 	.detach = op_undo,
-	.restore = op_undo,
+	.restore = op_restore,
 };
 
 /*

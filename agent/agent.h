@@ -59,6 +59,8 @@ struct agent {
 	char *token; /* bearer token for TCP listeners; never logged */
 	double scan_seconds;
 	unsigned releases_unpruned; /* under ledger_lock */
+	/* VF resets and repairs, by result (atomic counters, for /metrics) */
+	unsigned long resets[2], repairs[2]; /* [0] failed, [1] ok */
 };
 
 int agent_init(struct agent *a);

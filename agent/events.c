@@ -106,6 +106,13 @@ void events_emit_numvfs(struct events *e, const struct vfp_numvfs_plan *p)
 					   "to", p->to, "totalvfs", p->totalvfs));
 }
 
+/* A VF changed state outside an allocation: quarantined after a failed reset, repaired. */
+void events_emit_vf(struct events *e, const char *pci, enum vfp_vf_state state, const char *reason)
+{
+	events_emit(e, "vf", json_pack("{s:s, s:s, s:s?}", "pci", pci, "state",
+				       vfp_vf_state_to_string(state), "reason", reason));
+}
+
 void events_emit_config(struct events *e, size_t pools)
 {
 	events_emit(e, "config", json_pack("{s:i}", "pools", (int)pools));

@@ -23,6 +23,7 @@ void events_emit_inventory(struct events *e, const char *why,
 			   const struct vfp_reconcile_report *rep);
 void events_emit_numvfs(struct events *e, const struct vfp_numvfs_plan *p);
 void events_emit_config(struct events *e, size_t pools);
+void events_emit_vf(struct events *e, const char *pci, enum vfp_vf_state state, const char *reason);
 uint64_t events_last_id(struct events *e);
 int events_wait(struct events *e, uint64_t *cursor, int timeout_ms, char **ret_text);
 void events_shutdown(struct events *e);

@@ -13,6 +13,7 @@
 #include "agent/events.h"
 #include "agent/owner.h"
 #include "agent/release.h"
+#include "agent/vf-reset.h"
 
 /**
  * agent_detach_all() - every VF of @alloc back to the host, from a domain or a namespace
@@ -68,15 +69,17 @@ void agent_prune_ledger(struct agent *a)
 /**
  * agent_release_allocation() - restore and free the VFs of allocation @id
  *
- * The release is an intent: written before the VFs are restored, confirmed
- * after; a restore that fails leaves the VFs quarantined (the release
- * itself succeeds, and the log says why). -ENOENT for an unknown or
+ * The release is an intent: written before the VFs are restored (and reset,
+ * as their pool says), confirmed after; a restore that fails leaves the VFs
+ * quarantined, a reset that fails its VF (the release itself succeeds, and
+ * the log says why). -ENOENT for an unknown or
  * already released allocation: a stale release changes nothing.
  */
 int agent_release_allocation(struct agent *a, const char *id, char *err, size_t err_size)
 {
 	struct vfp_allocation *alloc = NULL;
-	char why[256] = "";
+	struct vfp_restore_point **rps = NULL;
+	char why[256] = "", reset_why[256] = "";
 	int r, restored = 0;
 	bool prune = false;
 
@@ -89,8 +92,15 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 	else if ((r = vfp_ledger_begin(a->ledger, id, VFP_OP_RELEASE)) < 0)
 		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
+	if (r >= 0)
+		rps = agent_load_restore_points(a, alloc);
 	if (r >= 0 && vfp_allocation_get_state(alloc) == VFP_ALLOCATION_ATTACHED)
 		restored = agent_detach_all(a, alloc, why, sizeof(why));
+	/* restored: each VF reset and checked before it is free; one that fails stays out */
+	if (r >= 0 && restored >= 0)
+		agent_reset_vfs(a, alloc, rps, true, reset_why, sizeof(reset_why));
+	if (alloc)
+		agent_free_restore_points(rps, vfp_allocation_get_vf_count(alloc));
 	if (r >= 0) {
 		pthread_mutex_lock(&a->ledger_lock);
 		r = vfp_ledger_confirm(a->ledger, id, VFP_OP_RELEASE, restored >= 0,

@@ -98,6 +98,7 @@ int api_get_pf(struct api_request *req);
 int api_put_numvfs(struct api_request *req);
 int api_list_vfs(struct api_request *req);
 int api_get_vf(struct api_request *req);
+int api_repair_vf(struct api_request *req);
 int api_list_pools(struct api_request *req);
 int api_post_allocation(struct api_request *req);
 int api_list_allocations(struct api_request *req);

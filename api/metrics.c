@@ -143,6 +143,18 @@ int api_metrics_render(struct agent *a, char **ret_text)
 		   "# TYPE vfagent_scan_duration_seconds gauge\n"
 		   "vfagent_scan_duration_seconds %.6f\n",
 		a->scan_seconds);
+	fprintf(f, "# HELP vfagent_vf_resets_total VF resets between tenants (and their checks).\n"
+		   "# TYPE vfagent_vf_resets_total counter\n"
+		   "vfagent_vf_resets_total{result=\"ok\"} %lu\n"
+		   "vfagent_vf_resets_total{result=\"failed\"} %lu\n"
+		   "# HELP vfagent_vf_repairs_total Repairs of quarantined VFs.\n"
+		   "# TYPE vfagent_vf_repairs_total counter\n"
+		   "vfagent_vf_repairs_total{result=\"ok\"} %lu\n"
+		   "vfagent_vf_repairs_total{result=\"failed\"} %lu\n",
+		__atomic_load_n(&a->resets[1], __ATOMIC_RELAXED),
+		__atomic_load_n(&a->resets[0], __ATOMIC_RELAXED),
+		__atomic_load_n(&a->repairs[1], __ATOMIC_RELAXED),
+		__atomic_load_n(&a->repairs[0], __ATOMIC_RELAXED));
 	render_http(f);
 	if (fclose(f) != 0) {
 		free(text);

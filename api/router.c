@@ -26,6 +26,7 @@ const struct api_route api_routes[] = {
 	{ "PUT", "/v1/pfs/{pci}/numvfs", api_put_numvfs, NULL },
 	{ "GET", "/v1/vfs", api_list_vfs, vfs_query },
 	{ "GET", "/v1/vfs/{pci}", api_get_vf, NULL },
+	{ "POST", "/v1/vfs/{pci}/repair", api_repair_vf, NULL },
 	{ "GET", "/v1/pools", api_list_pools, NULL },
 	{ "POST", "/v1/allocations", api_post_allocation, NULL },
 	{ "GET", "/v1/allocations", api_list_allocations, allocations_query },

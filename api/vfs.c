@@ -9,6 +9,7 @@
 
 #include "agent/container/rdma.h"
 #include "agent/pf/pf-side.h"
+#include "agent/vf-reset.h"
 #include "api/api.h"
 
 /* A request made in this process (the API fuzzer's) has no connection, so no query or header. */
@@ -36,8 +37,10 @@ json_t *api_vf_json(struct api_request *req, const struct vfp_vf *vf)
 							  : "unknown"));
 	json_object_set_new(o, "allocation",
 			    known && l.allocation[0] ? json_string(l.allocation) : json_null());
-	if (known && l.reason[0])
+	if (known && l.reason[0]) {
 		json_object_set_new(o, "reason", json_string(l.reason));
+		json_object_set_new(o, "since", json_integer(l.since));
+	}
 	return o;
 }
 
@@ -170,4 +173,15 @@ int api_get_vf(struct api_request *req)
 	if (!o)
 		return api_fail(req, -ENOMEM, "out of memory");
 	return api_reply(req, 200, o);
+}
+
+/* POST /v1/vfs/{pci}/repair: a quarantined VF onto its own driver, reset, checked, free. */
+int api_repair_vf(struct api_request *req)
+{
+	char err[512] = "";
+	int r = agent_repair_vf(req->agent, req->params[0], err, sizeof(err));
+
+	if (r < 0)
+		return api_fail(req, r, "%s", err);
+	return api_get_vf(req);
 }

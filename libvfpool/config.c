@@ -24,6 +24,7 @@ struct pool_config {
 	struct vfp_selector selector;
 	json_t *selector_json; /* as written, for GET /v1/pools */
 	unsigned grow_step;    /* 0: the pool never grows its PFs */
+	bool no_reset;	       /* "reset": "none": VFs are not reset between tenants */
 };
 
 struct network_config {
@@ -91,9 +92,25 @@ static int parse_grow(json_t *o, const char *path, unsigned *ret, char **err)
 	return r;
 }
 
+/* "reset": "flr" (the default: reset between tenants) or "none". */
+static int parse_reset(json_t *v, const char *path, bool *ret_none, char **err)
+{
+	const char *s = json_string_value(v);
+	char sub[256];
+
+	*ret_none = false;
+	if (!v)
+		return 0;
+	snprintf(sub, sizeof(sub), "%s.reset", path);
+	if (!s || (strcmp(s, "flr") != 0 && strcmp(s, "none") != 0))
+		return vfp_config_error(err, sub, "must be \"flr\" or \"none\"");
+	*ret_none = strcmp(s, "none") == 0;
+	return 0;
+}
+
 static int parse_pool(struct vfp_config *c, json_t *o, const char *path, char **err)
 {
-	static const char *const keys[] = { "name", "selector", "grow", NULL };
+	static const char *const keys[] = { "name", "selector", "grow", "reset", NULL };
 	struct pool_config *p = &c->pools[c->n_pools];
 	char sub[256];
 	const char *name;
@@ -117,6 +134,9 @@ static int parse_pool(struct vfp_config *c, json_t *o, const char *path, char **
 	if (!json_object_get(o, "selector"))
 		return vfp_config_error(err, sub, "missing");
 	r = vfp_selector_parse(json_object_get(o, "selector"), sub, &p->selector, err);
+	if (r < 0)
+		return r;
+	r = parse_reset(json_object_get(o, "reset"), path, &p->no_reset, err);
 	if (r < 0)
 		return r;
 	p->selector_json = json_incref(json_object_get(o, "selector"));
@@ -566,6 +586,14 @@ VFP_EXPORT unsigned vfp_config_get_pool_grow_step(const struct vfp_config *c, si
 	return i < c->n_pools ? c->pools[i].grow_step : 0;
 }
 
+/* Whether VFs of pool @name are reset between tenants (true for an unknown pool). */
+VFP_EXPORT bool vfp_config_pool_resets(const struct vfp_config *c, const char *name)
+{
+	int i = name ? vfp_config_find_pool(c, name) : -1;
+
+	return i < 0 || !c->pools[i].no_reset;
+}
+
 /* The pool's index, or -ENOENT. */
 VFP_EXPORT int vfp_config_find_pool(const struct vfp_config *c, const char *name)
 {
@@ -620,16 +648,17 @@ VFP_EXPORT bool vfp_config_get_guid_range(const struct vfp_config *c,
 	return true;
 }
 
-/* [{"name":…,"selector":{…},"grow_step":N}] in config order. */
+/* [{"name":…,"selector":{…},"grow_step":N,"reset":"flr"|"none"}] in config order. */
 VFP_EXPORT json_t *vfp_config_pools_to_json(const struct vfp_config *c)
 {
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < c->n_pools; i++) {
-		if (json_array_append_new(a, json_pack("{s:s, s:O, s:I}", "name", c->pools[i].name,
-						       "selector", c->pools[i].selector_json,
-						       "grow_step",
-						       (json_int_t)c->pools[i].grow_step)) < 0) {
+		if (json_array_append_new(a, json_pack("{s:s, s:O, s:I, s:s}", "name",
+						       c->pools[i].name, "selector",
+						       c->pools[i].selector_json, "grow_step",
+						       (json_int_t)c->pools[i].grow_step, "reset",
+						       c->pools[i].no_reset ? "none" : "flr")) < 0) {
 			json_decref(a);
 			return NULL;
 		}

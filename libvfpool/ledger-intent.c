@@ -69,9 +69,11 @@ int vfp_ledger_set_allocation_state(struct vfp_ledger *l, const char *id,
 int vfp_ledger_set_allocation_vfs_state(struct vfp_ledger *l, const char *id,
 					enum vfp_vf_state state, const char *reason)
 {
+	/* a VF quarantined while its release ran (its reset failed) is not freed with the rest */
 	static const char sql[] =
-		"UPDATE vfs SET state = ?, reason = ?, updated = ? WHERE state != 'unavailable' "
-		"AND pci IN (SELECT pci FROM allocation_vfs WHERE allocation_id = ? AND live = 1)";
+		"UPDATE vfs SET state = ?1, reason = ?2, updated = ?3 WHERE state != 'unavailable' "
+		"AND NOT (state = 'quarantined' AND ?1 = 'free') "
+		"AND pci IN (SELECT pci FROM allocation_vfs WHERE allocation_id = ?4 AND live = 1)";
 	sqlite3_stmt *st;
 	int r;
 

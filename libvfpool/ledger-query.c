@@ -183,7 +183,7 @@ VFP_EXPORT int vfp_ledger_get_vf(struct vfp_ledger *l, const char *pci, struct v
 {
 	static const char sql[] =
 		"SELECT f.pool, f.state, f.reason, (SELECT allocation_id FROM allocation_vfs v "
-		"WHERE v.pci = f.pci AND v.live = 1) FROM vfs f WHERE f.pci = ?";
+		"WHERE v.pci = f.pci AND v.live = 1), f.updated FROM vfs f WHERE f.pci = ?";
 	sqlite3_stmt *st;
 	int r = vfp_ledger_stmt(l, sql, &st);
 
@@ -196,6 +196,7 @@ VFP_EXPORT int vfp_ledger_get_vf(struct vfp_ledger *l, const char *pci, struct v
 		ret->state = vfp_vf_state_from_string(col_text(st, 1));
 		copy_text(st, 2, ret->reason, sizeof(ret->reason));
 		copy_text(st, 3, ret->allocation, sizeof(ret->allocation));
+		ret->since = sqlite3_column_int64(st, 4);
 		r = 0;
 	}
 	sqlite3_reset(st);

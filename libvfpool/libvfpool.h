@@ -118,6 +118,7 @@ struct vfp_config *vfp_config_unref(struct vfp_config *config);
 size_t vfp_config_get_pool_count(const struct vfp_config *config);
 const char *vfp_config_get_pool_name(const struct vfp_config *config, size_t i);
 unsigned vfp_config_get_pool_grow_step(const struct vfp_config *config, size_t i);
+bool vfp_config_pool_resets(const struct vfp_config *config, const char *name);
 int vfp_config_find_pool(const struct vfp_config *config, const char *name);
 const char *vfp_config_pool_for_vf(const struct vfp_config *config, const struct vfp_vf *vf);
 bool vfp_config_is_excluded(const struct vfp_config *config, const struct vfp_vf *vf);
@@ -345,6 +346,7 @@ struct vfp_ledger_vf {
 	enum vfp_vf_state state;
 	char reason[128];     /* "" for none */
 	char allocation[37];  /* the live allocation holding it, "" for none */
+	long long since;      /* when it came into this state (seconds since the epoch) */
 };
 
 /* How many VFs of a pool are in each state. */
@@ -381,6 +383,8 @@ int vfp_ledger_prune(struct vfp_ledger *l, const struct vfp_retention *keep,
 int vfp_ledger_get_vf(struct vfp_ledger *l, const char *pci, struct vfp_ledger_vf *ret);
 int vfp_ledger_counts(struct vfp_ledger *l, struct vfp_pool_count **ret_counts, size_t *ret_n);
 json_t *vfp_ledger_audit(struct vfp_ledger *l, const char *pci, unsigned limit);
+int vfp_ledger_quarantine_vf(struct vfp_ledger *l, const char *pci, const char *reason);
+int vfp_ledger_repair_vf(struct vfp_ledger *l, const char *pci, bool ok, const char *reason);
 int vfp_ledger_set_restore_point(struct vfp_ledger *l, const char *pci,
 				 const struct vfp_restore_point *rp);
 int vfp_ledger_get_restore_point(struct vfp_ledger *l, const char *pci,
@@ -394,6 +398,18 @@ int vfp_device_bind_driver(struct vfp_ctx *ctx, const char *pci, const char *dri
 int vfp_device_rebind(struct vfp_ctx *ctx, const char *pci);
 int vfp_vf_write_ib_guids(struct vfp_ctx *ctx, const char *pf_pci, const char *driver,
 			  unsigned index, const char *node, const char *port);
+
+/* The steps of a reset, for saying which one failed. */
+enum vfp_reset_step {
+	VFP_RESET_METHOD,
+	VFP_RESET_UNBIND,
+	VFP_RESET_WRITE,
+	VFP_RESET_REBIND,
+};
+
+const char *vfp_reset_step_to_string(enum vfp_reset_step s);
+int vfp_device_reset(struct vfp_ctx *ctx, const char *pci, enum vfp_reset_step *ret_step,
+		     char ret_methods[static 64]);
 
 /* ---- resizing PFs (sriov_numvfs) ------------------------------------------ */
 

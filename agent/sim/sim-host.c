@@ -116,6 +116,13 @@ int sim_add_vf(const char *root, const struct sim_pf_spec *spec, unsigned index,
 	sim_pathf(rel, sizeof(rel), "%s/driver_override", vf_dev);
 	if (r >= 0)
 		r = sim_write(root, rel, "(null)\n");
+	/* a VF resets by FLR (SR-IOV requires it); writes to reset go to the simulated kernel */
+	sim_pathf(rel, sizeof(rel), "%s/reset_method", vf_dev);
+	if (r >= 0)
+		r = sim_write(root, rel, "flr\n");
+	sim_pathf(rel, sizeof(rel), "%s/reset", vf_dev);
+	if (r >= 0)
+		r = sim_write(root, rel, "%s", "");
 	sim_pathf(rel, sizeof(rel), "%s/physfn", vf_dev);
 	if (r >= 0)
 		r = sim_symlink(root, rel, pf_dev);

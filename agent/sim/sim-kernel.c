@@ -228,6 +228,39 @@ static int probe(const char *root, const char *addr)
 	return r;
 }
 
+/*
+ * reset_store() of drivers/pci/pci-sysfs.c: only "1" (EINVAL), a function
+ * with no reset method has none (ENOTTY). A reset with a driver bound
+ * takes the function from under it: the driver lets go and probes again,
+ * so what it made (netdev, MAC) is made anew. Each reset is recorded in
+ * <root>/sim-resets, one address a line, for tests to count.
+ */
+static int reset(const char *root, const char *addr, const char *value)
+{
+	char dev[PATH_MAX], rel[PATH_MAX], methods[64] = "", drv[64];
+	FILE *log;
+
+	if (sim_device_dir(root, addr, dev, sizeof(dev)) < 0)
+		return -ENODEV;
+	if (strcmp(value, "1") != 0 && strcmp(value, "1\n") != 0)
+		return -EINVAL;
+	sim_pathf(rel, sizeof(rel), "%s/reset_method", dev);
+	if (read_file(root, rel, methods, sizeof(methods)) < 0 || !methods[0])
+		return -ENOTTY;
+	sim_pathf(rel, sizeof(rel), "%s/driver", dev);
+	if (read_link_name(root, rel, drv, sizeof(drv)) >= 0) {
+		unbind(root, addr);
+		probe(root, addr);
+	}
+	sim_pathf(rel, sizeof(rel), "%s/sim-resets", root);
+	log = fopen(rel, "ae");
+	if (log) {
+		fprintf(log, "%s\n", addr);
+		fclose(log);
+	}
+	return 0;
+}
+
 /* "bus/pci/drivers/D/unbind" or "bus/pci/devices/X/driver/unbind": the device is in @value. */
 static bool is_unbind(const char *rel)
 {
@@ -304,6 +337,10 @@ int sim_kernel_write(void *userdata, const char *root, const char *rel, const ch
 	snprintf(pf, sizeof(pf), "%.*s", (int)(attr - (rel + 16)), rel + 16);
 	if (strcmp(attr, "/sriov_numvfs") == 0) {
 		*ret_result = set_numvfs(root, pf, value);
+		return 1;
+	}
+	if (strcmp(attr, "/reset") == 0) {
+		*ret_result = reset(root, pf, value);
 		return 1;
 	}
 	return 0;

@@ -76,6 +76,9 @@ static void print_line(const char *event, json_t *d)
 		       when, S("pf"), I("from"), I("to"), I("totalvfs"));
 	else if (strcmp(event, "config") == 0)
 		printf("%s config %" JSON_INTEGER_FORMAT " pools\n", when, I("pools"));
+	else if (strcmp(event, "vf") == 0)
+		printf("%s vf %s %s%s%s\n", when, S("pci"), S("state"),
+		       json_object_get(d, "reason") ? ": " : "", json_string_value(json_object_get(d, "reason")) ?: "");
 	else
 		printf("%s %s\n", when, event);
 #undef S

@@ -496,6 +496,29 @@ static int cmd_bind(struct vfctl *c)
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* repair PCI: a quarantined VF reset, checked and free again (or why not). */
+static int cmd_repair(struct vfctl *c)
+{
+	char path[64], pci[VFP_PCI_ADDR_LEN + 1];
+	json_t *o = NULL;
+
+	if (vfp_pci_addr_normalize(c->argv[0], pci) < 0) {
+		fprintf(stderr, "vfctl: repair: \"%s\" is not a PCI address like 0000:3b:00.2\n",
+			c->argv[0]);
+		return EXIT_USAGE;
+	}
+	snprintf(path, sizeof(path), "/v1/vfs/%s/repair", pci);
+	if (vfctl_request(&c->http, "POST", path, NULL, NULL, &o) < 0)
+		return EXIT_FAILURE;
+	if (c->json)
+		print_json(o);
+	else
+		printf("VF %s repaired: %s\n", pci,
+		       json_string_value(json_object_get(o, "state")) ?: "?");
+	json_decref(o);
+	return EXIT_SUCCESS;
+}
+
 /* doctor: the host's preflight; exit 0 all passed, 1 a warning, 2 a failure. */
 static int cmd_doctor(struct vfctl *c)
 {
@@ -543,6 +566,7 @@ static const struct command commands[] = {
 		    "reboot)", 2, 2, cmd_numvfs },
 	{ "events", "follow inventory and allocation changes (through agent restarts)", 0, 0,
 	  cmd_events },
+	{ "repair", "PCI   a quarantined VF: reset, checked, and free again", 1, 1, cmd_repair },
 	{ "doctor", "[--local]   check the host: IOMMU, vfio-pci, SR-IOV firmware, IB ports, "
 		    "RDMA\n           netns mode, config, socket group, pools (exit 0/1/2: "
 		    "pass/warn/fail)",

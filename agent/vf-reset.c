@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A VF reset between tenants and checked before anyone gets it again: the
+ * function-level reset (libvfpool's vfp_device_reset: off its driver, FLR,
+ * back on it), then what must be true of a healthy VF: its driver bound
+ * again, its netdev back in the host (when its driver makes one), and its
+ * settings on the PF the ones it had before the tenant.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent/events.h"
+#include "agent/pf/pf-side.h"
+#include "agent/vf-reset.h"
+
+/* The driver's netdev, given up to @ms to appear (a probe makes it asynchronously). */
+static bool netdev_back(struct vfp_ctx *ctx, const char *pci, int ms)
+{
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+	char name[64];
+
+	for (int waited = 0; waited <= ms; waited += 20) {
+		if (vfp_device_read_netdev(ctx, pci, name, sizeof(name)) >= 0)
+			return true;
+		nanosleep(&tick, NULL);
+	}
+	return false;
+}
+
+/* The VF's settings on the PF against its restore point; unreadable is not a failure. */
+static int check_pf_side(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
+			 char *why, size_t size)
+{
+	struct vfp_vf_config now;
+	const struct vfp_vf_config *was = &rp->pf_side;
+	char ignored[256];
+
+	if (!rp->has_pf_side || pf_side_read(a, pci, &now, ignored, sizeof(ignored)) < 0)
+		return 0;
+	if (was->has_mac && now.has_mac && memcmp(was->mac, now.mac, 6) != 0) {
+		snprintf(why, size, "its MAC on the PF is not the one it had before");
+		return -EIO;
+	}
+	if (was->vlan != VFP_UNSET && now.vlan != VFP_UNSET && was->vlan != now.vlan) {
+		snprintf(why, size, "its VLAN on the PF is %d, not %d as before", now.vlan,
+			 was->vlan);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* A healthy VF after its reset: the same driver, its netdev back, its PF-side settings. */
+static int check_after(struct agent *a, const char *pci, const char *before, bool had_netdev,
+		       const struct vfp_restore_point *rp, char *why, size_t size)
+{
+	char now[64] = "";
+
+	(void)vfp_device_read_driver(a->ctx, pci, now, sizeof(now));
+	if (strcmp(before, now) != 0) {
+		snprintf(why, size, "after the reset its driver is %s, not %s", now[0] ? now : "none",
+			 before[0] ? before : "none");
+		return -ENXIO;
+	}
+	if (had_netdev && !netdev_back(a->ctx, pci, 2000)) {
+		snprintf(why, size, "after the reset %s made no netdev", now);
+		return -ENODEV;
+	}
+	return rp ? check_pf_side(a, pci, rp, why, size) : 0;
+}
+
+/**
+ * agent_vf_reset() - reset VF @pci and check it came back healthy
+ * @rp: its restore point (the PF-side settings to find again); may be NULL
+ * @why: on failure, what went wrong, for the VF's quarantine reason
+ *
+ * The VF must be out of every allocation's reach (releasing, quarantined).
+ */
+int agent_vf_reset(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
+		   char *why, size_t size)
+{
+	char before[64] = "", methods[64] = "", name[64];
+	enum vfp_reset_step step = VFP_RESET_METHOD;
+	bool had_netdev;
+	int r;
+
+	(void)vfp_device_read_driver(a->ctx, pci, before, sizeof(before));
+	had_netdev = before[0] && vfp_device_read_netdev(a->ctx, pci, name, sizeof(name)) >= 0;
+	r = vfp_device_reset(a->ctx, pci, &step, methods);
+	if (r < 0)
+		snprintf(why, size, "reset (%s): %s: %s", methods[0] ? methods : "no method",
+			 vfp_reset_step_to_string(step), strerror(-r));
+	else
+		r = check_after(a, pci, before, had_netdev, rp, why, size);
+	__atomic_fetch_add(&a->resets[r >= 0], 1, __ATOMIC_RELAXED);
+	if (r >= 0)
+		log_info("VF %s: reset (%s), %s bound again%s", pci, methods,
+			 before[0] ? before : "no driver", had_netdev ? ", netdev back" : "");
+	return r;
+}
+
+/* The restore points of @alloc's VFs, in its order, before a release clears them. */
+struct vfp_restore_point **agent_load_restore_points(struct agent *a,
+						     const struct vfp_allocation *alloc)
+{
+	size_t n = vfp_allocation_get_vf_count(alloc);
+	struct vfp_restore_point **rps = calloc(n + 1, sizeof(*rps));
+
+	for (size_t i = 0; rps && i < n; i++)
+		rps[i] = restore_point_load(a, vfp_allocation_get_vf(alloc, i)->pci);
+	return rps;
+}
+
+void agent_free_restore_points(struct vfp_restore_point **rps, size_t n)
+{
+	for (size_t i = 0; rps && i < n; i++)
+		vfp_restore_point_free(rps[i]);
+	free(rps);
+}
+
+/* Quarantines @pci with @why (its release goes on without it). */
+static void quarantine(struct agent *a, const char *pci, const char *why)
+{
+	char reason[300];
+
+	snprintf(reason, sizeof(reason), "reset failed: %s", why);
+	pthread_mutex_lock(&a->ledger_lock);
+	if (vfp_ledger_quarantine_vf(a->ledger, pci, reason) < 0)
+		log_error("VF %s: %s", pci, vfp_ledger_get_error(a->ledger));
+	pthread_mutex_unlock(&a->ledger_lock);
+	log_error("VF %s: quarantined: %s", pci, reason);
+	events_emit_vf(a->events, pci, VFP_VF_QUARANTINED, reason);
+}
+
+/**
+ * agent_reset_vfs() - reset every VF of @alloc whose pool asks for it
+ * @rps: their restore points (agent_load_restore_points()), or NULL
+ * @quarantine_failed: quarantine a VF whose reset failed, else only say so
+ *
+ * A VF that is gone from the host is skipped. Returns how many failed;
+ * @why says why the first did.
+ */
+int agent_reset_vfs(struct agent *a, const struct vfp_allocation *alloc,
+		    struct vfp_restore_point **rps, bool quarantine_failed, char *why, size_t size)
+{
+	struct vfp_config *config = agent_get_config(a);
+	bool resets = vfp_config_pool_resets(config, vfp_allocation_get_pool(alloc));
+	int failed = 0;
+
+	vfp_config_unref(config);
+	for (size_t i = 0; resets && i < vfp_allocation_get_vf_count(alloc); i++) {
+		const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
+		char drv[64], msg[256];
+
+		if (vfp_device_read_driver(a->ctx, pci, drv, sizeof(drv)) == -ENODEV)
+			continue; /* vanished: nothing to reset */
+		if (agent_vf_reset(a, pci, rps ? rps[i] : NULL, msg, sizeof(msg)) >= 0)
+			continue;
+		if (!failed++)
+			snprintf(why, size, "VF %s: %s", pci, msg);
+		if (quarantine_failed)
+			quarantine(a, pci, msg);
+	}
+	return failed;
+}
+
+/**
+ * agent_repair_vf() - bring quarantined VF @pci back: onto its own driver,
+ * reset, checked, and free again
+ *
+ * -EBUSY when it is not quarantined or an allocation holds it, or when the
+ * repair failed (it stays quarantined, with this attempt's reason);
+ * -ENOENT for an unknown VF. @err says which.
+ */
+int agent_repair_vf(struct agent *a, const char *pci, char *err, size_t err_size)
+{
+	char why[256] = "", reason[300];
+	int r, r2;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_ledger_repair_vf(a->ledger, pci, false, NULL);
+	if (r < 0)
+		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
+	pthread_mutex_unlock(&a->ledger_lock);
+	if (r < 0)
+		return r;
+	r = vfp_device_bind_driver(a->ctx, pci, NULL);
+	if (r < 0)
+		snprintf(why, sizeof(why), "binding its own driver: %s",
+			 r == -ENXIO ? "no driver took it" : strerror(-r));
+	else
+		r = agent_vf_reset(a, pci, NULL, why, sizeof(why));
+	snprintf(reason, sizeof(reason), "repair failed: %s", why);
+	pthread_mutex_lock(&a->ledger_lock);
+	r2 = vfp_ledger_repair_vf(a->ledger, pci, r >= 0, r >= 0 ? NULL : reason);
+	if (r2 < 0)
+		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
+	pthread_mutex_unlock(&a->ledger_lock);
+	if (r2 < 0)
+		return r2;
+	__atomic_fetch_add(&a->repairs[r >= 0], 1, __ATOMIC_RELAXED);
+	events_emit_vf(a->events, pci, r >= 0 ? VFP_VF_FREE : VFP_VF_QUARANTINED,
+		       r >= 0 ? NULL : reason);
+	if (r < 0) {
+		log_error("VF %s: %s", pci, reason);
+		snprintf(err, err_size, "VF %s stays quarantined: %s", pci, reason);
+		return -EBUSY;
+	}
+	log_info("VF %s: repaired, free again", pci);
+	agent_rescan(a, "repair");
+	return 0;
+}
