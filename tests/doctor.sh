@@ -199,4 +199,4 @@ if [ -z "$(ls /sys/class/net/*/device/sriov_totalvfs 2>/dev/null)" ]; then
 	[ "$rc" = 2 ] && line FAIL sriov 'no SR-IOV PF under /sys/bus/pci/devices'
 fi
 echo "doctor: all checks passed"
-cat "$tmp/out" | sed 's/^/  real host: /'
+sed "s/^/  real host: /" "$tmp/out"

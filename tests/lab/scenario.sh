@@ -249,4 +249,39 @@ if [ $prc = 0 ] && [ "$zero" = 0 ] && [ "$now" = 5 ] && [ "$seen" = 5 ] &&
 else
 	fail "numvfs persist" "persist exit $prc ($(cat /run/out)), at stop $zero, after start $now, agent sees $seen"
 fi
+# -- VF reset between tenants on real VFs: igbvf's and the NVMe VF's, by the kernel's reset methods
+vf_of() { api show "$1" | jq -r '.vfs[0].pci'; }
+drv_of() { basename "$(readlink "/sys/bus/pci/devices/$1/driver" 2>/dev/null)" 2>/dev/null; }
+id5=$(api alloc igb --owner vm:r5 | jq -r .id); pci5=$(vf_of "$id5")
+id6=$(api alloc nvme --owner vm:r6 | jq -r .id); pci6=$(vf_of "$id6")
+n5=$(ls "/sys/bus/pci/devices/$pci5/net" 2>/dev/null); mac5=$(cat "/sys/bus/pci/devices/$pci5/net/$n5/address" 2>/dev/null)
+d6=$(drv_of "$pci6")
+vfctl release "$id5" >/run/out 2>&1; vfctl release "$id6" >>/run/out 2>&1
+udevadm settle --timeout=10
+n5b=$(ls "/sys/bus/pci/devices/$pci5/net" 2>/dev/null); mac5b=$(cat "/sys/bus/pci/devices/$pci5/net/$n5b/address" 2>/dev/null)
+st5=$(api show "$pci5" | jq -r .state); st6=$(api show "$pci6" | jq -r .state)
+if [ "$st5" = free ] && [ "$st6" = free ] && [ "$(drv_of "$pci5")" = igbvf ] && [ "$(drv_of "$pci6")" = "$d6" ] &&
+	[ -n "$n5b" ] && $ip link show "$n5b" >/dev/null 2>&1 &&
+	grep -q "VF $pci5: reset (.*), igbvf bound again, netdev back" /run/agent.log &&
+	grep -q "VF $pci6: reset (" /run/agent.log; then
+	pass "reset: igb VF $pci5 (igbvf: $n5 $mac5 -> $n5b $mac5b, reset_method $(cat "/sys/bus/pci/devices/$pci5/reset_method")) and NVMe VF $pci6 (${d6:-no driver}, $(cat "/sys/bus/pci/devices/$pci6/reset_method")) reset and free"
+else
+	fail reset "igb $pci5 $st5 $(drv_of "$pci5") net '$n5b'; nvme $pci6 $st6; $(grep "reset\|quarantin" /run/agent.log | tail -3 | tr '\n' '|') $(cat /run/out)"
+fi
+
+# -- the kernel cannot reset it (every reset method disabled): quarantined; repair once it can
+id7=$(api alloc igb --owner vm:r7 | jq -r .id); pci7=$(vf_of "$id7")
+echo "" >"/sys/bus/pci/devices/$pci7/reset_method"
+vfctl release "$id7" >/run/out 2>&1
+st7=$(api show "$pci7" | jq -r .state); why7=$(api show "$pci7" | jq -r .reason)
+vfctl repair "$pci7" >/run/out2 2>&1 && r1=ok || r1=refused
+echo default >"/sys/bus/pci/devices/$pci7/reset_method"
+vfctl repair "$pci7" >>/run/out2 2>&1 && r2=ok || r2=refused
+st7b=$(api show "$pci7" | jq -r .state)
+if [ "$st7" = quarantined ] && [ "$r1" = refused ] && [ "$r2" = ok ] && [ "$st7b" = free ] &&
+	[ "$(drv_of "$pci7")" = igbvf ]; then
+	pass "quarantine: $pci7 with its reset methods disabled: $why7; repaired once 'default' was back"
+else
+	fail quarantine "$pci7: $st7 ($why7), repair $r1 then $r2, now $st7b: $(cat /run/out /run/out2 | tr '\n' '|')"
+fi
 kill "$agent"
