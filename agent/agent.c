@@ -321,6 +321,26 @@ int agent_rescan(struct agent *a, const char *why)
 	return r;
 }
 
+/*
+ * The ledger against the inventory it has, for pools whose health policy
+ * watches the PF's link: a link event may have made VFs unhealthy or
+ * healthy again. Nothing is read from sysfs but the links.
+ */
+void agent_resync_health(struct agent *a)
+{
+	int r = 0;
+
+	pthread_rwlock_rdlock(&a->state_lock);
+	if (vfp_config_watches_pf_links(a->config)) {
+		pthread_mutex_lock(&a->ledger_lock);
+		r = vfp_ledger_sync(a->ledger, a->inv, a->config, NULL);
+		if (r < 0)
+			log_error("health: %s", vfp_ledger_get_error(a->ledger));
+		pthread_mutex_unlock(&a->ledger_lock);
+	}
+	pthread_rwlock_unlock(&a->state_lock);
+}
+
 /* SIGHUP: a config that does not parse keeps the old one, and says why. */
 int agent_reload_config(struct agent *a)
 {

@@ -66,6 +66,7 @@ struct agent {
 int agent_init(struct agent *a);
 void agent_fini(struct agent *a);
 int agent_rescan(struct agent *a, const char *why);
+void agent_resync_health(struct agent *a);
 int agent_reload_config(struct agent *a);
 int agent_replace_config(struct agent *a, struct vfp_config *c);
 int agent_load_config(const struct agent *a, struct vfp_config **ret);

@@ -176,8 +176,10 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 		}
 		if (p[1].revents & POLLIN && udev_watch_drain(udev, why, sizeof(why)) > 0)
 			agent_rescan(a, why);
-		if (p[2].revents & POLLIN && link_watch_drain(links) > 0)
+		if (p[2].revents & POLLIN && link_watch_drain(links) > 0) {
 			agent_sweep_dead_owners(a, SWEEP_NETNS);
+			agent_resync_health(a); /* a PF's link went up or down */
+		}
 		if (p[3].revents & POLLIN) { /* a domain stopped or went, or libvirt came back */
 			libvirt_conn_drain(a->libvirt);
 			agent_sweep_dead_owners(a, SWEEP_DOMAINS);

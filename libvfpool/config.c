@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "config-numvfs.h"
+#include "health.h"
 #include "private.h"
 #include "selector.h"
 
@@ -25,6 +26,7 @@ struct pool_config {
 	json_t *selector_json; /* as written, for GET /v1/pools */
 	unsigned grow_step;    /* 0: the pool never grows its PFs */
 	bool no_reset;	       /* "reset": "none": VFs are not reset between tenants */
+	struct vfp_health_policy health;
 };
 
 struct network_config {
@@ -110,7 +112,7 @@ static int parse_reset(json_t *v, const char *path, bool *ret_none, char **err)
 
 static int parse_pool(struct vfp_config *c, json_t *o, const char *path, char **err)
 {
-	static const char *const keys[] = { "name", "selector", "grow", "reset", NULL };
+	static const char *const keys[] = { "name", "selector", "grow", "reset", "health", NULL };
 	struct pool_config *p = &c->pools[c->n_pools];
 	char sub[256];
 	const char *name;
@@ -137,8 +139,13 @@ static int parse_pool(struct vfp_config *c, json_t *o, const char *path, char **
 	if (r < 0)
 		return r;
 	r = parse_reset(json_object_get(o, "reset"), path, &p->no_reset, err);
-	if (r < 0)
+	snprintf(sub, sizeof(sub), "%s.health", path);
+	if (r >= 0 && json_object_get(o, "health"))
+		r = vfp_health_policy_parse(json_object_get(o, "health"), sub, &p->health, err);
+	if (r < 0) {
+		vfp_health_policy_clear(&p->health);
 		return r;
+	}
 	p->selector_json = json_incref(json_object_get(o, "selector"));
 	p->name = strdup(name);
 	c->n_pools++; /* from here on, vfp_config_unref() frees it */
@@ -548,6 +555,7 @@ VFP_EXPORT struct vfp_config *vfp_config_unref(struct vfp_config *c)
 	for (size_t i = 0; i < c->n_pools; i++) {
 		free(c->pools[i].name);
 		vfp_selector_clear(&c->pools[i].selector);
+		vfp_health_policy_clear(&c->pools[i].health);
 		json_decref(c->pools[i].selector_json);
 	}
 	free(c->pools);
@@ -612,6 +620,28 @@ VFP_EXPORT const char *vfp_config_pool_for_vf(const struct vfp_config *c, const 
 	return NULL;
 }
 
+/* Whether a pool's health policy asks about its PFs' links (link events matter then). */
+VFP_EXPORT bool vfp_config_watches_pf_links(const struct vfp_config *c)
+{
+	for (size_t i = 0; i < c->n_pools; i++)
+		if (c->pools[i].health.pf_link_up)
+			return true;
+	return false;
+}
+
+/**
+ * vfp_config_vf_unhealthy() - why VF @vf may not be offered by its pool's
+ * health policy ("unhealthy: …" in @buf), or NULL when it may (or is in no pool)
+ */
+VFP_EXPORT const char *vfp_config_vf_unhealthy(const struct vfp_config *c, const struct vfp_vf *vf,
+					       char *buf, size_t size)
+{
+	const char *pool = vfp_config_pool_for_vf(c, vf);
+	int i = pool ? vfp_config_find_pool(c, pool) : -1;
+
+	return i < 0 ? NULL : vfp_health_check(&c->pools[i].health, c, pool, vf, buf, size);
+}
+
 /* Excluded VFs stay with the host: listed themselves, or their PF is. */
 VFP_EXPORT bool vfp_config_is_excluded(const struct vfp_config *c, const struct vfp_vf *vf)
 {
@@ -654,11 +684,13 @@ VFP_EXPORT json_t *vfp_config_pools_to_json(const struct vfp_config *c)
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < c->n_pools; i++) {
-		if (json_array_append_new(a, json_pack("{s:s, s:O, s:I, s:s}", "name",
+		if (json_array_append_new(a, json_pack("{s:s, s:O, s:I, s:s, s:o}", "name",
 						       c->pools[i].name, "selector",
 						       c->pools[i].selector_json, "grow_step",
 						       (json_int_t)c->pools[i].grow_step, "reset",
-						       c->pools[i].no_reset ? "none" : "flr")) < 0) {
+						       c->pools[i].no_reset ? "none" : "flr", "health",
+						       vfp_health_policy_to_json(
+							       &c->pools[i].health))) < 0) {
 			json_decref(a);
 			return NULL;
 		}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Host checks of the configuration against the host: it parses, its
- * socket group exists, and every pool matches at least one VF.
+ * socket group exists, and every pool matches at least one VF, which its
+ * health policy lets it offer.
  */
 #include "config.h"
 
@@ -35,36 +36,59 @@ static void check_socket_group(const struct vfp_host_check_run *run)
 		  "no group %s: the agent cannot give its socket to it", name);
 }
 
+/* Per pool: its VFs, how many its health policy keeps back, and why the first is. */
+struct pool_tally {
+	size_t vfs, unhealthy;
+	char first[192];
+};
+
+static void tally_vf(const struct vfp_host_check_run *run, const struct vfp_vf *vf,
+		     struct pool_tally *t)
+{
+	const char *pool = vfp_config_pool_for_vf(run->config, vf);
+	int p = pool ? vfp_config_find_pool(run->config, pool) : -1;
+	char why[128];
+
+	if (p < 0 || vfp_config_is_excluded(run->config, vf))
+		return;
+	t[p].vfs++;
+	if (vfp_config_vf_unhealthy(run->config, vf, why, sizeof(why)) && !t[p].unhealthy++)
+		snprintf(t[p].first, sizeof(t[p].first), "%s: %s", vfp_vf_get_pci(vf), why);
+}
+
+static void report_pool(const struct vfp_host_check_run *run, const char *name,
+			const struct pool_tally *t)
+{
+	if (!t->vfs)
+		check_add(run, VFP_CHECK_WARN, "pool", name,
+			  "compare the pool's selector with `vfctl list`, or give its PFs VFs "
+			  "(vfctl numvfs PF N --persist)",
+			  "its selector matches no VF of this host");
+	else if (t->unhealthy)
+		check_add(run, VFP_CHECK_WARN, "pool", name,
+			  "fix what the reason names, or relax the pool's \"health\" policy",
+			  "%zu VFs, %zu not offered by its health policy (first: %s)", t->vfs,
+			  t->unhealthy, t->first);
+	else
+		check_add(run, VFP_CHECK_PASS, "pool", name, NULL, "%zu VFs", t->vfs);
+}
+
 static void check_pools(const struct vfp_host_check_run *run)
 {
 	size_t n_pools = vfp_config_get_pool_count(run->config);
-	size_t *count = calloc(n_pools ? n_pools : 1, sizeof(*count));
+	struct pool_tally *t = calloc(n_pools ? n_pools : 1, sizeof(*t));
 
-	if (!count)
+	if (!t)
 		return;
 	for (size_t i = 0; i < vfp_inventory_get_pf_count(run->inv); i++) {
 		const struct vfp_pf *pf = vfp_inventory_get_pf(run->inv, i);
 
-		for (size_t j = 0; j < vfp_pf_get_vf_count(pf); j++) {
-			const char *pool = vfp_config_pool_for_vf(run->config, vfp_pf_get_vf(pf, j));
-			int p = pool ? vfp_config_find_pool(run->config, pool) : -1;
-
-			if (p >= 0)
-				count[p]++;
-		}
+		for (size_t j = 0; j < vfp_pf_get_vf_count(pf); j++)
+			tally_vf(run, vfp_pf_get_vf(pf, j), t);
 	}
-	for (size_t p = 0; p < n_pools; p++) {
-		const char *name = vfp_config_get_pool_name(run->config, p);
-
-		if (count[p])
-			check_add(run, VFP_CHECK_PASS, "pool", name, NULL, "%zu VFs", count[p]);
-		else
-			check_add(run, VFP_CHECK_WARN, "pool", name,
-				  "compare the pool's selector with `vfctl list`, or give its PFs VFs "
-				  "(vfctl numvfs PF N --persist)",
-				  "its selector matches no VF of this host");
-	}
-	free(count);
+	for (size_t p = 0; p < n_pools; p++)
+		report_pool(run, vfp_config_get_pool_name(run->config, p), &t[p]);
+	free(t);
 }
 
 void vfp_host_check_config(const struct vfp_host_check_run *run)

@@ -122,6 +122,9 @@ bool vfp_config_pool_resets(const struct vfp_config *config, const char *name);
 int vfp_config_find_pool(const struct vfp_config *config, const char *name);
 const char *vfp_config_pool_for_vf(const struct vfp_config *config, const struct vfp_vf *vf);
 bool vfp_config_is_excluded(const struct vfp_config *config, const struct vfp_vf *vf);
+bool vfp_config_watches_pf_links(const struct vfp_config *config);
+const char *vfp_config_vf_unhealthy(const struct vfp_config *config, const struct vfp_vf *vf,
+				    char *buf, size_t size);
 const char *vfp_config_pool_for_network(const struct vfp_config *config, const char *bridge,
 					const char *network);
 const unsigned char *vfp_config_get_ipoib_mac_prefix(const struct vfp_config *config);

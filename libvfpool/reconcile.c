@@ -21,7 +21,7 @@
 struct known_vf {
 	char pci[VFP_PCI_ADDR_LEN + 1];
 	enum vfp_vf_state state;
-	char reason[32];
+	char reason[128];
 	bool held; /* a live allocation holds it */
 	bool seen;
 };
@@ -98,22 +98,25 @@ static bool vanished(const struct known_vf *k)
 	return k->state == VFP_VF_UNAVAILABLE && strcmp(k->reason, "vanished") == 0;
 }
 
-/* The state a VF of the inventory should move to, or KEEP. */
-static int next_state(const struct known_vf *k, bool excluded, const char **reason)
+/*
+ * The state a VF of the inventory should move to, or KEEP. @out: why it
+ * may not be offered ("excluded", "unhealthy: …"), NULL when it may.
+ */
+static int next_state(const struct known_vf *k, const char *out, const char **reason)
 {
-	*reason = excluded ? "excluded" : NULL;
+	*reason = out;
 	if (!k)
-		return excluded ? VFP_VF_UNAVAILABLE : VFP_VF_FREE;
+		return out ? VFP_VF_UNAVAILABLE : VFP_VF_FREE;
 	if (k->state == VFP_VF_FREE)
-		return excluded ? VFP_VF_UNAVAILABLE : KEEP;
+		return out ? VFP_VF_UNAVAILABLE : KEEP;
 	if (k->state != VFP_VF_UNAVAILABLE)
 		return KEEP;
 	if (vanished(k) && k->held) {
 		*reason = "returned after vanishing while allocated";
 		return VFP_VF_QUARANTINED;
 	}
-	if (excluded)
-		return strcmp(k->reason, "excluded") == 0 ? KEEP : VFP_VF_UNAVAILABLE;
+	if (out)
+		return strcmp(k->reason, out) == 0 ? KEEP : VFP_VF_UNAVAILABLE;
 	return VFP_VF_FREE;
 }
 
@@ -122,8 +125,10 @@ static int sync_vf(struct vfp_ledger *l, const struct vfp_config *config, const 
 {
 	struct known_vf *k = find_known(known, n_known, vfp_vf_get_pci(vf));
 	bool excluded = vfp_config_is_excluded(config, vf);
-	const char *reason;
-	int state = next_state(k, excluded, &reason);
+	char health[128];
+	const char *reason, *out = excluded ? "excluded"
+					     : vfp_config_vf_unhealthy(config, vf, health, sizeof(health));
+	int state = next_state(k, out, &reason);
 	int r;
 
 	if (k)
