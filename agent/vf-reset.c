@@ -54,16 +54,16 @@ static int check_pf_side(struct agent *a, const char *pci, const struct vfp_rest
 	return 0;
 }
 
-/* A healthy VF after its reset: the same driver, its netdev back, its PF-side settings. */
-static int check_after(struct agent *a, const char *pci, const char *before, bool had_netdev,
+/* A healthy VF after its reset: its driver again, its netdev back, its PF-side settings. */
+static int check_after(struct agent *a, const char *pci, const char *driver, bool had_netdev,
 		       const struct vfp_restore_point *rp, char *why, size_t size)
 {
 	char now[64] = "";
 
 	(void)vfp_device_read_driver(a->ctx, pci, now, sizeof(now));
-	if (strcmp(before, now) != 0) {
+	if (strcmp(driver, now) != 0) {
 		snprintf(why, size, "after the reset its driver is %s, not %s", now[0] ? now : "none",
-			 before[0] ? before : "none");
+			 driver[0] ? driver : "none");
 		return -ENXIO;
 	}
 	if (had_netdev && !netdev_back(a->ctx, pci, 2000)) {
@@ -79,27 +79,26 @@ static int check_after(struct agent *a, const char *pci, const char *before, boo
  * @why: on failure, what went wrong, for the VF's quarantine reason
  *
  * The VF must be out of every allocation's reach (releasing, quarantined).
+ * One whose reset a crash interrupted (unbound, its driver in
+ * driver_override) goes back to that driver.
  */
 int agent_vf_reset(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
 		   char *why, size_t size)
 {
-	char before[64] = "", methods[64] = "", name[64];
-	enum vfp_reset_step step = VFP_RESET_METHOD;
-	bool had_netdev;
-	int r;
+	struct vfp_reset_info info;
+	char name[64];
+	bool had_netdev = vfp_device_read_netdev(a->ctx, pci, name, sizeof(name)) >= 0;
+	int r = vfp_device_reset(a->ctx, pci, &info);
 
-	(void)vfp_device_read_driver(a->ctx, pci, before, sizeof(before));
-	had_netdev = before[0] && vfp_device_read_netdev(a->ctx, pci, name, sizeof(name)) >= 0;
-	r = vfp_device_reset(a->ctx, pci, &step, methods);
 	if (r < 0)
-		snprintf(why, size, "reset (%s): %s: %s", methods[0] ? methods : "no method",
-			 vfp_reset_step_to_string(step), strerror(-r));
+		snprintf(why, size, "reset (%s): %s: %s", info.methods[0] ? info.methods : "no method",
+			 vfp_reset_step_to_string(info.step), strerror(-r));
 	else
-		r = check_after(a, pci, before, had_netdev, rp, why, size);
+		r = check_after(a, pci, info.driver, had_netdev, rp, why, size);
 	__atomic_fetch_add(&a->resets[r >= 0], 1, __ATOMIC_RELAXED);
 	if (r >= 0)
-		log_info("VF %s: reset (%s), %s bound again%s", pci, methods,
-			 before[0] ? before : "no driver", had_netdev ? ", netdev back" : "");
+		log_info("VF %s: reset (%s), %s bound again%s", pci, info.methods,
+			 info.driver[0] ? info.driver : "no driver", had_netdev ? ", netdev back" : "");
 	return r;
 }
 

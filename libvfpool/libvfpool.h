@@ -410,9 +410,14 @@ enum vfp_reset_step {
 	VFP_RESET_REBIND,
 };
 
+struct vfp_reset_info {
+	char methods[64]; /* the kernel's reset_method ("flr") */
+	char driver[64];  /* the driver the device went back to, "" for none */
+	enum vfp_reset_step step; /* the step that failed */
+};
+
 const char *vfp_reset_step_to_string(enum vfp_reset_step s);
-int vfp_device_reset(struct vfp_ctx *ctx, const char *pci, enum vfp_reset_step *ret_step,
-		     char ret_methods[static 64]);
+int vfp_device_reset(struct vfp_ctx *ctx, const char *pci, struct vfp_reset_info *ret);
 
 /* ---- resizing PFs (sriov_numvfs) ------------------------------------------ */
 

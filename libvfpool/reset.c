@@ -46,58 +46,81 @@ static int reset_methods(struct vfp_ctx *ctx, const char *pci, char *buf, size_t
 	return r < 0 ? r : 0;
 }
 
-/* driver_override back to empty when it was before (binding set it). */
-static void clear_override(struct vfp_ctx *ctx, const char *pci)
+static int read_override(struct vfp_ctx *ctx, const char *pci, char *buf, size_t size)
 {
 	char rel[64];
 
 	vfp_sysfs_dev(rel, sizeof(rel), pci, "driver_override");
-	(void)vfp_sysfs_write(ctx, rel, "\n");
+	if (vfp_sysfs_read(ctx, rel, buf, size) < 0 || strcmp(buf, "(null)") == 0)
+		buf[0] = '\0';
+	return 0;
+}
+
+static int write_override(struct vfp_ctx *ctx, const char *pci, const char *driver)
+{
+	char rel[64];
+
+	vfp_sysfs_dev(rel, sizeof(rel), pci, "driver_override");
+	return vfp_sysfs_write(ctx, rel, driver[0] ? driver : "\n");
+}
+
+/*
+ * Off its driver, the driver's name left in driver_override: a reset that a
+ * crash interrupts leaves the VF unbound, and the override says where it
+ * goes back (vfp_device_reset() on it again finds it there).
+ */
+static int unbind_keeping_driver(struct vfp_ctx *ctx, const char *pci, const char *driver)
+{
+	char rel[64];
+	int r = write_override(ctx, pci, driver);
+
+	vfp_sysfs_dev(rel, sizeof(rel), pci, "driver/unbind");
+	return r < 0 ? r : vfp_sysfs_write(ctx, rel, pci);
 }
 
 /**
  * vfp_device_reset() - reset function @pci and bind it back to its driver
- * @ret_step: which step failed (may be NULL)
- * @ret_methods: the kernel's reset methods for it, for the log (may be NULL)
+ * @ret: the reset methods, the driver it went back to, and which step
+ *       failed (set on failure too)
  *
- * The driver it had (none is fine) is what it has after; a
- * driver_override that was empty is empty again. -EOPNOTSUPP when the
- * kernel has no way to reset it; -ENXIO when its driver did not take it
- * back (it is left unbound); the kernel's -errno of the failed step
- * otherwise.
+ * The driver it had (none is fine) is what it has after. A VF found
+ * unbound with a driver_override is one whose reset a crash interrupted:
+ * it goes back to that driver. -EOPNOTSUPP when the kernel has no way to
+ * reset it; -ENXIO when its driver did not take it back (it is left
+ * unbound); the kernel's -errno of the failed step otherwise.
  */
-VFP_EXPORT int vfp_device_reset(struct vfp_ctx *ctx, const char *pci,
-				enum vfp_reset_step *ret_step, char ret_methods[static 64])
+VFP_EXPORT int vfp_device_reset(struct vfp_ctx *ctx, const char *pci, struct vfp_reset_info *ret)
 {
-	char drv[64] = "", rel[64], override[64] = "", methods[64] = "";
-	enum vfp_reset_step step = VFP_RESET_METHOD;
+	char bound[64] = "", rel[64];
 	int r;
 
+	*ret = (struct vfp_reset_info){ .step = VFP_RESET_METHOD };
 	if (!vfp_pci_addr_is_valid(pci))
 		return -EINVAL;
-	r = reset_methods(ctx, pci, methods, sizeof(methods));
+	r = reset_methods(ctx, pci, ret->methods, sizeof(ret->methods));
 	if (r >= 0)
-		r = vfp_device_read_driver(ctx, pci, drv, sizeof(drv));
-	vfp_sysfs_dev(rel, sizeof(rel), pci, "driver_override");
-	if (r >= 0 && (vfp_sysfs_read(ctx, rel, override, sizeof(override)) < 0 ||
-		       strcmp(override, "(null)") == 0))
-		override[0] = '\0';
-	if (r >= 0 && drv[0] && (step = VFP_RESET_UNBIND))
-		r = vfp_device_bind_driver(ctx, pci, "");
+		r = vfp_device_read_driver(ctx, pci, bound, sizeof(bound));
+	if (r >= 0 && !bound[0]) /* unbound: an interrupted reset's override names its driver */
+		read_override(ctx, pci, ret->driver, sizeof(ret->driver));
+	else if (r >= 0)
+		snprintf(ret->driver, sizeof(ret->driver), "%s", bound);
+	if (r >= 0 && bound[0]) {
+		ret->step = VFP_RESET_UNBIND;
+		r = unbind_keeping_driver(ctx, pci, bound);
+	}
 	vfp_sysfs_dev(rel, sizeof(rel), pci, "reset");
-	if (r >= 0 && (step = VFP_RESET_WRITE))
+	if (r >= 0) {
+		ret->step = VFP_RESET_WRITE;
 		r = vfp_sysfs_write(ctx, rel, "1");
-	if (drv[0] && step >= VFP_RESET_UNBIND) { /* back on its driver, even after a failed reset */
-		int rr = vfp_device_bind_driver(ctx, pci, drv);
+	}
+	if (ret->driver[0] && ret->step >= VFP_RESET_UNBIND) { /* back on it, even after a failure */
+		int rr = vfp_device_bind_driver(ctx, pci, ret->driver);
 
 		if (rr < 0 && r >= 0)
-			r = rr, step = VFP_RESET_REBIND;
-		if (rr >= 0 && !override[0])
-			clear_override(ctx, pci);
+			r = rr, ret->step = VFP_RESET_REBIND;
+		if (rr >= 0)
+			write_override(ctx, pci, "");
 	}
-	vfp_dbg(ctx, "%s: reset (%s): %d", pci, methods, r);
-	if (ret_step)
-		*ret_step = step;
-	snprintf(ret_methods, 64, "%s", methods);
+	vfp_dbg(ctx, "%s: reset (%s): %d", pci, ret->methods, r);
 	return r;
 }

@@ -170,9 +170,11 @@ VFAGENT_SOCKET=$tmp/none.sock "$b/agent/vfctl/vfctl" pools 2>"$tmp/err" && fail 
 grep -q 'agent not running' "$tmp/err" || fail "no-agent message: $(cat "$tmp/err")"
 
 # ---- events: one line each, JSON lines with -o json, followed through an agent restart
-vfctl events >"$tmp/events" 2>"$tmp/events.err" &
+# not through the vfctl function: a backgrounded function is a subshell, and killing it
+# would leave the follower running (it follows through restarts) with the test's output
+VFAGENT_SOCKET=$sock "$b/agent/vfctl/vfctl" events >"$tmp/events" 2>"$tmp/events.err" &
 ev=$!
-vfctl -o json events >"$tmp/events.json" 2>/dev/null &
+VFAGENT_SOCKET=$sock "$b/agent/vfctl/vfctl" -o json events >"$tmp/events.json" 2>/dev/null &
 evj=$!
 sleep 0.5
 eid=$(vfctl alloc eth --owner pid:$$ -o json | jq -r .id)

@@ -8,6 +8,8 @@
 set -eu
 b=${top_builddir:-.}
 . "${top_srcdir:-.}/tests/api-lib.sh"
+events_pid=
+trap '[ -z "$events_pid" ] || kill "$events_pid" 2>/dev/null; cleanup' EXIT
 
 "$b/agent/vfagentd" --simulate "$tmp/sys" --once 2>"$tmp/agent.log"
 cat >"$tmp/vfagent.json" <<'JSON'
@@ -16,6 +18,7 @@ cat >"$tmp/vfagent.json" <<'JSON'
 JSON
 start_agent --config "$tmp/vfagent.json"
 fault() { printf '%s\n' "$1" >"$tmp/sys/sim-faults"; }
+dev_dir=$tmp/sys/bus/pci/devices
 resets() { grep -c "^$1\$" "$tmp/sys/sim-resets" 2>/dev/null || true; }
 claim() { # POOL: one VF claimed for vm1; sets $id and $vf
 	api POST /v1/allocations -d "{\"pool\":\"$1\",\"count\":1,\"owner\":{\"kind\":\"vm\",\"name\":\"vm1\"}}"
@@ -28,8 +31,11 @@ vf_is() { # STATE [REASON-TEXT]
 	[ "$(jget .state)" = "$1" ] || fail "VF $vf is $(jget .state), wanted $1: $body"
 	[ -z "${2:-}" ] || jget .reason | grep -qF -- "$2" || fail "VF $vf reason: $(jget .reason), wanted $2"
 }
-vfctl events >"$tmp/events" 2>&1 &
-events_pid=$!
+follow_events() { # the program itself in the background: a killed subshell would leave it
+	VFAGENT_SOCKET=$sock "$b/agent/vfctl/vfctl" events >>"$tmp/events" 2>&1 &
+	events_pid=$!
+}
+follow_events
 
 # a release resets the VF, and it is free again, on its driver, with its netdev
 claim e810
@@ -115,9 +121,29 @@ set +e; vfctl repair 3b:zz >/dev/null 2>&1; rc=$?; set -e
 
 # events: the quarantines and the repair, one line each
 sleep 0.3
-kill "$events_pid"
+kill "$events_pid"; events_pid=
 grep -q "vf $bad quarantined: reset failed" "$tmp/events" || fail "events: $(cat "$tmp/events")"
 grep -q "vf $bad free" "$tmp/events" || fail "repair event: $(cat "$tmp/events")"
 api GET /metrics
 printf '%s' "$body" | grep -q '^vfagent_vf_repairs_total{result="ok"} 3$' || fail "repairs metric: $(printf '%s' "$body" | grep repairs)"
+
+# the agent killed in the middle of a reset (the VF off its driver): the next start resumes
+# the release, resets the VF and frees it
+claim e810
+before=$(resets "$vf")
+fault "reset SLOW 1"
+curl -s --unix-socket "$sock" -X DELETE "http://x/v1/allocations/$id" >/dev/null 2>&1 &
+curl_pid=$!
+for _ in $(seq 50); do [ -e "$dev_dir/$vf/driver" ] || break; sleep 0.05; done
+[ ! -e "$dev_dir/$vf/driver" ] || fail "the reset did not start"
+kill -9 "$agent_pid"; wait "$agent_pid" 2>/dev/null || true; agent_pid=
+wait "$curl_pid" || true
+start_agent --config "$tmp/vfagent.json"
+vf_is free
+[ "$(readlink "$dev_dir/$vf/driver" | sed 's|.*/||')" = iavf ] || fail "resumed reset: not on iavf"
+[ "$(resets "$vf")" -gt "$before" ] || fail "the resumed release did not reset $vf"
+api GET "/v1/allocations/$id"
+[ "$(jget .state)" = released ] || fail "resumed release: $body"
+grep -q "1 rolled forward" "$tmp/agent.log" || fail "no roll forward in the log"
+
 echo "reset: all checks passed"

@@ -281,7 +281,8 @@ static bool is_unbind(const char *rel)
  * A fault a test asks for: <root>/sim-faults holds "ATTR ERRNO [COUNT]"
  * (e.g. "sriov_numvfs EBUSY", "drivers_probe EIO 1"); a write to a path
  * that ends in ATTR then fails as the kernel would fail it, every time, or
- * the next COUNT times.
+ * the next COUNT times. "SLOW" instead of an errno makes the write take 3 s
+ * and then work (a test kills the agent in the middle of it).
  */
 static int injected_fault(const char *root, const char *rel)
 {
@@ -305,6 +306,8 @@ static int injected_fault(const char *root, const char *rel)
 	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
 		if (strcmp(name, errnos[i].name) == 0)
 			return -errnos[i].err;
+	if (strcmp(name, "SLOW") == 0)
+		sleep(3);
 	return 0;
 }
 
