@@ -117,6 +117,12 @@ static void render_ledger(FILE *f, struct agent *a)
 			if (counts[i].vfs[s])
 				fprintf(f, "vfagent_vfs{pool=\"%s\",state=\"%s\"} %u\n", counts[i].pool,
 					vfp_vf_state_to_string(s), counts[i].vfs[s]);
+	fputs("# HELP vfagent_vfs_unhealthy VFs a pool's health policy keeps back, by pool.\n"
+	      "# TYPE vfagent_vfs_unhealthy gauge\n", f);
+	for (size_t i = 0; i < n_counts; i++)
+		if (counts[i].pool[0])
+			fprintf(f, "vfagent_vfs_unhealthy{pool=\"%s\"} %u\n", counts[i].pool,
+				counts[i].unhealthy);
 	for (size_t i = 0; i < n_allocs; i++)
 		by_state[vfp_allocation_get_state(allocs[i])]++;
 	fprintf(f, "# HELP vfagent_allocations Live allocations by state.\n"

@@ -225,7 +225,8 @@ VFP_EXPORT int vfp_ledger_counts(struct vfp_ledger *l, struct vfp_pool_count **r
 #define EXISTING "WHERE NOT (state = 'unavailable' AND reason IS 'vanished') "
 	static const char pools[] = "SELECT DISTINCT coalesce(pool, '') FROM vfs " EXISTING
 				    "ORDER BY 1";
-	static const char sql[] = "SELECT coalesce(pool, ''), state, count(*) FROM vfs " EXISTING
+	static const char sql[] = "SELECT coalesce(pool, ''), state, count(*), "
+				  "sum(coalesce(reason, '') LIKE 'unhealthy:%') FROM vfs " EXISTING
 				  "GROUP BY 1, 2 ORDER BY 1, 2";
 #undef EXISTING
 	struct vfp_pool_count *c = NULL;
@@ -244,6 +245,8 @@ VFP_EXPORT int vfp_ledger_counts(struct vfp_ledger *l, struct vfp_pool_count **r
 			i++;
 		if (i < n && s >= 0)
 			c[i].vfs[s] = (unsigned)sqlite3_column_int(st, 2);
+		if (i < n)
+			c[i].unhealthy += (unsigned)sqlite3_column_int(st, 3);
 	}
 	if (r >= 0)
 		sqlite3_reset(st);

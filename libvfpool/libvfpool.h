@@ -356,6 +356,7 @@ struct vfp_ledger_vf {
 struct vfp_pool_count {
 	char pool[64]; /* "" for VFs in no pool */
 	unsigned vfs[_VFP_VF_STATE_MAX];
+	unsigned unhealthy; /* of the unavailable: kept back by the pool's health policy */
 };
 
 int vfp_ledger_open(struct vfp_ctx *ctx, const char *state_dir, struct vfp_ledger **ret_ledger);

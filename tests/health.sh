@@ -34,6 +34,8 @@ vfctl show $vf | grep -q 'unhealthy: driver none' || fail "vfctl show: $(vfctl s
 set +e; vfctl doctor >"$tmp/doctor"; set -e
 grep -q "^WARN  pool e810 .*4 VFs, 1 not offered by its health policy (first: $vf: unhealthy: driver none" \
 	"$tmp/doctor" || fail "doctor: $(cat "$tmp/doctor")"
+api GET /metrics
+printf '%s' "$body" | grep -q '^vfagent_vfs_unhealthy{pool="e810"} 1$' || fail "metric: $(printf '%s' "$body" | grep unhealthy)"
 api POST /v1/allocations -d '{"pool":"e810","count":4,"owner":{"kind":"vm","name":"v"}}'
 [ "$code" != 201 ] || fail "a claim of 4 got the unhealthy VF: $body"
 api POST /v1/allocations -d '{"pool":"e810","count":3,"owner":{"kind":"vm","name":"v"}}'
