@@ -43,3 +43,12 @@ expect() {
 jget() { printf '%s' "$body" | jq -r "$1"; }
 
 vfctl() { VFAGENT_SOCKET=$sock "$b/agent/vfctl/vfctl" "$@"; }
+
+# config_refused JSON TEXT: vfagentd refuses to start on that config, with TEXT (the field) in
+# its message
+config_refused() {
+	printf '%s' "$1" >"$tmp/bad.json"
+	set +e; "$b/agent/vfagentd" --simulate "$tmp/sys" --config "$tmp/bad.json" --once \
+		2>"$tmp/bad.log"; rc=$?; set -e
+	[ "$rc" != 0 ] && grep -qF "$2" "$tmp/bad.log" || fail "config $1: exit $rc: $(cat "$tmp/bad.log")"
+}

@@ -71,14 +71,8 @@ hup
 stop_agent
 
 # bad policies: the agent does not start, and says which field
-bad() {
-	printf '%s' "$1" >"$tmp/bad.json"
-	set +e; "$b/agent/vfagentd" --simulate "$tmp/sys" --config "$tmp/bad.json" --once \
-		2>"$tmp/bad.log"; rc=$?; set -e
-	[ "$rc" != 0 ] && grep -qF "$2" "$tmp/bad.log" || fail "config $1: exit $rc: $(cat "$tmp/bad.log")"
-}
-bad '{"pools":[{"name":"p","selector":{"vendors":["8086"]},"health":{"pf_link":"down"}}]}' 'pools[0].health: pf_link: must be one of any, up'
-bad '{"pools":[{"name":"p","selector":{"vendors":["8086"]},"health":{"drivers":["Bad Driver"]}}]}' 'pools[0].health: drivers[0]: not a driver name'
-bad '{"pools":[{"name":"p","selector":{"vendors":["8086"]},"health":{"speed":1}}]}' 'speed'
-bad '{"pools":[{"name":"p","selector":{"vendors":["8086"]},"reset":"warm"}]}' 'pools[0].reset: must be "flr" or "none"'
+config_refused '{"pools":[{"name":"p","selector":{"vendors":["8086"]},"health":{"pf_link":"down"}}]}' 'pools[0].health: pf_link: must be one of any, up'
+config_refused '{"pools":[{"name":"p","selector":{"vendors":["8086"]},"health":{"drivers":["Bad Driver"]}}]}' 'pools[0].health: drivers[0]: not a driver name'
+config_refused '{"pools":[{"name":"p","selector":{"vendors":["8086"]},"health":{"speed":1}}]}' 'speed'
+config_refused '{"pools":[{"name":"p","selector":{"vendors":["8086"]},"reset":"warm"}]}' 'pools[0].reset: must be "flr" or "none"'
 echo "health: all checks passed"

@@ -102,15 +102,9 @@ printf '%s' "$body" | grep -q 'built-in config' || fail "persist without a file:
 stop_agent
 
 # bad rules: the agent does not start, and the message names the field
-bad() {
-	printf '%s' "$1" >"$tmp/bad.json"
-	set +e; "$b/agent/vfagentd" --simulate "$tmp/sys" --config "$tmp/bad.json" --once \
-		2>"$tmp/bad.log"; rc=$?; set -e
-	[ "$rc" != 0 ] && grep -qF "$2" "$tmp/bad.log" || fail "config $1: exit $rc: $(cat "$tmp/bad.log")"
-}
-bad '{"numvfs": [{"numvfs": 3}]}' 'numvfs[0]: names no PF'
-bad '{"numvfs": [{"pf": "a/b", "numvfs": 3}]}' 'numvfs[0]: pf: must be a PCI address or a netdev name'
-bad '{"numvfs": [{"pf": "ib0", "numvfs": -1}]}' 'numvfs[0]: numvfs: must be 0-65535 or "max"'
-bad '{"numvfs": [{"pf": "ib0", "count": 2}]}' 'count'
-bad '{"numvfs": {"pf": "ib0"}}' 'numvfs: must be a list'
+config_refused '{"numvfs": [{"numvfs": 3}]}' 'numvfs[0]: names no PF'
+config_refused '{"numvfs": [{"pf": "a/b", "numvfs": 3}]}' 'numvfs[0]: pf: must be a PCI address or a netdev name'
+config_refused '{"numvfs": [{"pf": "ib0", "numvfs": -1}]}' 'numvfs[0]: numvfs: must be 0-65535 or "max"'
+config_refused '{"numvfs": [{"pf": "ib0", "count": 2}]}' 'count'
+config_refused '{"numvfs": {"pf": "ib0"}}' 'numvfs: must be a list'
 echo "persist: all checks passed"
