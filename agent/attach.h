@@ -27,6 +27,12 @@ struct agent_domain_request {
 	int live, config;
 };
 
+/* Where a claim's VFs go at once: one of the two. */
+struct agent_attach_target {
+	const struct agent_domain_request *domain;
+	const struct agent_netns_request *netns;
+};
+
 int agent_attach_netns(struct agent *a, const char *id, const struct agent_netns_request *q,
 		       char *err, size_t err_size);
 int agent_attach_domain(struct agent *a, const char *id, const struct agent_domain_request *q,

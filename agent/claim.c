@@ -104,21 +104,25 @@ int agent_claim(struct agent *a, const struct vfp_claim *c, struct vfp_allocatio
 }
 
 /**
- * agent_claim_and_attach() - agent_claim(), then its VFs into the domain @q
- * names: all or nothing (a failed attach gives the claim back)
+ * agent_claim_and_attach() - agent_claim(), then its VFs into the domain or
+ * the network namespace @t names: all or nothing (a failed attach gives the
+ * claim back), one request for what took three
  *
  * A replayed claim (1) is returned as it is, not attached again.
  */
 int agent_claim_and_attach(struct agent *a, const struct vfp_claim *c,
-			   const struct agent_domain_request *q, struct vfp_allocation **ret,
+			   const struct agent_attach_target *t, struct vfp_allocation **ret,
 			   char *err, size_t err_size)
 {
 	struct vfp_allocation *alloc = NULL;
 	char msg[256];
 	int r = agent_claim_quiet(a, c, &alloc, err, err_size);
 
-	if (r == 0)
-		r = agent_domain_attach_vfs(a, vfp_allocation_get_id(alloc), q, err, err_size);
+	if (r == 0 && t->netns)
+		r = agent_attach_netns(a, vfp_allocation_get_id(alloc), t->netns, err, err_size);
+	else if (r == 0)
+		r = agent_domain_attach_vfs(a, vfp_allocation_get_id(alloc), t->domain, err,
+					    err_size);
 	if (r < 0 && alloc &&
 	    agent_release_allocation(a, vfp_allocation_get_id(alloc), msg, sizeof(msg)) < 0)
 		log_error("allocation %s: giving the claim back: %s", vfp_allocation_get_id(alloc),

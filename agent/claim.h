@@ -12,5 +12,5 @@ int agent_claim_quiet(struct agent *a, const struct vfp_claim *c, struct vfp_all
 int agent_claim(struct agent *a, const struct vfp_claim *c, struct vfp_allocation **ret,
 		char *err, size_t err_size);
 int agent_claim_and_attach(struct agent *a, const struct vfp_claim *c,
-			   const struct agent_domain_request *q, struct vfp_allocation **ret,
+			   const struct agent_attach_target *t, struct vfp_allocation **ret,
 			   char *err, size_t err_size);

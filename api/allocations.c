@@ -222,7 +222,7 @@ static int parse_claim(struct api_request *req, json_t *body, struct vfp_claim *
 	return 0;
 }
 
-/* "attach": {"domain":…,"live":…,"config":…} of a claim, or of POST …/attach. */
+/* {"domain":…,"live":…,"config":…} of a claim's "attach", or of POST …/attach. */
 int api_parse_domain_request(struct api_request *req, json_t *o, struct agent_domain_request *q)
 {
 	static const char *const keys[] = { "domain", "live", "config", NULL };
@@ -240,20 +240,33 @@ int api_parse_domain_request(struct api_request *req, json_t *o, struct agent_do
 	return r;
 }
 
+/* "attach" of a claim: a domain ({"domain": …}) or a namespace ({"netns": …}), parsed into @t. */
+static int parse_target(struct api_request *req, json_t *attach, struct agent_domain_request *dq,
+			struct api_netns_body *nb, struct agent_attach_target *t)
+{
+	bool domain = json_is_object(attach) && json_object_get(attach, "domain");
+	bool netns = json_is_object(attach) && json_object_get(attach, "netns");
+
+	if (domain == netns)
+		return api_fail(req, -EINVAL, "attach: must be an object like {\"domain\": "
+				"\"one-42\"} or {\"netns\": \"c1\", \"ifname\": \"net1\"}");
+	t->domain = domain ? dq : NULL;
+	t->netns = netns ? &nb->q : NULL;
+	return domain ? api_parse_domain_request(req, attach, dq)
+		      : api_parse_netns_request(req, attach, nb);
+}
+
 static int claim(struct api_request *req, const struct vfp_claim *c, json_t *attach,
 		 struct vfp_allocation **ret)
 {
-	struct agent_domain_request q;
+	struct agent_domain_request dq;
+	struct api_netns_body nb = { 0 };
+	struct agent_attach_target t = { 0 };
 	char err[512] = "";
-	int r = 0;
+	int r = attach ? parse_target(req, attach, &dq, &nb, &t) : 0;
 
-	if (attach && (!json_is_object(attach) || !json_object_get(attach, "domain")))
-		return api_fail(req, -EINVAL,
-				"attach: must be an object like {\"domain\": \"one-42\"}");
-	if (attach)
-		r = api_parse_domain_request(req, attach, &q);
 	if (r >= 0)
-		r = attach ? agent_claim_and_attach(req->agent, c, &q, ret, err, sizeof(err))
+		r = attach ? agent_claim_and_attach(req->agent, c, &t, ret, err, sizeof(err))
 			   : agent_claim(req->agent, c, ret, err, sizeof(err));
 	if (r < 0 && !req->error[0])
 		api_fail(req, r, "%s", err);
@@ -286,7 +299,8 @@ int api_post_allocation(struct api_request *req)
 		snprintf(req->extra_value, sizeof(req->extra_value), "/v1/allocations/%s",
 			 vfp_allocation_get_id(alloc));
 	}
-	r = api_reply(req, r == 1 ? 200 : 201, api_allocation_json(alloc));
+	r = api_reply(req, r == 1 ? 200 : 201,
+		      api_allocation_add_where(req->agent, api_allocation_json(alloc)));
 	vfp_allocation_unref(alloc);
 	return r;
 }

@@ -109,3 +109,13 @@ int api_detach(struct api_request *req);
 int api_domain_xml(struct api_request *req);
 int api_get_events(struct api_request *req);
 int api_parse_domain_request(struct api_request *req, json_t *o, struct agent_domain_request *q);
+
+#define API_MAX_ADDRESSES 64
+
+/* A parsed netns attach: the request, and the addresses it points into. */
+struct api_netns_body {
+	struct agent_netns_request q;
+	const char *addresses[API_MAX_ADDRESSES];
+};
+
+int api_parse_netns_request(struct api_request *req, json_t *body, struct api_netns_body *b);

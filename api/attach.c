@@ -41,22 +41,15 @@ static bool valid_gateway(const char *s)
 	return valid_ip_prefix(with_prefix, NULL);
 }
 
-#define MAX_ADDRESSES 64
-
-struct netns_body {
-	struct agent_netns_request q;
-	const char *addresses[MAX_ADDRESSES];
-};
-
-static int parse_addresses(struct api_request *req, json_t *body, struct netns_body *b)
+static int parse_addresses(struct api_request *req, json_t *body, struct api_netns_body *b)
 {
 	json_t *list = json_object_get(body, "addresses"), *a;
 	size_t i;
 
 	if (list && !json_is_array(list))
 		return api_fail(req, -EINVAL, "addresses: must be a list like [\"10.0.0.2/24\"]");
-	if (json_array_size(list) > MAX_ADDRESSES)
-		return api_fail(req, -EINVAL, "addresses: at most %d", MAX_ADDRESSES);
+	if (json_array_size(list) > API_MAX_ADDRESSES)
+		return api_fail(req, -EINVAL, "addresses: at most %d", API_MAX_ADDRESSES);
 	json_array_foreach(list, i, a) {
 		if (!json_is_string(a) || !valid_ip_prefix(json_string_value(a), NULL))
 			return api_fail(req, -EINVAL, "addresses[%zu]: not an address/prefix", i);
@@ -67,7 +60,8 @@ static int parse_addresses(struct api_request *req, json_t *body, struct netns_b
 	return 0;
 }
 
-static int parse_netns(struct api_request *req, json_t *body, struct netns_body *b)
+/* {"netns":…,"ifname":…,"addresses":[…],"mtu":…,"gateway":…} of an attach, or of a claim. */
+int api_parse_netns_request(struct api_request *req, json_t *body, struct api_netns_body *b)
 {
 	static const char *const keys[] = { "netns", "ifname", "addresses", "mtu", "gateway",
 					    NULL };
@@ -94,7 +88,7 @@ static int parse_netns(struct api_request *req, json_t *body, struct netns_body 
 static int attach(struct api_request *req, json_t *body)
 {
 	struct agent_domain_request dq;
-	struct netns_body nb = { 0 };
+	struct api_netns_body nb = { 0 };
 	char err[512] = "";
 	int r;
 
@@ -103,7 +97,7 @@ static int attach(struct api_request *req, json_t *body)
 		if (r >= 0)
 			r = agent_attach_domain(req->agent, req->params[0], &dq, err, sizeof(err));
 	} else {
-		r = parse_netns(req, body, &nb);
+		r = api_parse_netns_request(req, body, &nb);
 		if (r >= 0)
 			r = agent_attach_netns(req->agent, req->params[0], &nb.q, err, sizeof(err));
 	}

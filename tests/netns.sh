@@ -104,6 +104,31 @@ api DELETE "/v1/allocations/$id"; expect 204
 api DELETE "/v1/allocations/$id"; expect 404
 inhost ens5f0v0 || fail "a stale release moved ens5f0v0"
 
+# claim and attach in one request; a failed attach claims nothing
+api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"owner\":{\"kind\":\"container\",\"netns\":\"$ns1\"},\"attach\":{\"netns\":\"$ns1\",\"ifname\":\"one0\",\"addresses\":[\"10.9.3.2/24\"]}}"
+expect 201
+id=$(jget .id)
+[ "$(jget .state)" = attached ] && [ "$(jget '.vfs[0].where.ifname')" = one0 ] || fail "claim+attach: $body"
+ip -n "$ns1" -j addr show one0 | jq -e '.[0].addr_info[] | select(.local == "10.9.3.2")' >/dev/null ||
+	fail "claim+attach: one0 has not its address"
+api DELETE "/v1/allocations/$id"; expect 204
+inhost ens5f0v0 || fail "claim+attach: ens5f0v0 not back"
+api GET /v1/pools; free=$(jget '.pools[] | select(.name == "eth") | .vfs.free')
+api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"owner\":{\"kind\":\"container\",\"netns\":\"$ns1\"},\"attach\":{\"netns\":\"$ns2\"}}"
+expect 403
+api GET /v1/pools
+[ "$(jget '.pools[] | select(.name == "eth") | .vfs.free')" = "$free" ] || fail "a refused claim+attach kept a VF"
+api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"owner\":{\"kind\":\"container\",\"netns\":\"$ns1\"},\"attach\":{\"netns\":\"$ns1\",\"domain\":\"d\"}}"
+expect 400
+api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"owner\":{\"kind\":\"container\",\"netns\":\"$ns1\"},\"attach\":{\"netns\":\"$ns1\",\"ifname\":\"a/b\"}}"
+expect 400
+jget .message | grep -q '^ifname:' || fail "claim+attach, bad ifname: $body"
+vfctl -o json alloc eth --owner "netns:$ns1" --netns "$ns1" --ifname cli1 >"$tmp/alloc.json" ||
+	fail "vfctl alloc --netns: $(cat "$tmp/alloc.json")"
+[ "$(jq -r .state "$tmp/alloc.json")" = attached ] && ip -n "$ns1" link show cli1 >/dev/null ||
+	fail "vfctl alloc --netns: $(cat "$tmp/alloc.json")"
+vfctl release "$(jq -r .id "$tmp/alloc.json")" >/dev/null
+
 # VF settings are checked when claimed, each error naming its field
 for bad in '"trust":"yes"' '"qos":9,"vlan":5' '"qos":1' '"link_state":"up"' '"vlan_proto":"802.1x","vlan":5' '"max_tx_rate":-1'; do
 	api POST /v1/allocations -d "{\"pool\":\"eth\",\"owner\":{\"kind\":\"container\",\"netns\":\"x\"},$bad}"

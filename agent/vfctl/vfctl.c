@@ -300,13 +300,20 @@ static json_t *parse_owner(const char *s)
 	return NULL;
 }
 
+static json_t *domain_target(const struct vfctl *c);
+static json_t *netns_target(const struct vfctl *c);
+
+/* alloc POOL --owner O [--netns NS … | --domain D …]: claimed, and attached in the same request. */
 static int cmd_alloc(struct vfctl *c)
 {
 	json_t *owner = parse_owner(c->owner), *body, *o = NULL;
 	int ret = EXIT_SUCCESS;
 
-	if (!owner) {
-		fprintf(stderr, "vfctl: alloc: --owner vm:NAME, netns:PATH or pid:N is required\n");
+	if (!owner || (c->netns && c->domain)) {
+		fprintf(stderr, "vfctl: alloc: %s\n",
+			owner ? "--netns or --domain, not both"
+			      : "--owner vm:NAME, netns:PATH or pid:N is required");
+		json_decref(owner);
 		return EXIT_USAGE;
 	}
 	body = json_pack("{s:s, s:i, s:o, s:s}", "pool", c->argv[0], "count", (int)c->count,
@@ -319,6 +326,8 @@ static int cmd_alloc(struct vfctl *c)
 		json_object_set_new(body, "guid", json_string(c->guid));
 	if (c->ip)
 		json_object_set_new(body, "ip", json_string(c->ip));
+	if (c->netns || c->domain)
+		json_object_set_new(body, "attach", c->netns ? netns_target(c) : domain_target(c));
 	if (vfctl_request(&c->http, "POST", "/v1/allocations", body, c->key, &o) < 0)
 		ret = EXIT_FAILURE;
 	else if (c->json)
@@ -555,7 +564,8 @@ static const struct command commands[] = {
 	{ "allocations", "[--pool P] [--state S] [--owner O]   who holds what, and where", 0, 0,
 	  cmd_allocations },
 	{ "pools", "the pools and their VFs per state", 0, 0, cmd_pools },
-	{ "alloc", "POOL --owner OWNER [-n N]   reserve VFs", 1, 1, cmd_alloc },
+	{ "alloc", "POOL --owner OWNER [-n N] [--netns NS … | --domain D …]   reserve VFs\n"
+		   "           (and attach them in the same request)", 1, 1, cmd_alloc },
 	{ "attach", "ID --netns NS [--ifname N] [--address A/P]... [--mtu N] [--gateway GW]\n"
 		    "           VFs into a container's network namespace\n"
 		    "  attach   ID --domain NAME [--live] [--config]   VFs into a libvirt domain",
