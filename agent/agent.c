@@ -253,6 +253,7 @@ void agent_fini(struct agent *a)
 	claim_queue_free(a->claims);
 	libvirt_conn_free(a->libvirt);
 	free(a->foreign_vfs.vfs);
+	free(a->repair_waits);
 	if (a->events)
 		events_shutdown(a->events);
 	vfp_ledger_unref(a->ledger);

@@ -43,6 +43,12 @@ struct agent_foreign_vfs {
 	size_t n, cap;
 };
 
+/* When a quarantined VF is repaired again, and how long it waited last (main loop only). */
+struct agent_repair_wait {
+	char pci[VFP_PCI_ADDR_LEN + 1];
+	long long next, wait;
+};
+
 struct agent {
 	struct agent_options opt;
 	struct vfp_ctx *ctx;
@@ -61,6 +67,8 @@ struct agent {
 	unsigned releases_unpruned; /* under ledger_lock */
 	/* VF resets and repairs, by result (atomic counters, for /metrics) */
 	unsigned long resets[2], repairs[2]; /* [0] failed, [1] ok */
+	struct agent_repair_wait *repair_waits;
+	size_t n_repair_waits, cap_repair_waits;
 };
 
 int agent_init(struct agent *a);

@@ -28,6 +28,7 @@
 #include "agent/privileges.h"
 #include "agent/release.h"
 #include "agent/udev-monitor.h"
+#include "agent/vf-reset.h"
 #include "agent/vm/vm.h"
 
 #define DEFAULT_LISTEN "unix:/run/vfagent/vfagent.sock"
@@ -166,6 +167,7 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 		if (n == 0) { /* a minute of quiet: leases that expire with time, and a safety net */
 			agent_sweep_dead_owners(a, SWEEP_ALL);
 			agent_prune_ledger(a);
+			agent_retry_repairs(a);
 			continue;
 		}
 		if (n < 0) {
@@ -192,6 +194,7 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 			agent_reload_config(a);
 			agent_rescan(a, "SIGHUP");
 			agent_sweep_dead_owners(a, SWEEP_ALL);
+			agent_retry_repairs(a);
 			sd_notify(0, "READY=1");
 			continue;
 		}

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "libvfpool/macro.h"
 #include "agent/events.h"
 #include "agent/pf/pf-side.h"
 #include "agent/vf-reset.h"
@@ -49,6 +50,11 @@ static int check_pf_side(struct agent *a, const char *pci, const struct vfp_rest
 	if (was->vlan != VFP_UNSET && now.vlan != VFP_UNSET && was->vlan != now.vlan) {
 		snprintf(why, size, "its VLAN on the PF is %d, not %d as before", now.vlan,
 			 was->vlan);
+		return -EIO;
+	}
+	if ((was->has_node_guid && now.has_node_guid && was->node_guid != now.node_guid) ||
+	    (was->has_port_guid && now.has_port_guid && was->port_guid != now.port_guid)) {
+		snprintf(why, size, "its IB GUIDs on the PF are not the unassigned ones it had");
 		return -EIO;
 	}
 	return 0;
@@ -212,4 +218,77 @@ int agent_repair_vf(struct agent *a, const char *pci, char *err, size_t err_size
 	log_info("VF %s: repaired, free again", pci);
 	agent_rescan(a, "repair");
 	return 0;
+}
+
+#define REPAIR_WAIT_MAX 86400 /* the longest a quarantined VF waits between two tries */
+
+/* @pci's entry, made on first sight: its first try is @base after it was quarantined. */
+static struct agent_repair_wait *repair_wait(struct agent *a, const char *pci, long long since,
+					     long long base)
+{
+	struct agent_repair_wait *w;
+
+	for (size_t i = 0; i < a->n_repair_waits; i++)
+		if (strcmp(a->repair_waits[i].pci, pci) == 0)
+			return &a->repair_waits[i];
+	if (!GREEDY_REALLOC(a->repair_waits, a->cap_repair_waits, a->n_repair_waits + 1))
+		return NULL;
+	w = &a->repair_waits[a->n_repair_waits++];
+	snprintf(w->pci, sizeof(w->pci), "%s", pci);
+	w->wait = base;
+	w->next = since + base;
+	return w;
+}
+
+/* One VF: repaired when its time has come; the wait doubles after each failure. */
+static void retry_one(struct agent *a, const char *pci, long long base, long long now)
+{
+	struct agent_repair_wait *w;
+	struct vfp_ledger_vf lv;
+	char err[512];
+	int r;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_ledger_get_vf(a->ledger, pci, &lv);
+	pthread_mutex_unlock(&a->ledger_lock);
+	if (r < 0 || lv.state != VFP_VF_QUARANTINED || lv.allocation[0])
+		return;
+	w = repair_wait(a, pci, lv.since, base);
+	if (!w || now < w->next)
+		return;
+	if (agent_repair_vf(a, pci, err, sizeof(err)) >= 0) {
+		*w = a->repair_waits[--a->n_repair_waits]; /* forgotten: it is free */
+		return;
+	}
+	w->wait = w->wait * 2 > REPAIR_WAIT_MAX ? REPAIR_WAIT_MAX : w->wait * 2;
+	w->next = now + w->wait;
+	log_info("VF %s: next repair in %lld s", pci, w->wait);
+}
+
+/**
+ * agent_retry_repairs() - repair the quarantined VFs whose time has come
+ *
+ * With the config's repair.retry_seconds (0: never), a quarantined VF that
+ * no allocation holds is repaired that long after it was quarantined, then
+ * after twice as long each time it fails, up to a day. Called by the main
+ * loop (each quiet minute, each SIGHUP).
+ */
+void agent_retry_repairs(struct agent *a)
+{
+	struct vfp_config *config = agent_get_config(a);
+	long long base = vfp_config_get_repair_retry_seconds(config);
+	struct vfp_inventory *inv;
+	long long now = time(NULL);
+
+	vfp_config_unref(config);
+	if (base <= 0)
+		return;
+	inv = agent_get_inventory(a);
+	for (size_t i = 0; i < vfp_inventory_get_pf_count(inv); i++) {
+		const struct vfp_pf *pf = vfp_inventory_get_pf(inv, i);
+
+		for (size_t j = 0; j < vfp_pf_get_vf_count(pf); j++)
+			retry_one(a, vfp_vf_get_pci(vfp_pf_get_vf(pf, j)), base, now);
+	}
+	vfp_inventory_unref(inv);
 }

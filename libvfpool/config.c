@@ -48,6 +48,7 @@ struct vfp_config {
 	bool libvirt_managed; /* libvirt binds VFs to vfio-pci (managed='yes') */
 	struct vfp_retention retention;
 	long long orphan_seconds; /* a reservation whose owner does not exist lasts this long */
+	long long repair_retry;	  /* a quarantined VF is repaired again after this; 0: never */
 	struct vfp_numvfs_rules numvfs;
 };
 
@@ -453,6 +454,20 @@ static int parse_reservations(struct vfp_config *c, json_t *o, char **err)
 				 &c->orphan_seconds, err);
 }
 
+static int parse_repair(struct vfp_config *c, json_t *o, char **err)
+{
+	static const char *const keys[] = { "retry_seconds", NULL };
+	int r;
+
+	if (!json_is_object(o))
+		return vfp_config_error(err, "repair", "must be an object like "
+					"{\"retry_seconds\": 600}");
+	r = vfp_json_check_keys(o, "repair", keys, err);
+	return r < 0 ? r
+		     : int_field(o, "repair", "retry_seconds", false, 0, 86400, &c->repair_retry,
+				 err);
+}
+
 static int parse_numvfs(struct vfp_config *c, json_t *a, char **err)
 {
 	return vfp_numvfs_rules_parse(a, &c->numvfs, err);
@@ -468,6 +483,7 @@ static const struct {
 	{ "ipoib_mac_prefix", parse_ipoib_prefix }, { "socket_group", parse_socket_group },
 	{ "libvirt", parse_libvirt }, { "retention", parse_retention },
 	{ "reservations", parse_reservations }, { "numvfs", parse_numvfs },
+	{ "repair", parse_repair },
 };
 
 /**
@@ -482,7 +498,7 @@ VFP_EXPORT int vfp_config_load_json(json_t *root, struct vfp_config **ret_config
 	static const char *const keys[] = { "pools",	       "exclude",      "networks",
 					    "guids",	       "ipoib_mac_prefix", "socket_group",
 					    "libvirt",	       "retention",    "reservations",
-					    "numvfs",	       NULL };
+					    "numvfs",	       "repair",       NULL };
 	struct vfp_config *c;
 	int r;
 
@@ -618,6 +634,12 @@ VFP_EXPORT const char *vfp_config_pool_for_vf(const struct vfp_config *c, const 
 		if (vfp_selector_match(&c->pools[i].selector, vf))
 			return c->pools[i].name;
 	return NULL;
+}
+
+/* How long a quarantined VF waits for its first automatic repair; 0: none is tried. */
+VFP_EXPORT long long vfp_config_get_repair_retry_seconds(const struct vfp_config *c)
+{
+	return c->repair_retry;
 }
 
 /* Whether a pool's health policy asks about its PFs' links (link events matter then). */

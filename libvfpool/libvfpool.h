@@ -144,6 +144,7 @@ struct vfp_retention {
 
 void vfp_config_get_retention(const struct vfp_config *config, struct vfp_retention *ret);
 long long vfp_config_get_orphan_seconds(const struct vfp_config *config);
+long long vfp_config_get_repair_retry_seconds(const struct vfp_config *config);
 int vfp_config_get_desired_numvfs(const struct vfp_config *config, const struct vfp_pf *pf);
 int vfp_config_persist_numvfs(const char *path, const char *pf, int numvfs,
 			      struct vfp_config **ret_config, char **ret_error);

@@ -75,4 +75,6 @@ config_refused '{"pools":[{"name":"p","selector":{"vendors":["8086"]},"health":{
 config_refused '{"pools":[{"name":"p","selector":{"vendors":["8086"]},"health":{"drivers":["Bad Driver"]}}]}' 'pools[0].health: drivers[0]: not a driver name'
 config_refused '{"pools":[{"name":"p","selector":{"vendors":["8086"]},"health":{"speed":1}}]}' 'speed'
 config_refused '{"pools":[{"name":"p","selector":{"vendors":["8086"]},"reset":"warm"}]}' 'pools[0].reset: must be "flr" or "none"'
+config_refused '{"repair":{"retry_seconds":-1}}' 'repair: retry_seconds: must be an integer in [0, 86400]'
+config_refused '{"repair":{"retry":5}}' 'repair: unknown key "retry"'
 echo "health: all checks passed"

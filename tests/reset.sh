@@ -127,6 +127,29 @@ grep -q "vf $bad free" "$tmp/events" || fail "repair event: $(cat "$tmp/events")
 api GET /metrics
 printf '%s' "$body" | grep -q '^vfagent_vf_repairs_total{result="ok"} 3$' || fail "repairs metric: $(printf '%s' "$body" | grep repairs)"
 
+# automatic repair (repair.retry_seconds): tried that long after the quarantine, then after
+# twice as long each time it fails; SIGHUP (like each quiet minute) tries those that are due
+stop_agent
+printf '{"pools":[{"name":"e810","selector":{"devices":["1889"]}}],"repair":{"retry_seconds":1}}' \
+	>"$tmp/retry.json"
+start_agent --config "$tmp/retry.json"
+claim e810
+fault "reset EIO"
+release
+vf_is quarantined 'reset failed'
+sleep 1.2
+kill -HUP "$agent_pid"; sleep 0.5
+vf_is quarantined 'repair failed'
+grep -q "VF $vf: next repair in 2 s" "$tmp/agent.log" || fail "no backoff: $(grep "$vf" "$tmp/agent.log" | tail -3)"
+kill -HUP "$agent_pid"; sleep 0.5
+[ "$(grep -c "VF $vf: next repair in" "$tmp/agent.log")" = 1 ] || fail "retried before its time"
+fault ""
+sleep 2
+kill -HUP "$agent_pid"; sleep 0.5
+vf_is free
+stop_agent
+start_agent --config "$tmp/vfagent.json"
+
 # the agent killed in the middle of a reset (the VF off its driver): the next start resumes
 # the release, resets the VF and frees it
 claim e810
