@@ -651,6 +651,15 @@ VFP_EXPORT bool vfp_config_watches_pf_links(const struct vfp_config *c)
 	return false;
 }
 
+/* Why VF @vf of @pool (its pool, known already; NULL: none) may not be offered; NULL if it may. */
+const char *vfp_config_pool_health(const struct vfp_config *c, const char *pool,
+				   const struct vfp_vf *vf, char *buf, size_t size)
+{
+	int i = pool ? vfp_config_find_pool(c, pool) : -1;
+
+	return i < 0 ? NULL : vfp_health_check(&c->pools[i].health, c, pool, vf, buf, size);
+}
+
 /**
  * vfp_config_vf_unhealthy() - why VF @vf may not be offered by its pool's
  * health policy ("unhealthy: …" in @buf), or NULL when it may (or is in no pool)
@@ -658,10 +667,7 @@ VFP_EXPORT bool vfp_config_watches_pf_links(const struct vfp_config *c)
 VFP_EXPORT const char *vfp_config_vf_unhealthy(const struct vfp_config *c, const struct vfp_vf *vf,
 					       char *buf, size_t size)
 {
-	const char *pool = vfp_config_pool_for_vf(c, vf);
-	int i = pool ? vfp_config_find_pool(c, pool) : -1;
-
-	return i < 0 ? NULL : vfp_health_check(&c->pools[i].health, c, pool, vf, buf, size);
+	return vfp_config_pool_health(c, vfp_config_pool_for_vf(c, vf), vf, buf, size);
 }
 
 /* Excluded VFs stay with the host: listed themselves, or their PF is. */

@@ -24,3 +24,5 @@ void vfp_health_policy_clear(struct vfp_health_policy *p);
 json_t *vfp_health_policy_to_json(const struct vfp_health_policy *p);
 const char *vfp_health_check(const struct vfp_health_policy *p, const struct vfp_config *c,
 			     const char *pool, const struct vfp_vf *vf, char *buf, size_t size);
+const char *vfp_config_pool_health(const struct vfp_config *c, const char *pool,
+				   const struct vfp_vf *vf, char *buf, size_t size);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "health.h"
 #include "host-checks.h"
 
 static void check_socket_group(const struct vfp_host_check_run *run)
@@ -52,7 +53,7 @@ static void tally_vf(const struct vfp_host_check_run *run, const struct vfp_vf *
 	if (p < 0 || vfp_config_is_excluded(run->config, vf))
 		return;
 	t[p].vfs++;
-	if (vfp_config_vf_unhealthy(run->config, vf, why, sizeof(why)) && !t[p].unhealthy++)
+	if (vfp_config_pool_health(run->config, pool, vf, why, sizeof(why)) && !t[p].unhealthy++)
 		snprintf(t[p].first, sizeof(t[p].first), "%s: %s", vfp_vf_get_pci(vf), why);
 }
 

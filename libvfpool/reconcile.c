@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "health.h"
 #include "ledger-private.h"
 
 struct known_vf {
@@ -125,16 +126,17 @@ static int sync_vf(struct vfp_ledger *l, const struct vfp_config *config, const 
 {
 	struct known_vf *k = find_known(known, n_known, vfp_vf_get_pci(vf));
 	bool excluded = vfp_config_is_excluded(config, vf);
+	const char *pool = excluded ? NULL : vfp_config_pool_for_vf(config, vf);
 	char health[128];
 	const char *reason, *out = excluded ? "excluded"
-					     : vfp_config_vf_unhealthy(config, vf, health, sizeof(health));
+					     : vfp_config_pool_health(config, pool, vf, health,
+								      sizeof(health));
 	int state = next_state(k, out, &reason);
 	int r;
 
 	if (k)
 		k->seen = true;
-	r = upsert_vf(l, vf, excluded ? NULL : vfp_config_pool_for_vf(config, vf),
-		      state == KEEP ? VFP_VF_FREE : (enum vfp_vf_state)state, reason);
+	r = upsert_vf(l, vf, pool, state == KEEP ? VFP_VF_FREE : (enum vfp_vf_state)state, reason);
 	if (r < 0 || !k || state == KEEP)
 		return r;
 	if (vanished(k))
