@@ -16,7 +16,7 @@
 #include "private.h"
 #include "sysfs.h"
 
-static bool valid_driver_name(const char *s)
+bool vfp_driver_name_is_valid(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -107,7 +107,7 @@ VFP_EXPORT int vfp_device_bind_driver(struct vfp_ctx *ctx, const char *pci, cons
 	char rel[64], now[64] = "";
 	int r;
 
-	if (!vfp_pci_addr_is_valid(pci) || (driver && driver[0] && !valid_driver_name(driver)))
+	if (!vfp_pci_addr_is_valid(pci) || (driver && driver[0] && !vfp_driver_name_is_valid(driver)))
 		return -EINVAL;
 	r = vfp_device_read_driver(ctx, pci, now, sizeof(now));
 	if (r < 0)

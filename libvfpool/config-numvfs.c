@@ -29,11 +29,6 @@ static bool is_ifname(const char *s)
 	return n > 0 && n < 16 && !strpbrk(s, "/: \t\n") && strcmp(s, ".") && strcmp(s, "..");
 }
 
-static bool is_hex4(const char *s)
-{
-	return strlen(s) == 4 && strspn(s, "0123456789abcdef") == 4;
-}
-
 static int rule_string(json_t *o, const char *path, const char *key, bool (*valid)(const char *),
 		       const char *what, char **ret, char **err)
 {
@@ -53,9 +48,10 @@ static bool is_pf_name(const char *s)
 	return vfp_pci_addr_is_valid(s) || is_ifname(s);
 }
 
+/* as before: a driver name no longer than a netdev name */
 static bool is_driver(const char *s)
 {
-	return is_ifname(s) && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(s);
+	return is_ifname(s) && vfp_driver_name_is_valid(s);
 }
 
 static int rule_count(json_t *o, const char *path, int *ret, char **err)
@@ -85,10 +81,10 @@ static int parse_rule(json_t *o, const char *path, struct vfp_numvfs_rule *r, ch
 	if (k >= 0 && (k = rule_string(o, path, "pf", is_pf_name,
 				       "a PCI address or a netdev name", &r->pf, err)) > 0)
 		given++;
-	if (k >= 0 && (k = rule_string(o, path, "vendor", is_hex4, "4 lower-case hex digits",
+	if (k >= 0 && (k = rule_string(o, path, "vendor", vfp_pci_id_is_valid, "4 lower-case hex digits",
 				       &r->vendor, err)) > 0)
 		given++;
-	if (k >= 0 && (k = rule_string(o, path, "device", is_hex4, "4 lower-case hex digits",
+	if (k >= 0 && (k = rule_string(o, path, "device", vfp_pci_id_is_valid, "4 lower-case hex digits",
 				       &r->device, err)) > 0)
 		given++;
 	if (k >= 0 && (k = rule_string(o, path, "driver", is_driver, "a driver name", &r->driver,

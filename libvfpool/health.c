@@ -32,8 +32,7 @@ static int parse_drivers(json_t *a, const char *path, struct vfp_strv *ret, char
 	json_array_foreach(a, i, v) {
 		const char *s = json_string_value(v);
 
-		if (!s || !*s || strlen(s) > 63 ||
-		    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(s))
+		if (!s || !vfp_driver_name_is_valid(s))
 			return vfp_config_error(err, path, "drivers[%zu]: not a driver name", i);
 		if (!(ret->v[ret->n++] = strdup(s)))
 			return -ENOMEM;

@@ -14,6 +14,11 @@ static bool is_lower_hex(char c)
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
 
+bool vfp_pci_id_is_valid(const char *s)
+{
+	return strlen(s) == 4 && strspn(s, "0123456789abcdef") == 4;
+}
+
 /**
  * vfp_pci_addr_is_valid() - is @s exactly a PCI address in sysfs form?
  *

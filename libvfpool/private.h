@@ -147,3 +147,8 @@ json_t *vfp_vf_config_to_json(const struct vfp_vf_config *c);
 int vfp_vf_config_from_json(json_t *o, unsigned index, struct vfp_vf_config *c);
 char *vfp_restore_point_to_text(const struct vfp_restore_point *rp);
 int vfp_restore_point_from_text(const char *text, struct vfp_restore_point **ret);
+
+/* A PCI vendor or device id as sysfs and configs write it: 4 lower-case hex digits. */
+bool vfp_pci_id_is_valid(const char *s);
+/* A kernel driver's name as sysfs binds it: 1-63 of a-z, 0-9, '_', '-'. */
+bool vfp_driver_name_is_valid(const char *s);

@@ -62,16 +62,6 @@ bool vfp_strv_contains(const struct vfp_strv *v, const char *s)
 	return false;
 }
 
-static bool is_hex_id(const char *s)
-{
-	if (strlen(s) != 4)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
-			return false;
-	return true;
-}
-
 static bool is_driver_name(const char *s)
 {
 	size_t n = strlen(s);
@@ -182,13 +172,13 @@ static int string_item(json_t *item, const char *path, bool (*valid)(const char 
 
 static int vendor_item(json_t *item, const char *path, struct vfp_selector *s, char **err)
 {
-	return string_item(item, path, is_hex_id, "PCI vendor id (4 lower-case hex digits)",
+	return string_item(item, path, vfp_pci_id_is_valid, "PCI vendor id (4 lower-case hex digits)",
 			   &s->vendors, err);
 }
 
 static int device_item(json_t *item, const char *path, struct vfp_selector *s, char **err)
 {
-	return string_item(item, path, is_hex_id, "PCI device id (4 lower-case hex digits)",
+	return string_item(item, path, vfp_pci_id_is_valid, "PCI device id (4 lower-case hex digits)",
 			   &s->devices, err);
 }
 
