@@ -440,32 +440,29 @@ static int parse_retention(struct vfp_config *c, json_t *o, char **err)
 }
 
 /* {"orphan_seconds": 300}: how long a reservation outlives an owner that does not exist. */
-static int parse_reservations(struct vfp_config *c, json_t *o, char **err)
+/* {"KEY": N}, N optional in [0, @max]: an object of one integer, e.g. "reservations". */
+static int one_int_object(json_t *o, const char *path, const char *key, long long example,
+			  long long max, long long *ret, char **err)
 {
-	static const char *const keys[] = { "orphan_seconds", NULL };
+	const char *const keys[] = { key, NULL };
 	int r;
 
 	if (!json_is_object(o))
-		return vfp_config_error(err, "reservations", "must be an object like "
-					"{\"orphan_seconds\": 300}");
-	r = vfp_json_check_keys(o, "reservations", keys, err);
-	return r < 0 ? r
-		     : int_field(o, "reservations", "orphan_seconds", false, 0, 365 * 86400,
-				 &c->orphan_seconds, err);
+		return vfp_config_error(err, path, "must be an object like {\"%s\": %lld}", key,
+					example);
+	r = vfp_json_check_keys(o, path, keys, err);
+	return r < 0 ? r : int_field(o, path, key, false, 0, max, ret, err);
+}
+
+static int parse_reservations(struct vfp_config *c, json_t *o, char **err)
+{
+	return one_int_object(o, "reservations", "orphan_seconds", 300, 365 * 86400,
+			      &c->orphan_seconds, err);
 }
 
 static int parse_repair(struct vfp_config *c, json_t *o, char **err)
 {
-	static const char *const keys[] = { "retry_seconds", NULL };
-	int r;
-
-	if (!json_is_object(o))
-		return vfp_config_error(err, "repair", "must be an object like "
-					"{\"retry_seconds\": 600}");
-	r = vfp_json_check_keys(o, "repair", keys, err);
-	return r < 0 ? r
-		     : int_field(o, "repair", "retry_seconds", false, 0, 86400, &c->repair_retry,
-				 err);
+	return one_int_object(o, "repair", "retry_seconds", 600, 86400, &c->repair_retry, err);
 }
 
 static int parse_numvfs(struct vfp_config *c, json_t *a, char **err)
