@@ -222,15 +222,31 @@ int agent_repair_vf(struct agent *a, const char *pci, char *err, size_t err_size
 
 #define REPAIR_WAIT_MAX 86400 /* the longest a quarantined VF waits between two tries */
 
+static struct agent_repair_wait *find_wait(struct agent *a, const char *pci)
+{
+	for (size_t i = 0; i < a->n_repair_waits; i++)
+		if (strcmp(a->repair_waits[i].pci, pci) == 0)
+			return &a->repair_waits[i];
+	return NULL;
+}
+
+/* A VF no longer waiting (free again, by a repair or by hand): its next quarantine starts anew. */
+static void forget_wait(struct agent *a, const char *pci)
+{
+	struct agent_repair_wait *w = find_wait(a, pci);
+
+	if (w)
+		*w = a->repair_waits[--a->n_repair_waits];
+}
+
 /* @pci's entry, made on first sight: its first try is @base after it was quarantined. */
 static struct agent_repair_wait *repair_wait(struct agent *a, const char *pci, long long since,
 					     long long base)
 {
-	struct agent_repair_wait *w;
+	struct agent_repair_wait *w = find_wait(a, pci);
 
-	for (size_t i = 0; i < a->n_repair_waits; i++)
-		if (strcmp(a->repair_waits[i].pci, pci) == 0)
-			return &a->repair_waits[i];
+	if (w)
+		return w;
 	if (!GREEDY_REALLOC(a->repair_waits, a->cap_repair_waits, a->n_repair_waits + 1))
 		return NULL;
 	w = &a->repair_waits[a->n_repair_waits++];
@@ -251,13 +267,15 @@ static void retry_one(struct agent *a, const char *pci, long long base, long lon
 	pthread_mutex_lock(&a->ledger_lock);
 	r = vfp_ledger_get_vf(a->ledger, pci, &lv);
 	pthread_mutex_unlock(&a->ledger_lock);
-	if (r < 0 || lv.state != VFP_VF_QUARANTINED || lv.allocation[0])
+	if (r < 0 || lv.state != VFP_VF_QUARANTINED || lv.allocation[0]) {
+		forget_wait(a, pci);
 		return;
+	}
 	w = repair_wait(a, pci, lv.since, base);
 	if (!w || now < w->next)
 		return;
 	if (agent_repair_vf(a, pci, err, sizeof(err)) >= 0) {
-		*w = a->repair_waits[--a->n_repair_waits]; /* forgotten: it is free */
+		forget_wait(a, pci);
 		return;
 	}
 	w->wait = w->wait * 2 > REPAIR_WAIT_MAX ? REPAIR_WAIT_MAX : w->wait * 2;
