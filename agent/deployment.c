@@ -12,6 +12,8 @@
 
 #include "agent/claim.h"
 #include "agent/deployment.h"
+#include "agent/deployment-held.h"
+#include "agent/pf/pf-side.h"
 #include "agent/release.h"
 #include "agent/vm/domain-xml.h"
 #include "agent/vm/hostdev-xml.h"
@@ -35,6 +37,7 @@ struct rewrite {
 	struct vfp_allocation *allocs[MAX_POOLS];
 	size_t n_pools, used[MAX_POOLS];
 	size_t n_begun; /* allocations whose attach intent is begun */
+	bool reused;	/* the domain's own allocations, held since an earlier post */
 	xmlNodePtr dummies; /* a holder of the dummy NICs, in IB order */
 	size_t n_ib;
 };
@@ -63,7 +66,10 @@ static size_t pool_slot(struct rewrite *w, const char *pool)
 	return i;
 }
 
-/* One allocation per pool, all or none. */
+/*
+ * One allocation per pool, all or none; or the allocations the domain
+ * already holds when this file was posted before.
+ */
 static int claim_all(struct rewrite *w, const char *owner)
 {
 	unsigned count[MAX_POOLS] = { 0 };
@@ -78,6 +84,13 @@ static int claim_all(struct rewrite *w, const char *owner)
 		else
 			count[slot]++;
 	}
+	if (r >= 0)
+		r = deployment_held(w->agent, w->uuid, w->pools, count, w->n_pools, w->allocs,
+				    w->err, w->err_size);
+	if (r > 0) {
+		w->reused = true;
+		return 0;
+	}
 	for (size_t p = 0; r >= 0 && p < w->n_pools; p++) {
 		struct vfp_claim c = { .pool = w->pools[p], .count = count[p], .owner = &o,
 				       .numa_node = -1 };
@@ -87,16 +100,64 @@ static int claim_all(struct rewrite *w, const char *owner)
 	return r;
 }
 
-/* The IPv4 address of IB VF number @k: from the request's list first, else from the NIC's MAC. */
+/*
+ * The value @list ("MAC=VALUE,MAC=VALUE") gives NIC @nic, into @out; 0 when
+ * it names the NIC's MAC, -ENOENT when not (or @list is NULL).
+ */
+static int keyed_value(const char *list, const struct domxml_nic *nic, char *out, size_t size)
+{
+	for (const char *item = list; item && *item;
+	     item = strchr(item, ',') ? strchr(item, ',') + 1 : NULL) {
+		size_t len = strcspn(item, ","), key = strcspn(item, "=");
+		unsigned char mac[6];
+		char buf[32];
+
+		if (key >= len || key >= sizeof(buf))
+			continue;
+		snprintf(buf, sizeof(buf), "%.*s", (int)key, item);
+		if (nic->has_mac && vfp_mac_parse(buf, mac) == 0 && !memcmp(mac, nic->mac, 6)) {
+			snprintf(out, size, "%.*s", (int)(len - key - 1), item + key + 1);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The NIC's VLAN: its own <vlan>, else ?vlan=MAC=ID (OpenNebula keeps VLAN_ID in vm.xml). */
+static int nic_vlan(struct rewrite *w, const struct domxml_nic *nic, int *ret)
+{
+	char v[16], *end;
+	long id;
+
+	*ret = nic->vlan;
+	if (nic->vlan >= 0 || keyed_value(w->in->vlans, nic, v, sizeof(v)) < 0)
+		return 0;
+	id = strtol(v, &end, 10);
+	if (!v[0] || *end || id < 0 || id > 4094)
+		return fail(w, -EINVAL, "vlan: \"%.16s\" for devices/interface[%u] is not a VLAN "
+			    "in [0, 4094]", v, nic->position);
+	*ret = (int)id;
+	return 0;
+}
+
+/*
+ * The IPv4 address of IB VF number @k: ?ip=MAC=IP for its NIC, or the k-th
+ * of a plain ?ip= list; else from the NIC's MAC (OpenNebula's MAC_PREFIX).
+ */
 static int ipoib_address(struct rewrite *w, const struct domxml_nic *nic, size_t k, uint32_t *ret)
 {
+	const unsigned char *prefix = vfp_config_get_opennebula_mac_prefix(w->config);
 	const char *list = w->in->ips;
 	char one[64];
+	bool keyed = list && strchr(list, '=');
 
-	for (size_t i = 0; list && i < k; i++)
+	if (keyed && keyed_value(list, nic, one, sizeof(one)) < 0)
+		list = NULL;
+	for (size_t i = 0; list && !keyed && i < k; i++)
 		list = strchr(list, ',') ? strchr(list, ',') + 1 : NULL;
-	if (list) {
+	if (list && !keyed)
 		snprintf(one, sizeof(one), "%.*s", (int)strcspn(list, ","), list);
+	if (list) {
 		if (domxml_parse_ipv4(one, ret) < 0)
 			return fail(w, -EINVAL, "ip: \"%.40s\" is not an IPv4 address", one);
 		return 0;
@@ -106,7 +167,9 @@ static int ipoib_address(struct rewrite *w, const struct domxml_nic *nic, size_t
 		return 0;
 	}
 	return fail(w, -EINVAL, "devices/interface[%u]: no IPv4 address for its IPoIB dummy "
-		    "NIC: its MAC is not OpenNebula's 02:00 form and ?ip= names none", nic->position);
+		    "NIC: its MAC does not begin with OpenNebula's MAC_PREFIX %02x:%02x "
+		    "(opennebula_mac_prefix) and ?ip= names none", nic->position, prefix[0],
+		    prefix[1]);
 }
 
 static xmlNodePtr device_node(xmlDocPtr doc, const char *xml)
@@ -118,23 +181,56 @@ static xmlNodePtr device_node(xmlDocPtr doc, const char *xml)
 	return n;
 }
 
-/* NIC @i: the next VF of its pool's allocation in its place, and its dummy if IB. */
-static int replace_nic(struct rewrite *w, size_t i)
+/* VF @j of @alloc as the domain @uuid was given it before: its recorded device XML. */
+static char *held_device_xml(struct rewrite *w, const struct vfp_allocation *alloc, size_t j)
+{
+	const char *pci = vfp_allocation_get_vf(alloc, j)->pci;
+	struct vfp_restore_point *rp = restore_point_load(w->agent, pci);
+	char *xml = NULL;
+
+	if (rp && rp->device_xml && rp->domain_uuid && !strcasecmp(rp->domain_uuid, w->uuid))
+		xml = strdup(rp->device_xml);
+	else
+		fail(w, -EBUSY, "VF %s of allocation %s has no device recorded for domain %s: "
+		     "release the allocation first", pci, vfp_allocation_get_id(alloc), w->uuid);
+	vfp_restore_point_free(rp);
+	return xml;
+}
+
+/* The device of NIC @i: the next VF of its pool's allocation, prepared (or as held). */
+static int nic_device_xml(struct rewrite *w, size_t i, char **ret_xml)
 {
 	const struct domxml_nic *nic = &w->nics[i];
 	size_t p = pool_slot(w, nic->pool);
 	struct vm_target t = { .uuid = w->uuid, .name = w->name, .pending = true };
-	struct vm_nic want = { .has_mac = nic->has_mac, .vlan = nic->vlan };
-	char *xml = NULL, err[512] = "";
-	xmlNodePtr node;
-	uint32_t ip = 0;
+	struct vm_nic want = { .has_mac = nic->has_mac };
+	char err[512] = "";
 	int r;
 
+	if (w->reused)
+		return (*ret_xml = held_device_xml(w, w->allocs[p], w->used[p]++)) ? 0 : -EBUSY;
+	r = nic_vlan(w, nic, &want.vlan);
 	memcpy(want.mac, nic->mac, sizeof(want.mac));
-	r = vm_attach_vf(w->agent, w->allocs[p], w->used[p], &t, &want, &xml, err, sizeof(err));
+	if (r >= 0)
+		r = vm_attach_vf(w->agent, w->allocs[p], w->used[p], &t, &want, ret_xml, err,
+				 sizeof(err));
 	if (r < 0)
-		return fail(w, r, "devices/interface[%u]: %s", nic->position, err);
+		return w->err[0] ? r : fail(w, r, "devices/interface[%u]: %s", nic->position, err);
 	w->used[p]++;
+	return 0;
+}
+
+/* NIC @i: its VF's device in its place, and its dummy if IB. */
+static int replace_nic(struct rewrite *w, size_t i)
+{
+	const struct domxml_nic *nic = &w->nics[i];
+	char *xml = NULL;
+	xmlNodePtr node;
+	uint32_t ip = 0;
+	int r = nic_device_xml(w, i, &xml);
+
+	if (r < 0)
+		return r;
 	node = device_node(w->doc, xml);
 	if (node && !strcmp((const char *)node->name, "hostdev")) {
 		r = ipoib_address(w, nic, w->n_ib++, &ip);
@@ -188,13 +284,13 @@ static void confirm_intents(struct rewrite *w, bool ok)
 			     ok, ok ? NULL : "rewrite failed", NULL, 0);
 }
 
-/* "id1, id2" for X-Allocation-Id. */
+/* "id1, id2" for X-Allocation-Id: the claims this request made (none when reused). */
 static void allocation_ids(const struct rewrite *w, char *buf, size_t size)
 {
 	size_t len = 0;
 
 	buf[0] = '\0';
-	for (size_t p = 0; p < w->n_pools && w->allocs[p] && len < size; p++)
+	for (size_t p = 0; !w->reused && p < w->n_pools && w->allocs[p] && len < size; p++)
 		len += (size_t)snprintf(buf + len, size - len, "%s%s", p ? ", " : "",
 					vfp_allocation_get_id(w->allocs[p]));
 }
@@ -264,13 +360,14 @@ static int rewrite(struct rewrite *w, char **ret_xml, char *ret_ids, size_t ids_
 	if (!owner && !(owner = w->name))
 		return fail(w, -EINVAL, "body: the domain has no <name>; give ?owner=");
 	r = claim_all(w, owner);
-	if (r >= 0)
+	if (r >= 0 && !w->reused)
 		r = begin_intents(w);
 	for (size_t i = 0; r >= 0 && i < w->n_nics; i++)
 		r = replace_nic(w, i);
 	confirm_intents(w, r >= 0);
 	if (r < 0) {
-		give_back(w->agent, w);
+		if (!w->reused) /* held before this request: not its to give back */
+			give_back(w->agent, w);
 		return r;
 	}
 	while (w->dummies->children) {

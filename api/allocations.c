@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "agent/claim.h"
 #include "agent/release.h"
@@ -305,25 +306,44 @@ int api_post_allocation(struct api_request *req)
 	return r;
 }
 
-/* The allocations of @pool (NULL: any) in @state (-1: any), with where their VFs are. */
+/* Whether @a is domain @uuid's (NULL: any owner). */
+static bool owned_by_domain(const struct vfp_allocation *a, const char *uuid)
+{
+	const struct vfp_owner *o = vfp_allocation_get_owner(a);
+
+	return !uuid || (o && o->kind == VFP_OWNER_VM && o->uuid && !strcasecmp(o->uuid, uuid));
+}
+
+/* The allocations of @pool (NULL: any) in @state (-1: any) of domain @uuid (NULL: any). */
 static json_t *list_json(struct agent *agent, struct vfp_allocation **list, size_t n,
-			 const char *pool, int state)
+			 const char *pool, int state, const char *uuid)
 {
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < n; i++)
 		if ((!pool || strcmp(vfp_allocation_get_pool(list[i]), pool) == 0) &&
-		    (state < 0 || (int)vfp_allocation_get_state(list[i]) == state))
+		    (state < 0 || (int)vfp_allocation_get_state(list[i]) == state) &&
+		    owned_by_domain(list[i], uuid))
 			json_array_append_new(
 				a, api_allocation_add_where(agent, api_allocation_json(list[i])));
 	return a;
 }
 
-/* "netns:/run/netns/c1" is "netns:c1", as the ledger keys it; other owners as they are. */
-static int owner_filter(struct api_request *req, const char **owner, char key[static 80])
+/*
+ * "netns:/run/netns/c1" is "netns:c1", as the ledger keys it; "vm:UUID" is
+ * the domain of that UUID whatever its name (@ret_uuid); other owners as
+ * they are.
+ */
+static int owner_filter(struct api_request *req, const char **owner, char key[static 80],
+			const char **ret_uuid)
 {
 	const char *name;
 
+	*ret_uuid = NULL;
+	if (*owner && strncmp(*owner, "vm:", 3) == 0 && valid_uuid(*owner + 3)) {
+		*ret_uuid = *owner + 3;
+		*owner = NULL;
+	}
 	if (!*owner || strncmp(*owner, "netns:", 6) != 0)
 		return 0;
 	if (!(name = vfp_owner_netns_name(*owner + 6)))
@@ -341,10 +361,11 @@ int api_list_allocations(struct api_request *req)
 	const char *pool = api_query(req, "pool"), *state_name = api_query(req, "state");
 	int state = state_name ? vfp_allocation_state_from_string(state_name) : -1;
 	struct vfp_allocation **list = NULL;
+	const char *uuid;
 	char key[80];
 	size_t n = 0;
 	json_t *a = NULL;
-	int r = owner_filter(req, &owner, key);
+	int r = owner_filter(req, &owner, key, &uuid);
 
 	if (r >= 0 && all && strcmp(all, "true") != 0 && strcmp(all, "false") != 0)
 		r = api_fail(req, -EINVAL, "include_released: must be true or false");
@@ -361,7 +382,7 @@ int api_list_allocations(struct api_request *req)
 		api_fail(req, r, "%s", vfp_ledger_get_error(req->agent->ledger));
 	pthread_mutex_unlock(&req->agent->ledger_lock);
 	if (r >= 0)
-		a = list_json(req->agent, list, n, pool, state);
+		a = list_json(req->agent, list, n, pool, state, uuid);
 	vfp_allocation_list_free(list, n);
 	return r < 0 ? r : api_reply(req, 200, json_pack("{s:o*}", "allocations", a));
 }

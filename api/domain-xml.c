@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * POST /v1/domain-xml[?owner=NAME][&ip=A,B]: a deployment file in, the same
- * domain with VFs out (agent/deployment.c does the work); the allocations'
- * ids in X-Allocation-Id.
+ * POST /v1/domain-xml[?owner=NAME][&ip=A,B|MAC=A,…][&vlan=MAC=ID,…]: a
+ * deployment file in, the same domain with VFs out (agent/deployment.c does
+ * the work); the allocations' ids in X-Allocation-Id.
  */
 #include "config.h"
 
@@ -13,7 +13,7 @@ int api_domain_xml(struct api_request *req)
 {
 	struct agent_deployment d = { .xml = req->body, .len = req->body_len,
 				      .owner = api_query(req, "owner"),
-				      .ips = api_query(req, "ip") };
+				      .ips = api_query(req, "ip"), .vlans = api_query(req, "vlan") };
 	char err[512] = "", *xml = NULL;
 	int r = agent_rewrite_deployment(req->agent, &d, &xml, req->extra_value,
 					 sizeof(req->extra_value), err, sizeof(err));

@@ -43,6 +43,7 @@ struct vfp_config {
 	bool has_guids;
 	unsigned long long guid_first, guid_count;
 	unsigned char ipoib_prefix[2];
+	unsigned char one_prefix[2]; /* OpenNebula's MAC_PREFIX */
 	char *socket_group;
 	char *libvirt_uri;    /* NULL: the agent's default */
 	bool libvirt_managed; /* libvirt binds VFs to vfio-pci (managed='yes') */
@@ -357,7 +358,8 @@ static int parse_guids(struct vfp_config *c, json_t *o, char **err)
 	return 0;
 }
 
-static int parse_ipoib_prefix(struct vfp_config *c, json_t *v, char **err)
+/* Two MAC bytes like "02:1b" from @v into @out; not multicast. */
+static int parse_mac_prefix(json_t *v, const char *field, unsigned char out[2], char **err)
 {
 	const char *s = json_string_value(v);
 	int b[4];
@@ -365,17 +367,31 @@ static int parse_ipoib_prefix(struct vfp_config *c, json_t *v, char **err)
 	if (!s || strlen(s) != 5 || s[2] != ':' || (b[0] = vfp_hex_digit(s[0])) < 0 ||
 	    (b[1] = vfp_hex_digit(s[1])) < 0 || (b[2] = vfp_hex_digit(s[3])) < 0 ||
 	    (b[3] = vfp_hex_digit(s[4])) < 0)
-		return vfp_config_error(err, "ipoib_mac_prefix", "must be two MAC bytes like \"02:1b\"");
-	c->ipoib_prefix[0] = (unsigned char)(b[0] << 4 | b[1]);
-	c->ipoib_prefix[1] = (unsigned char)(b[2] << 4 | b[3]);
-	if (c->ipoib_prefix[0] & 1)
-		return vfp_config_error(err, "ipoib_mac_prefix",
+		return vfp_config_error(err, field, "must be two MAC bytes like \"02:1b\"");
+	out[0] = (unsigned char)(b[0] << 4 | b[1]);
+	out[1] = (unsigned char)(b[2] << 4 | b[3]);
+	if (out[0] & 1)
+		return vfp_config_error(err, field,
 					"\"%s\" is a multicast MAC prefix; a NIC cannot carry it", s);
-	if (c->ipoib_prefix[0] == 0x02 && c->ipoib_prefix[1] == 0x00)
-		return vfp_config_error(err, "ipoib_mac_prefix",
-					"\"02:00\" is OpenNebula's own NIC MAC prefix; the guest "
-					"would take real NICs for dummies");
 	return 0;
+}
+
+static int parse_one_prefix(struct vfp_config *c, json_t *v, char **err)
+{
+	return parse_mac_prefix(v, "opennebula_mac_prefix", c->one_prefix, err);
+}
+
+/* Parsed after opennebula_mac_prefix: the two must differ. */
+static int parse_ipoib_prefix(struct vfp_config *c, json_t *v, char **err)
+{
+	int r = parse_mac_prefix(v, "ipoib_mac_prefix", c->ipoib_prefix, err);
+
+	if (r >= 0 && !memcmp(c->ipoib_prefix, c->one_prefix, 2))
+		return vfp_config_error(err, "ipoib_mac_prefix",
+					"\"%s\" is OpenNebula's NIC MAC prefix "
+					"(opennebula_mac_prefix); the guest would take real NICs "
+					"for dummies", json_string_value(v));
+	return r;
 }
 
 /* The group that may use the agent's unix socket: a POSIX group name. */
@@ -477,6 +493,7 @@ static const struct {
 	/* pools first: networks refer to them */
 	{ "pools", parse_pools },	    { "exclude", parse_exclude },
 	{ "networks", parse_networks },	    { "guids", parse_guids },
+	{ "opennebula_mac_prefix", parse_one_prefix },
 	{ "ipoib_mac_prefix", parse_ipoib_prefix }, { "socket_group", parse_socket_group },
 	{ "libvirt", parse_libvirt }, { "retention", parse_retention },
 	{ "reservations", parse_reservations }, { "numvfs", parse_numvfs },
@@ -495,7 +512,8 @@ VFP_EXPORT int vfp_config_load_json(json_t *root, struct vfp_config **ret_config
 	static const char *const keys[] = { "pools",	       "exclude",      "networks",
 					    "guids",	       "ipoib_mac_prefix", "socket_group",
 					    "libvirt",	       "retention",    "reservations",
-					    "numvfs",	       "repair",       NULL };
+					    "numvfs",	       "repair",       "opennebula_mac_prefix",
+					    NULL };
 	struct vfp_config *c;
 	int r;
 
@@ -510,6 +528,8 @@ VFP_EXPORT int vfp_config_load_json(json_t *root, struct vfp_config **ret_config
 	c->refcount = 1;
 	c->ipoib_prefix[0] = DEFAULT_IPOIB_PREFIX_0;
 	c->ipoib_prefix[1] = DEFAULT_IPOIB_PREFIX_1;
+	c->one_prefix[0] = 0x02;
+	c->one_prefix[1] = 0x00;
 	c->libvirt_managed = true;
 	c->retention = (struct vfp_retention){ .seconds = 7 * 86400, .allocations = 10000,
 					       .audit = 100000 };
@@ -690,6 +710,12 @@ VFP_EXPORT const char *vfp_config_pool_for_network(const struct vfp_config *c,
 VFP_EXPORT const unsigned char *vfp_config_get_ipoib_mac_prefix(const struct vfp_config *c)
 {
 	return c->ipoib_prefix;
+}
+
+/* OpenNebula's MAC_PREFIX: a NIC MAC of it carries the NIC's IPv4 address. */
+VFP_EXPORT const unsigned char *vfp_config_get_opennebula_mac_prefix(const struct vfp_config *c)
+{
+	return c->one_prefix;
 }
 
 VFP_EXPORT bool vfp_config_get_guid_range(const struct vfp_config *c,

@@ -128,6 +128,7 @@ const char *vfp_config_vf_unhealthy(const struct vfp_config *config, const struc
 const char *vfp_config_pool_for_network(const struct vfp_config *config, const char *bridge,
 					const char *network);
 const unsigned char *vfp_config_get_ipoib_mac_prefix(const struct vfp_config *config);
+const unsigned char *vfp_config_get_opennebula_mac_prefix(const struct vfp_config *config);
 bool vfp_config_get_guid_range(const struct vfp_config *config, unsigned long long *ret_first,
 			       unsigned long long *ret_count);
 json_t *vfp_config_pools_to_json(const struct vfp_config *config);

@@ -107,8 +107,15 @@ static const struct {
 	{ "{\"ipoib_mac_prefix\": \"03:1b\"}",
 	  "ipoib_mac_prefix: \"03:1b\" is a multicast MAC prefix; a NIC cannot carry it" },
 	{ "{\"ipoib_mac_prefix\": \"02:00\"}",
-	  "ipoib_mac_prefix: \"02:00\" is OpenNebula's own NIC MAC prefix; the guest would take "
-	  "real NICs for dummies" },
+	  "ipoib_mac_prefix: \"02:00\" is OpenNebula's NIC MAC prefix (opennebula_mac_prefix); "
+	  "the guest would take real NICs for dummies" },
+	{ "{\"opennebula_mac_prefix\": \"0a:0b\", \"ipoib_mac_prefix\": \"0a:0b\"}",
+	  "ipoib_mac_prefix: \"0a:0b\" is OpenNebula's NIC MAC prefix (opennebula_mac_prefix); "
+	  "the guest would take real NICs for dummies" },
+	{ "{\"opennebula_mac_prefix\": \"0a-0b\"}",
+	  "opennebula_mac_prefix: must be two MAC bytes like \"02:1b\"" },
+	{ "{\"opennebula_mac_prefix\": 2}",
+	  "opennebula_mac_prefix: must be two MAC bytes like \"02:1b\"" },
 	{ "{\"libvirt\": \"qemu:///system\"}",
 	  "libvirt: must be an object like {\"uri\": \"qemu:///system\"}" },
 	{ "{\"libvirt\": {\"uri\": \"qemu\"}}",
@@ -154,7 +161,7 @@ static const char *const good_config =
 	" \"exclude\": [\"0000:3b:00.4\", \"0000:5e:00.0\"],"
 	" \"networks\": [{\"bridge\": \"sriov_ib0\", \"pool\": \"ib\"}, {\"network\": \"fast\", \"pool\": \"e810\"}],"
 	" \"guids\": {\"first\": \"02:c9:03:00:00:00:00:01\", \"count\": 4096},"
-	" \"ipoib_mac_prefix\": \"02:1c\","
+	" \"ipoib_mac_prefix\": \"02:1c\", \"opennebula_mac_prefix\": \"02:0a\","
 	" \"libvirt\": {\"uri\": \"qemu+ssh://kvm1/system\", \"managed\": false}}";
 
 START_TEST(test_config_selectors_first_match)
@@ -199,6 +206,7 @@ START_TEST(test_config_selectors_first_match)
 	ck_assert_uint_eq(first, 0x02c9030000000001ULL);
 	ck_assert_uint_eq(count, 4096);
 	ck_assert_uint_eq(vfp_config_get_ipoib_mac_prefix(c)[1], 0x1c);
+	ck_assert_uint_eq(vfp_config_get_opennebula_mac_prefix(c)[1], 0x0a);
 	ck_assert_uint_eq(vfp_config_get_pool_grow_step(c, 0), 2);
 	ck_assert_uint_eq(vfp_config_get_pool_count(c), 5);
 	ck_assert_str_eq(vfp_config_get_libvirt_uri(c), "qemu+ssh://kvm1/system");
@@ -272,6 +280,8 @@ START_TEST(test_config_empty_and_defaults)
 	ck_assert(!vfp_config_get_guid_range(c, &a, &b));
 	ck_assert_uint_eq(vfp_config_get_ipoib_mac_prefix(c)[0], 0x02);
 	ck_assert_uint_eq(vfp_config_get_ipoib_mac_prefix(c)[1], 0x1b);
+	ck_assert_uint_eq(vfp_config_get_opennebula_mac_prefix(c)[0], 0x02);
+	ck_assert_uint_eq(vfp_config_get_opennebula_mac_prefix(c)[1], 0x00);
 	ck_assert_ptr_null(vfp_config_get_libvirt_uri(c));
 	ck_assert(vfp_config_get_libvirt_managed(c));
 	vfp_config_get_retention(c, &keep);

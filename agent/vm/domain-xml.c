@@ -111,7 +111,8 @@ int domxml_parse_ipv4(const char *s, uint32_t *ret)
 	return 0;
 }
 
-static int nic_facts(xmlNodePtr nic, struct domxml_nic *f, char *err, size_t err_size)
+static int nic_facts(xmlNodePtr nic, const unsigned char one_prefix[2], struct domxml_nic *f,
+		     char *err, size_t err_size)
 {
 	const char *mac = prop(first_child(nic, "mac"), "address");
 	const char *tag = prop(first_child(first_child(nic, "vlan"), "tag"), "id");
@@ -130,7 +131,7 @@ static int nic_facts(xmlNodePtr nic, struct domxml_nic *f, char *err, size_t err
 	}
 	f->has_mac = mac != NULL;
 	f->vlan = (int)vlan;
-	f->has_ip = f->has_mac && f->mac[0] == 0x02 && f->mac[1] == 0x00;
+	f->has_ip = f->has_mac && !memcmp(f->mac, one_prefix, 2);
 	f->ip = (uint32_t)f->mac[2] << 24 | (uint32_t)f->mac[3] << 16 | (uint32_t)f->mac[4] << 8 |
 		f->mac[5];
 	return 0;
@@ -160,7 +161,8 @@ int domxml_sriov_nics(xmlDocPtr doc, const struct vfp_config *config, struct dom
 		if (pool && (grown = realloc(nics, (n + 1) * sizeof(*nics)))) {
 			nics = grown;
 			nics[n] = (struct domxml_nic){ .node = d, .pool = pool, .position = position };
-			if (nic_facts(d, &nics[n], err, err_size) < 0) {
+			if (nic_facts(d, vfp_config_get_opennebula_mac_prefix(config), &nics[n],
+				      err, err_size) < 0) {
 				free(nics);
 				return -EINVAL;
 			}
@@ -233,9 +235,15 @@ int domxml_ensure_uuid(xmlDocPtr doc, char uuid[37])
 	return 0;
 }
 
-/* @device in place of @nic's <interface>, which is freed. */
+/* @device in place of @nic's <interface>, which is freed; its <boot order> kept. */
 void domxml_replace_nic(const struct domxml_nic *nic, xmlNodePtr device)
 {
+	xmlNodePtr boot = first_child(nic->node, "boot");
+
+	if (boot && !first_child(device, "boot")) {
+		xmlUnlinkNode(boot);
+		xmlAddChild(device, boot);
+	}
 	xmlReplaceNode(nic->node, device);
 	xmlFreeNode(nic->node);
 }

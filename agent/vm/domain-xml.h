@@ -22,7 +22,7 @@ struct domxml_nic {
 	unsigned char mac[6];
 	int vlan; /* -1: none */
 	bool has_ip;
-	uint32_t ip; /* from an OpenNebula 02:00 MAC */
+	uint32_t ip; /* from a MAC of OpenNebula's MAC_PREFIX */
 };
 
 int domxml_parse(const char *buf, size_t len, xmlDocPtr *ret, char *err, size_t err_size);

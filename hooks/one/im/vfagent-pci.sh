@@ -1,31 +1,32 @@
 #!/bin/sh
-# vfagent-pci.sh — OpenNebula IM monitoring probe: the free VFs of each
-# vfagent pool in the format of OpenNebula's own PCI probe, and per pool a
-# host attribute VFAGENT_FREE_<POOL> = "N" for SCHED_REQUIREMENTS, e.g.
-#   SCHED_REQUIREMENTS = "VFAGENT_FREE_IB > 1"
-# OpenNebula's scheduler places VMs; vfagent only says what is free here.
+# vfagent-pci.sh: an OpenNebula IM monitoring probe (kvm-probes.d/host/system).
+# Per vfagent pool, host attributes for the scheduler:
+#   VFAGENT_FREE_<POOL> = "N"   free VFs of the pool when this probe ran
+#   VFAGENT_VFS_<POOL>  = "N"   VFs of the pool
+# and VFAGENT_STATUS = "ok", or why the agent could not say. It never
+# prints PCI = [...]: oned hands out the devices listed there to any VM that
+# asks, behind the agent's back. It always exits 0: a probe that fails puts
+# the whole host in ERROR, and a host whose agent is down still runs VMs.
 #   VFAGENT_SOCKET  the agent's socket (default /run/vfagent/vfagent.sock)
 set -u
 sock=${VFAGENT_SOCKET:-/run/vfagent/vfagent.sock}
-get() { curl -sfS --unix-socket "$sock" "http://vfagent$1"; }
 
-pools=$(get /v1/pools) || { echo "vfagent-pci: the agent does not answer at $sock" >&2; exit 1; }
-vfs=$(get '/v1/vfs?state=free') || exit 1
+status() { printf 'VFAGENT_STATUS = "%s"\n' "$(printf '%s' "$1" | tr -d '\042\134' | tr '\n' ' ')"; }
 
-printf '%s' "$pools" | jq -r '.pools[] |
-	"VFAGENT_FREE_\(.name | ascii_upcase | gsub("[^A-Z0-9]"; "_")) = \"\(.vfs.free // 0)\""'
-printf '%s' "$vfs" | jq -r '
-	def class: if .link_type == "infiniband" then ["0207", "Infiniband controller"]
-		   else ["0200", "Ethernet controller"] end;
-	def vendor_name: {"15b3": "Mellanox Technologies", "8086": "Intel Corporation",
-			  "14e4": "Broadcom Inc. and subsidiaries"}[.vendor] // .vendor;
-	.vfs[] | select(.pool != null) |
-	(.pci | capture("(?<d>[0-9a-f]{4}):(?<b>[0-9a-f]{2}):(?<s>[0-9a-f]{2})\\.(?<f>[0-7])")) as $a |
-	class as $c |
-	"PCI = [ TYPE = \"\(.vendor):\(.device):\($c[0])\", VENDOR = \"\(.vendor)\", " +
-	"VENDOR_NAME = \"\(vendor_name)\", DEVICE = \"\(.device)\", CLASS = \"\($c[0])\", " +
-	"CLASS_NAME = \"\($c[1])\", ADDRESS = \"\($a.d):\($a.b):\($a.s):\($a.f)\", " +
-	"SHORT_ADDRESS = \"\($a.b):\($a.s).\($a.f)\", DOMAIN = \"\($a.d)\", BUS = \"\($a.b)\", " +
-	"SLOT = \"\($a.s)\", FUNCTION = \"\($a.f)\", " +
-	"NUMA_NODE = \"\(if .numa_node == null or .numa_node < 0 then "-" else .numa_node end)\", " +
-	"DEVICE_NAME = \"\(vendor_name) SR-IOV VF (vfagent pool \(.pool))\" ]"'
+command -v curl >/dev/null && command -v jq >/dev/null || {
+	status "curl and jq are needed on this host"
+	exit 0
+}
+if ! pools=$(curl -sfS --max-time 5 --unix-socket "$sock" http://vfagent/v1/pools 2>&1); then
+	status "the agent does not answer at $sock: ${pools:-no reply}"
+	exit 0
+fi
+if ! out=$(printf '%s' "$pools" | jq -r '.pools[] |
+	(.name | ascii_upcase | gsub("[^A-Z0-9]"; "_")) as $n |
+	"VFAGENT_FREE_\($n) = \"\(.vfs.free // 0)\"",
+	"VFAGENT_VFS_\($n) = \"\([.vfs[]] | add // 0)\""' 2>&1); then
+	status "the agent's /v1/pools is not what this probe knows: $out"
+	exit 0
+fi
+[ -z "$out" ] || printf '%s\n' "$out"
+status ok

@@ -26,15 +26,23 @@ for tool in curl jq; do
 	command -v "$tool" >/dev/null || die "$tool is needed (apt-get install $tool)"
 done
 
+# One word for a POSIX shell, whatever it holds: OpenSSH joins a remote
+# command's words with spaces and hands the string to the remote shell.
+shquote() {
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+
 # api_on HOST METHOD PATH [DATA]: the body on stdout; 0 for a 2xx, else the
 # agent's message on stderr. HOST "" is this host. DATA goes on stdin, so
-# no quoting reaches a remote shell.
+# only the quoted command line reaches a remote shell.
 api_on() {
 	host=$1 method=$2 path=$3 data=${4:-}
 	set -- curl -sS --unix-socket "$VFAGENT_SOCKET" -X "$method" -w '\n%{http_code}' \
 		-H 'Content-Type: application/json' --data-binary @- "http://vfagent$path"
 	if [ -n "$host" ]; then
-		out=$(printf '%s' "$data" | $VFAGENT_SSH "$host" "$@") || out="
+		line=""
+		for word; do line="$line $(shquote "$word")"; done
+		out=$(printf '%s' "$data" | $VFAGENT_SSH "$host" "$line") || out="
 000"
 	else
 		out=$(printf '%s' "$data" | "$@") || out="
@@ -52,7 +60,8 @@ api_on() {
 
 api() { api_on "" "$@"; }
 
-# The ids of the allocations of VM $2 (a domain name) on host $1, in state $3 (or any).
+# The ids of the allocations of VM $2 on host $1, in state $3 (or any). $2 is
+# OpenNebula's DEPLOY_ID: the domain's UUID (a name works too).
 allocations_of() {
 	api_on "$1" GET "/v1/allocations?owner=vm:$2" |
 		jq -r --arg s "${3:-}" '.allocations[] | select($s == "" or .state == $s) | .id'
@@ -76,15 +85,26 @@ detach_all() {
 	return $rc
 }
 
+# Every allocation of VM $2 on host $1 back. One the agent released by itself
+# meanwhile (it does once it sees the domain gone) counts as given back.
 release_all() {
 	rc=0
 	for id in $(allocations_of "$1" "$2"); do
-		api_on "$1" DELETE "/v1/allocations/$id" >/dev/null || rc=1
+		api_on "$1" DELETE "/v1/allocations/$id" >/dev/null 2>&1 ||
+			[ "$(api_on "$1" GET "/v1/allocations/$id" | jq -r .state)" = released ] ||
+			rc=1
 	done
 	return $rc
 }
 
+# The stock action with the arguments this one got, and its stdin ($stdin
+# when the wrapper read it first; OpenNebula's driver message otherwise).
 stock() {
 	[ -x "$VFAGENT_KVM_DIR/$action" ] || die "no stock action $VFAGENT_KVM_DIR/$action"
-	"$VFAGENT_KVM_DIR/$action" "$@"
+	printf '%s\n' "${stdin-}" | "$VFAGENT_KVM_DIR/$action" "$@"
+}
+
+# OpenNebula's driver message (or deployment XML) on stdin, read once.
+read_stdin() {
+	if [ -t 0 ]; then stdin=""; else stdin=$(cat); fi
 }
