@@ -140,4 +140,56 @@ sed 's/<uuid>.*</<uuid>nope</' "$one/no-sriov.xml" | sed 's/br0/sriov_eth0/' >"$
 post_xml "$tmp/baduuid.xml" ""
 expect 400
 jget .message | grep -q '<uuid> is not a UUID' || fail "$body"
+
+# OpenNebula's own file (tests/one/deployment.0: no <vlan>, a <boot order>):
+# ?vlan= and ?ip= by NIC MAC, as the deploy hook passes them from vm.xml
+release_everything() {
+	api GET /v1/allocations
+	for id in $(jget '.allocations[].id'); do api DELETE "/v1/allocations/$id"; done
+}
+release_everything
+post_xml "$one/deployment.0" "?vlan=02:00:c0:a8:02:07=130&ip=02:00:0a:02:00:07=10.7.0.9"
+expect 200
+printf '%s\n' "$body" >"$tmp/out.xml"
+[ "$(x 'string(//interface[@type="hostdev"]/vlan/tag/@id)')" = 130 ] || fail "?vlan= by MAC"
+[ "$(x 'string(//interface[@type="hostdev"]/boot/@order)')" = 2 ] || fail "boot order lost"
+grep -q '02:1b:0a:07:00:09' "$tmp/out.xml" || fail "?ip= by MAC ignored"
+grep -q '02:1b:0a:01:00:07' "$tmp/out.xml" || fail "a NIC ?ip= does not name keeps its MAC's address"
+ids=$(sed -n 's/^X-Allocation-Id: *//Ip' "$tmp/headers" | tr -d '\r')
+# posted again (a retried deploy): the same devices, no new claim, no ids to give back
+n=$(allocations)
+post_xml "$one/deployment.0" "?vlan=02:00:c0:a8:02:07=130&ip=02:00:0a:02:00:07=10.7.0.9"
+expect 200
+printf '%s\n' "$body" | cmp -s - "$tmp/out.xml" || fail "a second post changed the devices"
+[ "$(allocations)" = "$n" ] || fail "a second post claimed again"
+grep -qi '^X-Allocation-Id' "$tmp/headers" && fail "a second post names allocations to give back"
+# the same UUID asking for other pools: 409 naming what it holds
+sed "s/sriov_ib0/sriov_eth0/" "$one/deployment.0" >"$tmp/other.xml"
+post_xml "$tmp/other.xml" ""
+expect 409
+jget .message | grep -q "already holds allocation" || fail "$body"
+# found by UUID as well as by name
+api GET "/v1/allocations?owner=vm:5D1E0C62-8D1B-4A55-9F0E-7C2A4B3D9E01"
+[ "$(jget '[.allocations[].id] | sort | join(", ")')" = "$(printf '%s' "$ids" | tr -d ' ' | tr ',' '\n' | sort | paste -sd, | sed 's/,/, /g')" ] ||
+	fail "by UUID: $body (ids $ids)"
+release_everything
+post_xml "$one/deployment.0" "?vlan=02:00:c0:a8:02:07=4095"
+expect 400
+jget .message | grep -q 'vlan: "4095" for devices/interface\[2\] is not a VLAN' || fail "$body"
+[ "$(allocations)" = 0 ] || fail "a refused VLAN kept claims"
+
+# OpenNebula's MAC_PREFIX set otherwise in oned.conf: the config says so
+stop_agent
+printf '%s\n' '{"pools": [{"name": "ib", "selector": {"vendors": ["15b3"], "link_types": ["infiniband"]}},
+ {"name": "eth", "selector": {"vendors": ["8086"]}}],
+ "networks": [{"bridge": "sriov_ib0", "pool": "ib"}, {"bridge": "sriov_eth0", "pool": "eth"}],
+ "opennebula_mac_prefix": "52:54"}' >"$tmp/prefix.json"
+start_agent --config "$tmp/prefix.json"
+sed "s/02:00:0a:/52:54:0a:/" "$one/two-ib-one-eth.xml" >"$tmp/prefix.xml"
+post_xml "$tmp/prefix.xml" "?owner=one-88"
+expect 200
+printf '%s\n' "$body" | grep -q '02:1b:0a:02:00:05' || fail "the address of a 52:54 MAC"
+post_xml "$one/deployment.0" ""
+expect 400
+jget .message | grep -q "MAC_PREFIX 52:54 (opennebula_mac_prefix)" || fail "$body"
 echo "domain-xml: all passed"
