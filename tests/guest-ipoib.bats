@@ -25,6 +25,7 @@ setup() {
 	fake_nic "$root" ib0 80:00:00:48:fe:80
 	fake_nic "$root" ib1 80:00:00:49:fe:80
 	printf 'IB0_MASK="255.255.0.0"\nIB0_GATEWAY="10.1.0.1"\nIB1_PREFIX_LENGTH="20"\n' >"$root/context.sh"
+	unset ETH0_IP ETH1_IP ETH2_IP
 	export VFAGENT_ROOT=$root VFAGENT_DRY_RUN=1 CONTEXT_FILE=$root/context.sh
 }
 
@@ -67,6 +68,32 @@ teardown() {
 	[[ "$output" == *"must be two MAC bytes"* ]]
 }
 
+@test "each ibN takes the mask, gateway, metric and MTU of the OpenNebula NIC it stands for" {
+	# one-context's variable names; the NIC is found by the dummy's address, not by order
+	printf '%s\n' "ETH0_IP='192.168.1.42'" "ETH0_MASK='255.255.255.0'" "ETH0_GATEWAY='192.168.1.1'" \
+		"ETH1_IP='10.2.0.7'" "ETH1_MASK='255.255.0.0'" "ETH1_MTU='2044'" \
+		"ETH2_IP='10.1.0.5'" "ETH2_MASK='255.255.252.0'" "ETH2_GATEWAY='10.1.0.1'" \
+		"ETH2_METRIC='200'" >"$root/context.sh"
+	run sh "$script"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ip addr replace 10.1.0.5/22 dev ib0"* ]]
+	[[ "$output" == *"ip route replace default via 10.1.0.1 dev ib0 metric 200"* ]]
+	[[ "$output" == *"ip addr replace 10.2.0.7/16 dev ib1"* ]]
+	[[ "$output" == *"ip link set dev ib1 mtu 2044"* ]]
+	[[ "$output" != *"via 192.168.1.1"* ]]
+	[[ "$output" != *"dev ib0 mtu"* ]]
+	# IB<n>_* override the NIC's
+	printf '%s\n' "IB0_MASK='255.0.0.0'" "IB1_MTU='65520'" >>"$root/context.sh"
+	run sh "$script"
+	[[ "$output" == *"ip addr replace 10.1.0.5/8 dev ib0"* ]]
+	[[ "$output" == *"ip link set dev ib1 mtu 65520"* ]]
+	# a NIC's bad mask is named
+	printf '%s\n' "ETH1_IP='10.2.0.7'" "ETH1_MASK='255.0.255.0'" >"$root/context.sh"
+	run sh "$script"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"ETH1_MASK=255.0.255.0: not a netmask; ib1 left alone"* ]]
+}
+
 @test "no dummy: nothing to do" {
 	rm -r "$root/sys/class/net/eth1" "$root/sys/class/net/eth2"
 	run sh "$script"
@@ -86,6 +113,9 @@ teardown() {
 	ip -n "$ns" link set q0 up
 	ip -n "$ns" link set q1 up
 	unset VFAGENT_ROOT VFAGENT_DRY_RUN
+	# ib1's NIC as one-context names it: its mask and MTU
+	printf '%s\n' "ETH3_IP='10.2.0.7'" "ETH3_MASK='255.255.240.0'" "ETH3_MTU='1400'" \
+		"IB0_MASK='255.255.0.0'" "IB0_GATEWAY='10.1.0.1'" >"$root/context.sh"
 	for _ in 1 2; do
 		run ip netns exec "$ns" sh "$script"
 		[ "$status" -eq 0 ]
@@ -94,6 +124,7 @@ teardown() {
 	[ "$(ip -n "$ns" -4 -o addr show dev ib0 | awk '{print $4}')" = 10.1.0.5/16 ]
 	[ "$(ip -n "$ns" -4 -o addr show dev ib1 | awk '{print $4}')" = 10.2.0.7/20 ]
 	ip -n "$ns" link show ib0 | grep -q "state UP"
+	ip -n "$ns" link show ib1 | grep -q " mtu 1400 "
 	[ "$(ip -n "$ns" route show default)" = "default via 10.1.0.1 dev ib0 " ] ||
 		[ "$(ip -n "$ns" route show default)" = "default via 10.1.0.1 dev ib0" ]
 	[ -z "$(ip -n "$ns" -4 -o addr show dev d0)" ] # dummies stay unconfigured
