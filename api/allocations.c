@@ -183,10 +183,36 @@ static int parse_owner(struct api_request *req, json_t *body, struct vfp_owner *
 	return r;
 }
 
-static int parse_claim(struct api_request *req, json_t *body, struct vfp_claim *c,
-		       struct vfp_owner *owner)
+/* "pool", or "network": the pool the config maps that bridge or libvirt network to. */
+static int parse_pool(struct api_request *req, json_t *body, const char **ret, char buf[static 128])
 {
-	static const char *const keys[] = { "pool", "count", "owner", "mac", "vlan", "guid", "ip",
+	const char *network = NULL, *pool = NULL;
+	struct vfp_config *config;
+	int r = api_get_string(req, body, "pool", false, ret);
+
+	if (r >= 0)
+		r = api_get_string(req, body, "network", false, &network);
+	if (r >= 0 && !*ret == !network)
+		return api_fail(req, -EINVAL, "pool: required (or \"network\": a bridge or libvirt "
+				"network the config maps to a pool), not both");
+	if (r < 0 || !network)
+		return r;
+	config = agent_get_config(req->agent);
+	pool = vfp_config_pool_for_network(config, network, network);
+	if (pool)
+		snprintf(buf, 128, "%s", pool);
+	vfp_config_unref(config);
+	if (!pool)
+		return api_fail(req, -EINVAL, "network: \"%.64s\" is not an SR-IOV network of the "
+				"config (\"networks\")", network);
+	*ret = buf;
+	return 0;
+}
+
+static int parse_claim(struct api_request *req, json_t *body, struct vfp_claim *c,
+		       struct vfp_owner *owner, char pool[static 128])
+{
+	static const char *const keys[] = { "pool", "network", "count", "owner", "mac", "vlan", "guid", "ip",
 					    "qos", "vlan_proto", "spoofchk", "trust", "link_state",
 					    "min_tx_rate", "max_tx_rate", "numa_node", "placement",
 					    "lease_seconds", "attach", NULL };
@@ -196,7 +222,7 @@ static int parse_claim(struct api_request *req, json_t *body, struct vfp_claim *
 
 	r = api_check_keys(req, body, keys);
 	if (r >= 0)
-		r = api_get_string(req, body, "pool", true, &c->pool);
+		r = parse_pool(req, body, &c->pool, pool);
 	if (r >= 0)
 		r = api_get_int(req, body, "count", 1, 64, false, &count);
 	if (r >= 0)
@@ -282,11 +308,12 @@ int api_post_allocation(struct api_request *req)
 	struct vfp_owner owner;
 	struct vfp_allocation *alloc = NULL;
 	json_t *body = NULL;
+	char pool[128];
 	int r;
 
 	r = api_parse_body(req, &body);
 	if (r >= 0)
-		r = parse_claim(req, body, &c, &owner);
+		r = parse_claim(req, body, &c, &owner, pool);
 	if (r >= 0)
 		r = parse_settings(req, body, &settings);
 	c.settings = &settings;

@@ -730,18 +730,33 @@ VFP_EXPORT bool vfp_config_get_guid_range(const struct vfp_config *c,
 }
 
 /* [{"name":…,"selector":{…},"grow_step":N,"reset":"flr"|"none"}] in config order. */
+/* [{"bridge": …} or {"network": …}]: the networks the config maps to pool @pool. */
+static json_t *pool_networks_json(const struct vfp_config *c, const char *pool)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < c->n_networks; i++)
+		if (strcmp(c->networks[i].pool, pool) == 0)
+			json_array_append_new(a, c->networks[i].bridge
+							 ? json_pack("{s:s}", "bridge", c->networks[i].bridge)
+							 : json_pack("{s:s}", "network",
+								     c->networks[i].network));
+	return a;
+}
+
 VFP_EXPORT json_t *vfp_config_pools_to_json(const struct vfp_config *c)
 {
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < c->n_pools; i++) {
-		if (json_array_append_new(a, json_pack("{s:s, s:O, s:I, s:s, s:o}", "name",
-						       c->pools[i].name, "selector",
-						       c->pools[i].selector_json, "grow_step",
-						       (json_int_t)c->pools[i].grow_step, "reset",
-						       c->pools[i].no_reset ? "none" : "flr", "health",
-						       vfp_health_policy_to_json(
-							       &c->pools[i].health))) < 0) {
+		const struct pool_config *p = &c->pools[i];
+
+		if (json_array_append_new(a, json_pack("{s:s, s:O, s:I, s:s, s:o, s:o}", "name",
+						       p->name, "selector", p->selector_json,
+						       "grow_step", (json_int_t)p->grow_step, "reset",
+						       p->no_reset ? "none" : "flr", "health",
+						       vfp_health_policy_to_json(&p->health),
+						       "networks", pool_networks_json(c, p->name))) < 0) {
 			json_decref(a);
 			return NULL;
 		}

@@ -68,6 +68,18 @@ api GET "/v1/allocations/$id"; expect 200
 api DELETE "/v1/allocations/$id"; expect 204
 api DELETE "/v1/allocations/$id"; expect 404
 api GET /v1/pools; [ "$(jget '.pools[0].vfs.free')" = 8 ] || fail "not freed: $body"
+# a claim by network: the pool the config maps that bridge to, as a deployment file's NIC names it
+[ "$(jget '[.pools[] | select(.name == "ib") | .networks[].bridge] | join(",")')" = sriov_ib0 ] ||
+	fail "pools do not list their networks: $body"
+api POST /v1/allocations -d '{"network":"sriov_ib0","owner":{"kind":"vm","name":"by-net"}}'; expect 201
+[ "$(jget .pool)" = ib ] || fail "network sriov_ib0 is pool ib: $body"
+api DELETE "/v1/allocations/$(jget .id)"; expect 204
+api POST /v1/allocations -d '{"network":"br0","owner":{"kind":"vm","name":"by-net"}}'; expect 400
+jget .message | grep -q '^network: "br0" is not an SR-IOV network' || fail "$body"
+api POST /v1/allocations -d '{"pool":"ib","network":"sriov_ib0","owner":{"kind":"vm","name":"x"}}'
+expect 400
+jget .message | grep -q '^pool: required (or "network"' || fail "$body"
+api POST /v1/allocations -d '{"owner":{"kind":"vm","name":"x"}}'; expect 400
 
 # ---- API consistency: unknown query parameters, filters, 405 with Allow, 201 with Location
 api GET '/v1/vfs?pol=ib'; expect 400

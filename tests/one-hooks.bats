@@ -26,7 +26,7 @@ setup() {
 	start_agent src
 	start_agent dst
 	mkdir "$dir/kvm"
-	for a in deploy shutdown cancel reset save restore migrate; do
+	for a in deploy shutdown cancel reset save restore migrate attach_nic detach_nic; do
 		cat >"$dir/kvm/$a" <<STUB
 #!/bin/sh
 # the stock $a: records its arguments and stdin; fails when told to
@@ -210,4 +210,58 @@ deploy() { sh "$hooks/deploy" "$dir/deployment.0" host1 42 <"$1"; }
 	VFAGENT_SOCKET=$dir/nowhere.sock run sh "$top/hooks/one/im/vfagent-pci.sh"
 	[ "$status" -eq 0 ]
 	[[ "$output" == 'VFAGENT_STATUS = "the agent does not answer at '*nowhere.sock* ]]
+}
+
+# the driver message of a NIC hot-plug: VM/TEMPLATE/NIC[ATTACH='YES']
+nic_message() { # BRIDGE MAC [VLAN]
+	printf '<VMM_DRIVER_ACTION_DATA><VM><ID>42</ID><TEMPLATE><NIC><ATTACH><![CDATA[YES]]></ATTACH><BRIDGE><![CDATA[%s]]></BRIDGE><MAC><![CDATA[%s]]></MAC>%s</NIC></TEMPLATE></VM></VMM_DRIVER_ACTION_DATA>' \
+		"$1" "$2" "${3:+<VLAN_ID><![CDATA[$3]]></VLAN_ID>}"
+}
+
+@test "attach_nic/detach_nic: a NIC on an ordinary network goes to the stock actions" {
+	nic_message br0 02:00:c0:a8:01:09 >"$dir/msg"
+	run sh "$hooks/attach_nic" 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c \
+		02:00:c0:a8:01:09 br0 virtio bridge one-42-5 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$dir/attach_nic.args")" = "6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c 02:00:c0:a8:01:09 br0 virtio bridge one-42-5 42 host1" ]
+	nic_message br0 02:00:c0:a8:01:09 >"$dir/msg"
+	run sh "$hooks/detach_nic" 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c \
+		02:00:c0:a8:01:09 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ -e "$dir/detach_nic.args" ]
+	[ "$(q src /v1/allocations '.allocations | length')" = 0 ]
+}
+
+@test "attach_nic: a NIC on an SR-IOV network is a VF claimed and plugged at once, or nothing" {
+	# the simulated host's libvirt has no such domain: refused, and nothing stays claimed
+	nic_message sriov_eth0 02:00:c0:a8:02:09 130 >"$dir/msg"
+	run sh "$hooks/attach_nic" 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c 02:00:c0:a8:02:09 sriov_eth0 \
+		virtio bridge one-42-5 42 host1 <"$dir/msg"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no VF for NIC 02:00:c0:a8:02:09 on sriov_eth0"* ]]
+	[ ! -e "$dir/attach_nic.args" ] # not the stock action
+	[ "$(q src /v1/allocations '.allocations | length')" = 0 ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+	VFAGENT_SOCKET=$dir/nowhere.sock run sh "$hooks/attach_nic" 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c \
+		02:00:c0:a8:02:09 sriov_eth0 virtio bridge one-42-5 42 host1 <"$dir/msg"
+	[ "$status" -eq 1 ]
+	[ ! -e "$dir/attach_nic.args" ] # an agent that does not answer sends nothing to the stock action
+}
+
+@test "detach_nic: a VF that attach_nic made is given back; one deployed with the VM is refused alone" {
+	deploy "$one/two-ib-one-eth.xml"
+	uuid=$(q src '/v1/allocations?owner=vm:one-42' '.allocations[0].owner.uuid')
+	# a VF hot-plugged earlier (here: claimed as attach_nic claims it)
+	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations -d \
+		"{\"network\":\"sriov_eth0\",\"mac\":\"02:00:c0:a8:02:09\",\"owner\":{\"kind\":\"vm\",\"name\":\"one-42\",\"uuid\":\"$uuid\"}}" >/dev/null
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '.allocations | length')" = 3 ]
+	nic_message sriov_eth0 02:00:C0:A8:02:09 >"$dir/msg"
+	run sh "$hooks/detach_nic" "$uuid" 02:00:C0:A8:02:09 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '.allocations | length')" = 2 ]
+	nic_message sriov_eth0 02:00:c0:a8:02:2a >"$dir/msg"
+	run sh "$hooks/detach_nic" "$uuid" 02:00:c0:a8:02:2a 42 host1 <"$dir/msg"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"leaves with the VM, not alone"* ]]
+	[ ! -e "$dir/detach_nic.args" ]
 }

@@ -53,6 +53,23 @@ for a in reboot reset; do
 	[ "$(held h1)" = attached,attached ] || fail "after $a: $(held h1)"
 done
 
+step "NIC hot-plug on an SR-IOV network: libvirt's test driver cannot plug; nothing stays claimed"
+sed "s#</TEMPLATE>#<NIC><ATTACH><![CDATA[YES]]></ATTACH><BRIDGE><![CDATA[sriov_eth0]]></BRIDGE><MAC><![CDATA[02:00:c0:a8:02:17]]></MAC><VLAN_ID><![CDATA[121]]></VLAN_ID><NIC_ID><![CDATA[4]]></NIC_ID><TARGET><![CDATA[one-7-4]]></TARGET></NIC></TEMPLATE>#" \
+	"$vmxml" >"$ONE_DIR/vm-nic.xml"
+n=$(nfree h1)
+if out=$(one_message "$ONE_DIR/vm-nic.xml" "$uuid" h1 |
+	one_action h1 attach_nic 7 "$uuid" 02:00:c0:a8:02:17 sriov_eth0 virtio bridge one-7-4 2>&1); then
+	fail "a VF plugged into a test domain"
+fi
+printf '%s\n' "$out" | sed "s/^/  /"
+case $out in *"no VF for NIC 02:00:c0:a8:02:17"*) ;; *) fail "attach_nic: $out" ;; esac
+[ "$(nfree h1)" = "$n" ] && [ "$(held h1)" = attached,attached ] || fail "attach_nic left a claim"
+if out=$(one_message "$ONE_DIR/vm-nic.xml" "$uuid" h1 | sed 's/02:00:c0:a8:02:17/02:00:c0:a8:02:07/' |
+	one_action h1 detach_nic 7 "$uuid" 02:00:c0:a8:02:07 2>&1); then
+	fail "a deployed VF detached alone"
+fi
+case $out in *"leaves with the VM"*) ;; *) fail "detach_nic: $out" ;; esac
+
 step "shutdown: the domain gone, its VFs back"
 message h1 | one_action h1 shutdown 7 "$uuid" h1 || fail shutdown
 [ -z "$(held h1)" ] && [ "$(nfree h1)" = "$all_free_h1" ] || fail "after shutdown: $(held h1)"

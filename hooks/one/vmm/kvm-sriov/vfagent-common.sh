@@ -60,6 +60,15 @@ api_on() {
 
 api() { api_on "" "$@"; }
 
+# Whether bridge (or libvirt network) $1 is one the agent maps to a pool.
+sriov_network() {
+	[ -n "$1" ] || return 1
+	pools=$(api GET /v1/pools) || die "cannot ask the agent whether $1 is an SR-IOV network"
+	printf '%s' "$pools" | jq -e --arg n "$1" \
+		'[.pools[].networks[]? | select(.bridge == $n or .network == $n)] | length > 0' \
+		>/dev/null
+}
+
 # The ids of the allocations of VM $2 on host $1, in state $3 (or any). $2 is
 # OpenNebula's DEPLOY_ID: the domain's UUID (a name works too).
 allocations_of() {
