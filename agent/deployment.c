@@ -203,7 +203,7 @@ static int nic_device_xml(struct rewrite *w, size_t i, char **ret_xml)
 	const struct domxml_nic *nic = &w->nics[i];
 	size_t p = pool_slot(w, nic->pool);
 	struct vm_target t = { .uuid = w->uuid, .name = w->name, .pending = true };
-	struct vm_nic want = { .has_mac = nic->has_mac };
+	struct vm_nic want = { .has_mac = nic->has_mac, .max_tx_rate = nic->max_tx_rate };
 	char err[512] = "";
 	int r;
 

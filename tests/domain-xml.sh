@@ -178,6 +178,20 @@ expect 400
 jget .message | grep -q 'vlan: "4095" for devices/interface\[2\] is not a VLAN' || fail "$body"
 [ "$(allocations)" = 0 ] || fail "a refused VLAN kept claims"
 
+# a NIC's <bandwidth> becomes its VF's max_tx_rate on the PF (libvirt takes none on a
+# hostdev): the simulated host's PF is no netdev here, so the PF is asked and cannot
+# answer: refused naming the NIC, nothing claimed (the lab sets it on a real igb PF)
+sed "s#<target dev='one-7-2'/>#<target dev='one-7-2'/><bandwidth><outbound average='125000'/></bandwidth>#" \
+	"$one/deployment.0" >"$tmp/bw.xml"
+post_xml "$tmp/bw.xml" ""
+expect 409
+jget .message | grep -q "^devices/interface\[2\]: reading VF [0-9]*'s settings on PF" || fail "$body"
+[ "$(allocations)" = 0 ] || fail "a refused rate kept claims"
+sed "s#average='125000'#average='fast'#" "$tmp/bw.xml" >"$tmp/bw2.xml"
+post_xml "$tmp/bw2.xml" ""
+expect 400
+jget .message | grep -q 'bandwidth/outbound: average "fast" is not a rate' || fail "$body"
+
 # OpenNebula's MAC_PREFIX set otherwise in oned.conf: the config says so
 stop_agent
 printf '%s\n' '{"pools": [{"name": "ib", "selector": {"vendors": ["15b3"], "link_types": ["infiniband"]}},

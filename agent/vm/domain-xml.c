@@ -111,6 +111,26 @@ int domxml_parse_ipv4(const char *s, uint32_t *ret)
 	return 0;
 }
 
+/*
+ * The NIC's outbound average rate (<bandwidth><outbound average=…>, kilobytes
+ * a second as libvirt and OpenNebula's OUTBOUND_AVG_BW count) in Mbit/s,
+ * rounded up: what a VF can hold as max_tx_rate. 0 when none.
+ */
+static int nic_rate(xmlNodePtr nic, struct domxml_nic *f, char *err, size_t err_size)
+{
+	const char *avg = prop(first_child(first_child(nic, "bandwidth"), "outbound"), "average");
+	char *end = NULL;
+	long long kbytes = avg ? strtoll(avg, &end, 10) : 0;
+
+	if (avg && (end == avg || *end || kbytes <= 0 || kbytes > 536870911999LL)) {
+		snprintf(err, err_size, "devices/interface[%u]/bandwidth/outbound: average "
+			 "\"%.20s\" is not a rate in kilobytes a second", f->position, avg);
+		return -EINVAL;
+	}
+	f->max_tx_rate = (kbytes * 8 + 999) / 1000;
+	return 0;
+}
+
 static int nic_facts(xmlNodePtr nic, const unsigned char one_prefix[2], struct domxml_nic *f,
 		     char *err, size_t err_size)
 {
@@ -129,6 +149,8 @@ static int nic_facts(xmlNodePtr nic, const unsigned char one_prefix[2], struct d
 			 "VLAN in [0, 4094]", f->position, tag);
 		return -EINVAL;
 	}
+	if (nic_rate(nic, f, err, err_size) < 0)
+		return -EINVAL;
 	f->has_mac = mac != NULL;
 	f->vlan = (int)vlan;
 	f->has_ip = f->has_mac && !memcmp(f->mac, one_prefix, 2);

@@ -21,6 +21,7 @@ struct domxml_nic {
 	bool has_mac;
 	unsigned char mac[6];
 	int vlan; /* -1: none */
+	long long max_tx_rate; /* Mbit/s from <bandwidth><outbound average>; 0: none */
 	bool has_ip;
 	uint32_t ip; /* from a MAC of OpenNebula's MAC_PREFIX */
 };

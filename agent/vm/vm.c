@@ -137,6 +137,8 @@ static int prepare_vf(struct agent *a, const struct vfp_allocation *alloc, size_
 
 	r = vfconfig_from_request(&settings, vfp_allocation_get_vf(alloc, i), i == 0, &want, err,
 				  err_size);
+	if (nic && nic->max_tx_rate > 0) /* libvirt takes no <bandwidth> on a hostdev */
+		want.max_tx_rate = nic->max_tx_rate;
 	if (r >= 0 && (r = pf_side_apply(a, f, &want, rp, err, err_size)) >= 0)
 		*done = true;
 	if (r >= 0)

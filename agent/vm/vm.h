@@ -25,6 +25,7 @@ struct vm_nic {
 	bool has_mac;
 	unsigned char mac[6];
 	int vlan; /* -1: none */
+	long long max_tx_rate; /* Mbit/s, set on the PF; 0: none */
 };
 
 int vm_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
