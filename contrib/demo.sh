@@ -39,10 +39,10 @@ run pools
 run release "$id"
 run numvfs 0000:d8:00.0 6
 run show 0000:d8:11.0
-printf '\n$ curl --unix-socket %s -X POST --data-binary @tests/one/two-ib-one-eth.xml http://x/v1/domain-xml\n' "$sock"
-echo "(an OpenNebula deployment file: its NICs on sriov_ib0 and sriov_eth0 become VFs, with IPoIB dummy NICs)"
+printf '\n$ curl --unix-socket %s -X POST --data-binary @tests/one/two-ib-one-eth.xml '"'"'http://x/v1/domain-xml?vlan=02:00:c0:a8:02:2a=120'"'"'\n' "$sock"
+echo "(an OpenNebula deployment file: its NICs on sriov_ib0 and sriov_eth0 become VFs, with IPoIB dummy NICs; the VLAN from vm.xml, as the deploy hook passes it)"
 curl -s --unix-socket "$sock" -X POST --data-binary "@$top/tests/one/two-ib-one-eth.xml" \
-	http://x/v1/domain-xml | grep -E '<(hostdev|interface|mac|address|link|vlan|tag|uuid)'
+	'http://x/v1/domain-xml?vlan=02:00:c0:a8:02:2a=120' | grep -E '<(hostdev|interface|mac|address|link|vlan|tag|uuid)'
 run pools
 printf '\nThe agent logged:\n'
 tail -5 "$sim.log"

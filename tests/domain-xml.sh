@@ -15,8 +15,8 @@ start_agent
 post_xml() { api POST "/v1/domain-xml$2" -D "$tmp/headers" --data-binary "@$1" -H 'Content-Type: application/xml'; }
 allocations() { api GET /v1/allocations; jget '.allocations | length'; }
 
-# a VM with two IB NICs and an Ethernet NIC
-post_xml "$one/two-ib-one-eth.xml" ""
+# a VM with two IB NICs and an Ethernet NIC (its VLAN as the deploy hook passes it from vm.xml)
+post_xml "$one/two-ib-one-eth.xml" "?vlan=02:00:c0:a8:02:2a=120"
 expect 200
 grep -qi '^Content-Type: application/xml' "$tmp/headers" || fail "not application/xml"
 printf '%s\n' "$body" >"$tmp/out.xml"
