@@ -181,7 +181,7 @@ deploy() { sh "$hooks/deploy" "$dir/deployment.0" host1 42 <"$1"; }
 	run sh "$hooks/migrate" one-42 dst src
 	[ "$(cat "$dir/migrate.args")" = "one-42 dst src" ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
-	[ "$(q dst '/v1/allocations?owner=vm:one-42' '[.allocations[] | .pool] | sort | join(",")')" = eth,ib ]
+	[ "$(q dst '/v1/allocations?owner=vm:one-42' '[.allocations[] | .pool] | sort | join(",")')" = eth,ib,ib ]
 	[ "$(q dst '/v1/allocations?owner=vm:one-42' '[.allocations[].vfs[]] | length')" = 3 ]
 	# dst's simulated libvirt has no one-42 to plug into: said, and the VFs stay booked there
 	[ "$status" -eq 1 ]

@@ -76,6 +76,22 @@ allocations_of() {
 		jq -r --arg s "${3:-}" '.allocations[] | select($s == "" or .state == $s) | .id'
 }
 
+# One claim a line for each VF of VM $1 on this host, that another host (or
+# this one after a save) can make to give the VM the same devices: its pool
+# and owner, and for an Ethernet VF the MAC and VLAN its PF reports (the
+# ones the guest knew; a VF of a deployment file has them from its NIC).
+vf_claims() {
+	list=$(api GET "/v1/allocations?owner=vm:$1") || return 1
+	printf '%s' "$list" | jq -c '.allocations[] | {pool, owner} + (.vfs[] | {pci})' |
+		while read -r vf; do
+			info=$(api GET "/v1/vfs/$(printf '%s' "$vf" | jq -r .pci)") || exit 1
+			printf '%s' "$info" | jq -c --argjson vf "$vf" '{pool: $vf.pool, count: 1,
+				owner: $vf.owner} + (if .link_type == "ethernet" then
+				(.pf_settings // {} | {mac, vlan} | with_entries(select(.value != null
+				and .value != 0))) else {} end)' || exit 1
+		done
+}
+
 # Every allocation of VM $2 on host $1 into its domain, live: the ids that failed on stderr.
 attach_all_live() {
 	rc=0
