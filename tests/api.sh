@@ -169,6 +169,18 @@ jget .message | grep -q '0000:3b:00.1 is a VF (of PF 0000:3b:00.0), not a PF' ||
 vfctl numvfs 0000:3b:00.0 8 --dry-run 2>"$tmp/err" && fail "numvfs dry run while held should fail"
 grep -q "blocked by allocation $aid" "$tmp/err" || fail "vfctl numvfs blockers: $(cat "$tmp/err")"
 vfctl release "$aid" | grep -q released || fail "vfctl release"
+# the VFs' settings on the PF, asked on the command line, reach the claim as the API spells them
+out=$(vfctl -o json alloc eth --owner vm:one-8 --spoofchk off --trust on --link-state enable \
+	--max-tx-rate 100 --min-tx-rate 10)
+printf '%s' "$out" | jq -e '.settings | .spoofchk == false and .trust == true and
+	.link_state == "enable" and .max_tx_rate == 100 and .min_tx_rate == 10' >/dev/null ||
+	fail "vfctl alloc PF settings: $out"
+vfctl release "$(printf '%s' "$out" | jq -r .id)" >/dev/null
+for bad in "--trust yes" "--link-state up" "--max-tx-rate -1" "--spoofchk"; do
+	# shellcheck disable=SC2086 # an option and its value, as typed
+	vfctl alloc eth --owner vm:one-8 $bad >"$tmp/out" 2>&1 && fail "vfctl alloc $bad was taken"
+	grep -q "^vfctl: --\|requires an argument" "$tmp/out" || fail "vfctl alloc $bad: $(cat "$tmp/out")"
+done
 set +e
 vfctl release "$aid" >"$tmp/out" 2>"$tmp/err"; rc=$?
 set -e

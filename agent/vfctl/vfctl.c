@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,9 @@ struct vfctl {
 	struct vfp_host_env host; /* doctor --local: the config file, /proc, the modules */
 	size_t n_addresses;
 	bool json, local, dry_run, pack, live, config, persist;
-	long count, vlan, mtu;
+	long count, vlan, mtu, max_tx_rate, min_tx_rate;
+	int spoofchk, trust; /* -1: not asked */
+	const char *link_state;
 	int argc;
 	char **argv;
 };
@@ -59,6 +62,8 @@ static void usage(FILE *out)
 		"      --owner OWNER       alloc, allocations: vm:NAME, netns:NAME or pid:N\n"
 		"      --pool P, --state S allocations: only these\n"
 		"      --mac, --vlan, --guid, --ip   alloc: requested VF settings\n"
+		"      --spoofchk on|off, --trust on|off, --link-state auto|enable|disable,\n"
+		"      --max-tx-rate MBPS, --min-tx-rate MBPS   alloc: the VFs' settings on the PF\n"
 		"      --pack              alloc: as few PFs as possible (default: spread)\n"
 		"      --idempotency-key K alloc: a retry with K returns the same allocation\n"
 		"      --dry-run           numvfs: only say what would happen\n"
@@ -303,6 +308,21 @@ static json_t *parse_owner(const char *s)
 static json_t *domain_target(const struct vfctl *c);
 static json_t *netns_target(const struct vfctl *c);
 
+/* --spoofchk, --trust, --link-state and the rates into a claim's @body. */
+static void alloc_pf_settings(const struct vfctl *c, json_t *body)
+{
+	if (c->spoofchk >= 0)
+		json_object_set_new(body, "spoofchk", json_boolean(c->spoofchk));
+	if (c->trust >= 0)
+		json_object_set_new(body, "trust", json_boolean(c->trust));
+	if (c->link_state)
+		json_object_set_new(body, "link_state", json_string(c->link_state));
+	if (c->max_tx_rate >= 0)
+		json_object_set_new(body, "max_tx_rate", json_integer(c->max_tx_rate));
+	if (c->min_tx_rate >= 0)
+		json_object_set_new(body, "min_tx_rate", json_integer(c->min_tx_rate));
+}
+
 /* alloc POOL --owner O [--netns NS … | --domain D …]: claimed, and attached in the same request. */
 static int cmd_alloc(struct vfctl *c)
 {
@@ -326,6 +346,7 @@ static int cmd_alloc(struct vfctl *c)
 		json_object_set_new(body, "guid", json_string(c->guid));
 	if (c->ip)
 		json_object_set_new(body, "ip", json_string(c->ip));
+	alloc_pf_settings(c, body);
 	if (c->netns || c->domain)
 		json_object_set_new(body, "attach", c->netns ? netns_target(c) : domain_target(c));
 	if (vfctl_request(&c->http, "POST", "/v1/allocations", body, c->key, &o) < 0)
@@ -604,6 +625,26 @@ static int read_token(const char *path, const char **ret)
 	return 0;
 }
 
+static int parse_on_off(const char *opt, const char *s, int *ret)
+{
+	if (strcmp(s, "on") != 0 && strcmp(s, "off") != 0) {
+		fprintf(stderr, "vfctl: %s: \"%s\" is not on or off\n", opt, s);
+		return -EINVAL;
+	}
+	*ret = strcmp(s, "on") == 0;
+	return 0;
+}
+
+static int parse_link_state(const char *s, const char **ret)
+{
+	if (strcmp(s, "auto") != 0 && strcmp(s, "enable") != 0 && strcmp(s, "disable") != 0) {
+		fprintf(stderr, "vfctl: --link-state: \"%s\" is not auto, enable or disable\n", s);
+		return -EINVAL;
+	}
+	*ret = s;
+	return 0;
+}
+
 static int parse_number(const char *opt, const char *s, long min, long max, long *ret)
 {
 	char *end;
@@ -619,7 +660,8 @@ static int parse_number(const char *opt, const char *s, long min, long max, long
 
 enum { O_SOCKET = 256, O_URL, O_TOKEN, O_LOCAL, O_OWNER, O_MAC, O_VLAN, O_GUID, O_IP,
        O_PACK, O_KEY, O_DRY, O_NETNS, O_IFNAME, O_ADDRESS, O_MTU, O_GATEWAY, O_DOMAIN,
-       O_LIVE, O_CONFIG, O_POOL, O_STATE, O_CONFIG_FILE, O_PROC_ROOT, O_MODULES_DIR, O_PERSIST };
+       O_LIVE, O_CONFIG, O_POOL, O_STATE, O_CONFIG_FILE, O_PROC_ROOT, O_MODULES_DIR, O_PERSIST,
+       O_SPOOFCHK, O_TRUST, O_LINK_STATE, O_MAX_RATE, O_MIN_RATE };
 static const struct option options[] = {
 	{ "sysfs-root", required_argument, NULL, 'r' }, { "output", required_argument, NULL, 'o' },
 	{ "count", required_argument, NULL, 'n' },	{ "socket", required_argument, NULL, O_SOCKET },
@@ -639,6 +681,11 @@ static const struct option options[] = {
 	{ "proc-root", required_argument, NULL, O_PROC_ROOT },
 	{ "modules-dir", required_argument, NULL, O_MODULES_DIR },
 	{ "persist", no_argument, NULL, O_PERSIST },
+	{ "spoofchk", required_argument, NULL, O_SPOOFCHK },
+	{ "trust", required_argument, NULL, O_TRUST },
+	{ "link-state", required_argument, NULL, O_LINK_STATE },
+	{ "max-tx-rate", required_argument, NULL, O_MAX_RATE },
+	{ "min-tx-rate", required_argument, NULL, O_MIN_RATE },
 	{}
 };
 
@@ -670,6 +717,15 @@ static int apply_option(struct vfctl *c, int o)
 	case O_KEY: c->key = optarg; break;
 	case O_DRY: c->dry_run = true; break;
 	case O_PERSIST: c->persist = true; break;
+	case O_SPOOFCHK: r = parse_on_off("--spoofchk", optarg, &c->spoofchk); break;
+	case O_TRUST: r = parse_on_off("--trust", optarg, &c->trust); break;
+	case O_LINK_STATE: r = parse_link_state(optarg, &c->link_state); break;
+	case O_MAX_RATE:
+		r = parse_number("--max-tx-rate", optarg, 0, UINT32_MAX, &c->max_tx_rate);
+		break;
+	case O_MIN_RATE:
+		r = parse_number("--min-tx-rate", optarg, 0, UINT32_MAX, &c->min_tx_rate);
+		break;
 	case O_NETNS: c->netns = optarg; break;
 	case O_DOMAIN: c->domain = optarg; break;
 	case O_LIVE: c->live = true; break;
@@ -707,7 +763,8 @@ static int parse_options(struct vfctl *c, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct vfctl c = { .count = 1, .vlan = -1 };
+	struct vfctl c = { .count = 1, .vlan = -1, .max_tx_rate = -1, .min_tx_rate = -1,
+			   .spoofchk = -1, .trust = -1 };
 	const struct command *cmd;
 	int ret;
 
