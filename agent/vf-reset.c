@@ -33,18 +33,25 @@ static bool netdev_back(struct vfp_ctx *ctx, const char *pci, int ms)
 	return false;
 }
 
-/* The VF's settings on the PF against its restore point; unreadable is not a failure. */
+/*
+ * The VF's settings on the PF against its restore point; unreadable is not a
+ * failure. A MAC other than before is one the VF's driver chose after the
+ * reset (igb hands a reset VF no MAC, and igbvf makes one up), unless it is
+ * still its tenant's (@tenant_mac, NULL when the tenant asked none).
+ */
 static int check_pf_side(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
-			 char *why, size_t size)
+			 const char *tenant_mac, char *why, size_t size)
 {
 	struct vfp_vf_config now;
 	const struct vfp_vf_config *was = &rp->pf_side;
+	unsigned char tenant[6];
 	char ignored[256];
 
 	if (!rp->has_pf_side || pf_side_read(a, pci, &now, ignored, sizeof(ignored)) < 0)
 		return 0;
-	if (was->has_mac && now.has_mac && memcmp(was->mac, now.mac, 6) != 0) {
-		snprintf(why, size, "its MAC on the PF is not the one it had before");
+	if (was->has_mac && now.has_mac && memcmp(was->mac, now.mac, 6) != 0 && tenant_mac &&
+	    vfp_mac_parse(tenant_mac, tenant) == 0 && memcmp(tenant, now.mac, 6) == 0) {
+		snprintf(why, size, "its MAC on the PF is still its tenant's, %s", tenant_mac);
 		return -EIO;
 	}
 	if (was->vlan != VFP_UNSET && now.vlan != VFP_UNSET && was->vlan != now.vlan) {
@@ -62,7 +69,8 @@ static int check_pf_side(struct agent *a, const char *pci, const struct vfp_rest
 
 /* A healthy VF after its reset: its driver again, its netdev back, its PF-side settings. */
 static int check_after(struct agent *a, const char *pci, const char *driver, bool had_netdev,
-		       const struct vfp_restore_point *rp, char *why, size_t size)
+		       const struct vfp_restore_point *rp, const char *tenant_mac, char *why,
+		       size_t size)
 {
 	char now[64] = "";
 
@@ -76,12 +84,13 @@ static int check_after(struct agent *a, const char *pci, const char *driver, boo
 		snprintf(why, size, "after the reset %s made no netdev", now);
 		return -ENODEV;
 	}
-	return rp ? check_pf_side(a, pci, rp, why, size) : 0;
+	return rp ? check_pf_side(a, pci, rp, tenant_mac, why, size) : 0;
 }
 
 /**
  * agent_vf_reset() - reset VF @pci and check it came back healthy
  * @rp: its restore point (the PF-side settings to find again); may be NULL
+ * @tenant_mac: the MAC its last tenant asked for, which must be gone; may be NULL
  * @why: on failure, what went wrong, for the VF's quarantine reason
  *
  * The VF must be out of every allocation's reach (releasing, quarantined).
@@ -89,7 +98,7 @@ static int check_after(struct agent *a, const char *pci, const char *driver, boo
  * driver_override) goes back to that driver.
  */
 int agent_vf_reset(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
-		   char *why, size_t size)
+		   const char *tenant_mac, char *why, size_t size)
 {
 	struct vfp_reset_info info;
 	char name[64];
@@ -100,7 +109,7 @@ int agent_vf_reset(struct agent *a, const char *pci, const struct vfp_restore_po
 		snprintf(why, size, "reset (%s): %s: %s", info.methods[0] ? info.methods : "no method",
 			 vfp_reset_step_to_string(info.step), strerror(-r));
 	else
-		r = check_after(a, pci, info.driver, had_netdev, rp, why, size);
+		r = check_after(a, pci, info.driver, had_netdev, rp, tenant_mac, why, size);
 	__atomic_fetch_add(&a->resets[r >= 0], 1, __ATOMIC_RELAXED);
 	if (r >= 0)
 		log_info("VF %s: reset (%s), %s bound again%s", pci, info.methods,
@@ -154,6 +163,7 @@ int agent_reset_vfs(struct agent *a, const struct vfp_allocation *alloc,
 {
 	struct vfp_config *config = agent_get_config(a);
 	bool resets = vfp_config_pool_resets(config, vfp_allocation_get_pool(alloc));
+	const char *mac = vfp_allocation_get_settings(alloc)->mac; /* the first VF's */
 	int failed = 0;
 
 	vfp_config_unref(config);
@@ -163,7 +173,8 @@ int agent_reset_vfs(struct agent *a, const struct vfp_allocation *alloc,
 
 		if (vfp_device_read_driver(a->ctx, pci, drv, sizeof(drv)) == -ENODEV)
 			continue; /* vanished: nothing to reset */
-		if (agent_vf_reset(a, pci, rps ? rps[i] : NULL, msg, sizeof(msg)) >= 0)
+		if (agent_vf_reset(a, pci, rps ? rps[i] : NULL, i == 0 && mac[0] ? mac : NULL, msg,
+				   sizeof(msg)) >= 0)
 			continue;
 		if (!failed++)
 			snprintf(why, size, "VF %s: %s", pci, msg);
@@ -198,7 +209,7 @@ int agent_repair_vf(struct agent *a, const char *pci, char *err, size_t err_size
 		snprintf(why, sizeof(why), "binding its own driver: %s",
 			 r == -ENXIO ? "no driver took it" : strerror(-r));
 	else
-		r = agent_vf_reset(a, pci, NULL, why, sizeof(why));
+		r = agent_vf_reset(a, pci, NULL, NULL, why, sizeof(why));
 	snprintf(reason, sizeof(reason), "repair failed: %s", why);
 	pthread_mutex_lock(&a->ledger_lock);
 	r2 = vfp_ledger_repair_vf(a->ledger, pci, r >= 0, r >= 0 ? NULL : reason);

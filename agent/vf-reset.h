@@ -8,7 +8,7 @@
 #include "agent/agent.h"
 
 int agent_vf_reset(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
-		   char *why, size_t size);
+		   const char *tenant_mac, char *why, size_t size);
 struct vfp_restore_point **agent_load_restore_points(struct agent *a,
 						     const struct vfp_allocation *alloc);
 void agent_free_restore_points(struct vfp_restore_point **rps, size_t n);

@@ -93,6 +93,27 @@ static int vf_netdev(struct agent *a, const char *pci, char *buf, size_t size, c
 	return -ENODEV;
 }
 
+/* The PF side of one VF back as its restore point says, once (see vf_netdev_detach()). */
+struct pf_side_undo {
+	struct agent *a;
+	const char *pci;
+	const struct vfp_restore_point *rp;
+	bool done;
+	char msg[256];
+};
+
+static void pf_side_undo(void *arg)
+{
+	struct pf_side_undo *u = arg;
+	struct vf_facts f;
+
+	if (u->done)
+		return;
+	u->done = true;
+	if (vf_facts_read(u->a, u->pci, &f) >= 0)
+		pf_side_restore(u->a, &f, u->rp, u->msg, sizeof(u->msg));
+}
+
 /*
  * VF @i of @alloc into the namespace as @ifname
  *
@@ -110,6 +131,7 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 	struct netns_config cfg;
 	struct vf_facts f;
 	unsigned char mac[6];
+	struct pf_side_undo undo = { .a = a, .pci = vf->pci, .rp = rp };
 	char netdev[64], msg[256];
 	bool applied = false;
 	int r = vf_facts_read(a, vf->pci, &f);
@@ -129,9 +151,10 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 	if (r >= 0)
 		r = vf_netdev_attach(vf->pci, t->fd, &cfg, rp, err, err_size);
 	if (r >= 0 && (r = move_rdma(&f, t->fd, rp, err, err_size)) < 0)
-		vf_netdev_detach(vf->pci, rp, t->fd, msg, sizeof(msg));
+		vf_netdev_detach(vf->pci, rp, t->fd, applied ? pf_side_undo : NULL, &undo, msg,
+				 sizeof(msg));
 	if (r < 0 && applied) {
-		pf_side_restore(a, &f, rp, msg, sizeof(msg));
+		pf_side_undo(&undo);
 		restore_point_save(a, vf->pci, NULL);
 	}
 	if (r >= 0)
@@ -143,17 +166,17 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
  * @vf back in the host as its restore point says
  * @netns_fd: the namespace, or -1 to open the one recorded
  *
- * In reverse order: RDMA device, netdev (found by its device, wherever it
- * is, whatever its name), PF side. A VF never attached has nothing to
- * restore. A netdev that is not back keeps the restore point: the VF is
- * not restored.
+ * RDMA device, netdev home (found by its device, wherever it is, whatever
+ * its name), PF side, then the netdev's own name, MTU, state and MAC (a PF
+ * that set the VF's MAC refuses it another until then). A VF never
+ * attached has nothing to restore. A netdev that is not back keeps the
+ * restore point: the VF is not restored.
  */
 static int restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, int netns_fd,
 		      char *err, size_t err_size)
 {
 	struct vfp_restore_point *rp = restore_point_load(a, vf->pci);
-	char msg[256] = "";
-	struct vf_facts f;
+	struct pf_side_undo undo = { .a = a, .pci = vf->pci, .rp = rp };
 	int r = 0;
 
 	err[0] = '\0';
@@ -166,11 +189,10 @@ static int restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, int n
 			     : rdma_move(rp->rdma_device, netns_fd, host, err, err_size);
 	}
 	if (r >= 0)
-		r = vf_netdev_detach(vf->pci, rp, netns_fd, err, err_size);
-	if (vf_facts_read(a, vf->pci, &f) >= 0)
-		pf_side_restore(a, &f, rp, msg, sizeof(msg));
-	if (msg[0] && r >= 0) {
-		snprintf(err, err_size, "restoring VF settings on the PF: %s", msg);
+		r = vf_netdev_detach(vf->pci, rp, netns_fd, pf_side_undo, &undo, err, err_size);
+	pf_side_undo(&undo); /* when the netdev never came home: the PF side all the same */
+	if (undo.msg[0] && r >= 0) {
+		snprintf(err, err_size, "restoring VF settings on the PF: %s", undo.msg);
 		r = -EIO;
 	}
 	if (r >= 0) /* restored: a second restore changes nothing */
@@ -201,8 +223,8 @@ int container_attach_vf(struct agent *a, const struct vfp_allocation *alloc, siz
  * container_restore_vf() - @vf back in the host as its restore point says
  * @netns_fd: the namespace, or -1 to open the one recorded
  *
- * Under its PF's lock. In reverse order: RDMA device, netdev (found by its
- * device, never by its name inside), PF side. A VF with no restore point
+ * Under its PF's lock: RDMA device, netdev home (found by its device, never
+ * by its name inside), PF side, netdev settings. A VF with no restore point
  * (never attached, or restored already) is left alone.
  */
 int container_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, int netns_fd,

@@ -213,10 +213,13 @@ static int settle_in_host(const struct nl_link *l, const struct vfp_restore_poin
  * namespace died, maybe as "devN"). When it is in neither, it has been
  * moved on or destroyed inside: -ENODEV, and @err says so; it is not back.
  * When its name is taken in the host it returns as "vfr<name>", and @err
- * says so with success.
+ * says so with success. @home (may be NULL) runs once the netdev is in the
+ * host, before its own settings are restored: a PF that set the VF's MAC
+ * refuses the VF another (igb) until the PF side is restored, which must
+ * not happen while the tenant still holds the netdev.
  */
 int vf_netdev_detach(const char *pci, const struct vfp_restore_point *rp, int netns_fd,
-		     char *err, size_t err_size)
+		     void (*home)(void *arg), void *arg, char *err, size_t err_size)
 {
 	struct vf_link_id id = link_id(pci, rp);
 	char fallback[NL_IFNAMSIZ];
@@ -244,6 +247,8 @@ int vf_netdev_detach(const char *pci, const struct vfp_restore_point *rp, int ne
 				 rp->netns ? rp->netns : "?");
 		return r < 0 ? r : -ENODEV;
 	}
+	if (home)
+		home(arg);
 	return settle_in_host(&l, rp, fallback, err, err_size);
 }
 
@@ -276,7 +281,7 @@ int vf_netdev_attach(const char *pci, int netns_fd, const struct netns_config *c
 	if (r < 0) {
 		char ignored[256];
 
-		vf_netdev_detach(pci, rp, netns_fd, ignored, sizeof(ignored)); /* roll back */
+		vf_netdev_detach(pci, rp, netns_fd, NULL, NULL, ignored, sizeof(ignored)); /* undo */
 	}
 	return r;
 }
