@@ -19,7 +19,7 @@ cp "$root/bin/busybox" "$i/bin/busybox"
 for a in $("$i/bin/busybox" --list); do [ -e "$i/bin/$a" ] || ln -s busybox "$i/bin/$a"; done
 ln -s ../bin/busybox "$i/sbin/modprobe" # the kernel's request_module() runs /sbin/modprobe
 
-mods="nvme virtio_pci virtio_net igb igbvf veth rdma_rxe ib_uverbs vfio-pci crc32_generic"
+mods="nvme virtio_pci virtio_net igb igbvf veth rdma_rxe ib_uverbs vfio-pci vfio_iommu_type1 crc32_generic"
 for m in $mods; do
 	modprobe -d "$root" -S "$k" --show-depends "$m" | awk '$1 == "insmod" {print $2}'
 done | sort -u | while read -r ko; do
@@ -51,9 +51,36 @@ ln -s ../usr/lib/x86_64-linux-gnu "$i/lib/x86_64-linux-gnu"
 mkdir -p "$i/usr/lib/x86_64-linux-gnu/libibverbs" "$i/etc/libibverbs.d"
 cp "$rxe" "$i/usr/lib/x86_64-linux-gnu/libibverbs/"
 cp /etc/libibverbs.d/rxe.driver "$i/etc/libibverbs.d/"
+# libvirtd (its QEMU driver), virsh and QEMU 10 itself, for the live VFIO attach
+# into a nested domain; the step says why it skips when this host has none
+lvd=/usr/lib/x86_64-linux-gnu/libvirt/connection-driver/libvirt_driver_qemu.so
+qemu=$cache/bpo/root/usr/bin/qemu-system-x86_64
+if [ -x /usr/sbin/libvirtd ] && [ -x /usr/bin/virsh ] && [ -f "$lvd" ] && [ -x "$qemu" ]; then
+	mkdir -p "$i/usr/lib/x86_64-linux-gnu/libvirt/connection-driver" \
+		"$i/usr/share/qemu" "$i/usr/share/libvirt" "$i/etc/libvirt"
+	cp /usr/sbin/libvirtd /usr/bin/virsh "$qemu" "$i/usr/bin/"
+	cp "$lvd" "$i/usr/lib/x86_64-linux-gnu/libvirt/connection-driver/"
+	for b in /usr/sbin/libvirtd /usr/bin/virsh "$qemu" "$lvd"; do ldd "$b"; done |
+		awk '/=> \// {print $3}' | sort -u |
+		while read -r l; do cp -L "$l" "$i/usr/lib/x86_64-linux-gnu/"; done
+	cp -L "$cache/bpo/root/usr/share/seabios/bios-256k.bin" \
+		"$cache/bpo/root/usr/share/qemu/kvmvapic.bin" \
+		"$cache/bpo/root/usr/share/qemu/linuxboot_dma.bin" "$i/usr/share/qemu/"
+	cp -r /usr/share/libvirt/cpu_map "$i/usr/share/libvirt/"
+	# libvirtd's QEMU driver looks its compiled-in user and group up at start
+	printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' \
+		'libvirt-qemu:x:64055:64055::/nonexistent:/bin/false' >"$i/etc/passwd"
+	printf '%s\n' 'root:x:0:' 'kvm:x:64054:' 'libvirt-qemu:x:64055:' >"$i/etc/group"
+	printf '%s\n' 'user = "root"' 'group = "root"' 'dynamic_ownership = 0' \
+		'security_driver = "none"' 'namespaces = [ ]' 'stdio_handler = "file"' \
+		'cgroup_controllers = [ ]' >"$i/etc/libvirt/qemu.conf"
+	printf '%s\n' 'auth_unix_rw = "none"' 'auth_unix_ro = "none"' \
+		'log_outputs = "3:file:/run/libvirtd.log"' >"$i/etc/libvirt/libvirtd.conf"
+fi
 cp -r "$top/hooks" "$i/lab/hooks"
 cp "$top/tests/lab/init.sh" "$i/init"
-cp "$top/tests/lab/scenario.sh" "$i/lab/scenario.sh"
+cp "$top/tests/lab/scenario.sh" "$top/tests/lab/data-path.sh" "$top/tests/lab/vm-attach.sh" \
+	"$i/lab/"
 chmod +x "$i/init"
 (cd "$i" && find . | cpio -o -H newc --quiet | gzip -1) >"$cache/initrd.gz"
 cp "$root/boot/vmlinuz-$k" "$cache/vmlinuz"

@@ -9,6 +9,7 @@ mkdir -p /run/netns /run/udev /var/lib /etc/vfagent
 ln -s /run /var/run
 for m in virtio_pci virtio_net nvme igb igbvf veth; do modprobe "$m"; done
 modprobe vfio-pci
+modprobe vfio_iommu_type1 # the IOMMU model a VFIO container (QEMU) asks for
 # RDMA in exclusive netns mode (settable only while no other namespace exists)
 modprobe crc32_generic
 modprobe rdma_rxe

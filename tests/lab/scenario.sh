@@ -10,7 +10,13 @@ export VFAGENT_SOCKET=$sock
 pass() { echo "LAB PASS $1"; }
 fail() { echo "LAB FAIL $1: $2"; }
 info() { echo "LAB INFO $1: $2"; }
+skip() { echo "LAB SKIP $1: $2"; }
 api() { vfctl -o json "$@" 2>&1; }
+
+# shellcheck source=tests/lab/data-path.sh
+. /lab/data-path.sh
+# shellcheck source=tests/lab/vm-attach.sh
+. /lab/vm-attach.sh
 
 pf_of() { # VENDOR DEVICE → the PF's address
 	for d in /sys/bus/pci/devices/*; do
@@ -25,6 +31,12 @@ if [ -z "$igb" ] || [ -z "$nvme" ] || [ -z "$igb_net" ]; then
 	fail setup "no igb PF ($igb, netdev $igb_net) or NVMe PF ($nvme)"
 	exit 0
 fi
+# the PF's link up: an igb VF's link follows its PF's, and so does its traffic
+$ip link set "$igb_net" up
+for _ in $(seq 100); do
+	[ "$(cat "/sys/class/net/$igb_net/operstate")" = up ] && break
+	sleep 0.1
+done
 
 cat >/etc/vfagent/vfagent.json <<JSON
 {"pools": [{"name": "igb", "selector": {"devices": ["10ca"]}},
@@ -122,11 +134,8 @@ if $ip -n c1 -4 addr show eth1 | grep -q 10.9.0.1/24 && $ip -n c2 -4 addr show e
 else
 	fail netns "$($ip -n c1 -br addr) / $($ip -n c2 -br addr)"
 fi
-if $ip netns exec c1 ping -c 2 -W 2 10.9.0.2 >/run/ping 2>&1; then
-	info traffic "c1 → c2 over two VFs: ping answered"
-else
-	info traffic "c1 → c2 over two VFs: no answer (QEMU's igb does not switch VF to VF here)"
-fi
+traffic_steps
+
 
 # -- a shrink while VFs are attached names the blocking allocation
 if ! vfctl numvfs "$igb" 0 >/run/out 2>&1 && grep -q "$id1" /run/out; then
@@ -139,10 +148,11 @@ fi
 vfctl release "$id1" >/run/out 2>&1
 if [ "$(ls "/sys/bus/pci/devices/$pci1/net" 2>/dev/null)" = "$name1" ] &&
 	$ip link show "$name1" >/dev/null 2>&1 && ! vfline "$idx1" | grep -q "vlan 100" &&
+	[ "$(api show "$pci1" | jq -r .state)" = free ] &&
 	! vfline "$idx1" | grep -q "02:00:0a:09:00:01"; then
 	pass "release: $name1 back in the host, vf $idx1 MAC and VLAN restored ($(vfline "$idx1" | tr -s ' '))"
 else
-	fail release "$(ls "/sys/bus/pci/devices/$pci1/net") / $(vfline "$idx1") / $(cat /run/out)"
+	fail release "$(ls "/sys/bus/pci/devices/$pci1/net") / $(vfline "$idx1") / $(api show "$pci1" | jq -c '{state, reason}') / $(cat /run/out)"
 fi
 
 # -- the namespace deleted under an attached VF: the agent notices and restores it
@@ -156,8 +166,13 @@ if [ "$(api show "$pci2" | jq -r .state)" = free ] && [ -n "$(ls "/sys/bus/pci/d
 	! vfline "$idx2" | grep -q "vlan 100"; then
 	pass "netns deleted: $pci2 released and restored ($(ls "/sys/bus/pci/devices/$pci2/net"))"
 else
-	fail "netns deleted" "$(api show "$pci2" | jq -c '{state, netdev}') $(vfline "$idx2")"
+	fail "netns deleted" "$(api show "$pci2" | jq -c '{state, netdev, reason}') $(vfline "$idx2")"
 fi
+
+vlan_isolation_cleanup
+
+# -- the other PF-side settings on a real igb VF: read back from the kernel, restored at release
+pf_settings_steps
 
 # -- rxe: an RDMA device on a VF netdev is inventoried; in exclusive mode its move is refused
 if ! rdma system | grep -q exclusive; then
@@ -284,4 +299,7 @@ if [ "$st7" = quarantined ] && [ "$r1" = refused ] && [ "$r2" = ok ] && [ "$st7b
 else
 	fail quarantine "$pci7: $st7 ($why7), repair $r1 then $r2, now $st7b: $(cat /run/out /run/out2 | tr '\n' '|')"
 fi
+# -- a live VFIO attach into a nested domain through libvirt, and back
+vm_attach_steps
+
 kill "$agent"
