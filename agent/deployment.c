@@ -9,6 +9,7 @@
 #include <libxml/parser.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "agent/claim.h"
 #include "agent/deployment.h"
