@@ -5,16 +5,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "agent/deployment-held.h"
-
-static bool held_for(const struct vfp_allocation *alloc, const char *uuid)
-{
-	const struct vfp_owner *o = vfp_allocation_get_owner(alloc);
-
-	return o && o->kind == VFP_OWNER_VM && o->uuid && strcasecmp(o->uuid, uuid) == 0;
-}
+#include "agent/owner.h"
 
 /* Allocation @alloc of domain @uuid into @ret_allocs, where its pool and size fit. */
 static int take(struct vfp_allocation *alloc, const char *uuid, const char *const *pools,
@@ -61,7 +54,7 @@ int deployment_held(struct agent *a, const char *uuid, const char *const *pools,
 		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
 	for (size_t i = 0; r >= 0 && i < n; i++)
-		if (held_for(list[i], uuid) &&
+		if (owner_is_domain(vfp_allocation_get_owner(list[i]), uuid) &&
 		    (r = take(list[i], uuid, pools, counts, n_pools, ret_allocs, err, err_size)) > 0)
 			found++;
 	vfp_allocation_list_free(list, n);

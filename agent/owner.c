@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "agent/container/netns.h"
@@ -82,6 +83,12 @@ int owner_check_netns(const struct vfp_owner *o, ino_t target, const char *spec,
 	return r == -ENOENT ? -EPERM : r;
 }
 
+/* Whether @o is the VM whose domain has UUID @uuid (any case). */
+bool owner_is_domain(const struct vfp_owner *o, const char *uuid)
+{
+	return o && o->kind == VFP_OWNER_VM && o->uuid && strcasecmp(o->uuid, uuid) == 0;
+}
+
 /**
  * owner_check_domain() - the domain @name (@uuid) is @o's own, by name or
  * UUID: -EPERM when it is another's, or @o is a container
@@ -89,8 +96,8 @@ int owner_check_netns(const struct vfp_owner *o, ino_t target, const char *spec,
 int owner_check_domain(const struct vfp_owner *o, const char *name, const char *uuid, char *err,
 		       size_t err_size)
 {
-	if (o->kind == VFP_OWNER_VM &&
-	    ((o->name && strcmp(o->name, name) == 0) || (o->uuid && strcasecmp(o->uuid, uuid) == 0)))
+	if (owner_is_domain(o, uuid) || (o->kind == VFP_OWNER_VM && o->name &&
+					 strcmp(o->name, name) == 0))
 		return 0;
 	snprintf(err, err_size, "domain: %s is not the allocation's owner (%s %s)", name,
 		 o->kind == VFP_OWNER_VM ? "VM" : "container",

@@ -18,3 +18,4 @@ int owner_check_netns(const struct vfp_owner *o, ino_t target, const char *spec,
 int owner_check_domain(const struct vfp_owner *o, const char *name, const char *uuid, char *err,
 		       size_t err_size);
 bool owner_exists(const struct vfp_owner *o);
+bool owner_is_domain(const struct vfp_owner *o, const char *uuid);

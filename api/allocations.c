@@ -5,9 +5,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "agent/claim.h"
+#include "agent/owner.h"
 #include "agent/release.h"
 #include "api/api.h"
 #include "api/validate.h"
@@ -333,14 +333,6 @@ int api_post_allocation(struct api_request *req)
 	return r;
 }
 
-/* Whether @a is domain @uuid's (NULL: any owner). */
-static bool owned_by_domain(const struct vfp_allocation *a, const char *uuid)
-{
-	const struct vfp_owner *o = vfp_allocation_get_owner(a);
-
-	return !uuid || (o && o->kind == VFP_OWNER_VM && o->uuid && !strcasecmp(o->uuid, uuid));
-}
-
 /* The allocations of @pool (NULL: any) in @state (-1: any) of domain @uuid (NULL: any). */
 static json_t *list_json(struct agent *agent, struct vfp_allocation **list, size_t n,
 			 const char *pool, int state, const char *uuid)
@@ -350,7 +342,7 @@ static json_t *list_json(struct agent *agent, struct vfp_allocation **list, size
 	for (size_t i = 0; a && i < n; i++)
 		if ((!pool || strcmp(vfp_allocation_get_pool(list[i]), pool) == 0) &&
 		    (state < 0 || (int)vfp_allocation_get_state(list[i]) == state) &&
-		    owned_by_domain(list[i], uuid))
+		    (!uuid || owner_is_domain(vfp_allocation_get_owner(list[i]), uuid)))
 			json_array_append_new(
 				a, api_allocation_add_where(agent, api_allocation_json(list[i])));
 	return a;
