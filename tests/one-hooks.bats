@@ -29,11 +29,12 @@ setup() {
 	for a in deploy shutdown cancel reset save restore migrate attach_nic detach_nic; do
 		cat >"$dir/kvm/$a" <<STUB
 #!/bin/sh
-# the stock $a: records its arguments and stdin; fails when told to
+# the stock $a: records its arguments and stdin; fails when told to; deploy
+# prints the UUID of the domain its file defines, as the stock one does
 echo "\$*" >"$dir/$a.args"
 [ "$a" = deploy ] && cat >"$dir/deploy.stdin"
 [ "\${FAIL_STOCK:-}" = "$a" ] && { echo "stock $a failed" >&2; exit 1; }
-[ "$a" = deploy ] && echo 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c
+[ "$a" = deploy ] && xmllint --xpath 'string(/domain/uuid)' "$dir/deploy.stdin" && echo
 exit 0
 STUB
 		chmod +x "$dir/kvm/$a"
@@ -59,13 +60,17 @@ q() { # HOST PATH JQ
 	curl -s --unix-socket "$dir/$1.sock" "http://x$2" | jq -r "$3"
 }
 
-deploy() { sh "$hooks/deploy" "$dir/deployment.0" host1 42 <"$1"; }
+# as one_vmm_exec.rb calls them: deploy 'DFILE' 'HOST' VM_ID HOST; every later action gets
+# the UUID the stock deploy printed (the DEPLOY_ID), then its own arguments, VM_ID and HOST
+deploy() { sh "$hooks/deploy" "$dir/deployment.0" host1 42 host1 <"$1"; }
 
 @test "deploy: two IB NICs and an Ethernet NIC become VFs, dummies added, UUID printed" {
 	run deploy "$one/two-ib-one-eth.xml"
 	[ "$status" -eq 0 ]
-	[ "$output" = 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c ]
-	[ "$(cat "$dir/deploy.args")" = "$dir/deployment.0 host1 42" ]
+	[ ${#output} = 36 ]
+	[ "$output" = "$(q src '/v1/allocations?owner=vm:one-42' '.allocations[0].owner.uuid')" ]
+	[ "$(q src "/v1/allocations?owner=vm:$output" '.allocations | length')" = 2 ]
+	[ "$(cat "$dir/deploy.args")" = "$dir/deployment.0 host1 42 host1" ]
 	[ "$(xmllint --xpath 'count(//hostdev)' "$dir/deploy.stdin")" = 2 ]
 	[ "$(xmllint --xpath 'count(//interface[@type="hostdev"])' "$dir/deploy.stdin")" = 1 ]
 	[ "$(xmllint --xpath 'count(//interface[@type="ethernet"])' "$dir/deploy.stdin")" = 2 ]
@@ -103,73 +108,73 @@ deploy() { sh "$hooks/deploy" "$dir/deployment.0" host1 42 <"$1"; }
 }
 
 @test "shutdown and cancel: the stock action, then the VFs back" {
-	deploy "$one/two-ib-one-eth.xml"
-	run sh "$hooks/shutdown" one-42 host1 42
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	run sh "$hooks/shutdown" "$uuid" host1 42 host1
 	[ "$status" -eq 0 ]
-	[ "$(cat "$dir/shutdown.args")" = "one-42 host1 42" ]
+	[ "$(cat "$dir/shutdown.args")" = "$uuid host1 42 host1" ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
-	deploy "$one/two-ib-one-eth.xml"
-	FAIL_STOCK=cancel run sh "$hooks/cancel" one-42
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	FAIL_STOCK=cancel run sh "$hooks/cancel" "$uuid" host1 42 host1
 	[ "$status" -eq 1 ]
 	[ "$(q src '/v1/vfs?state=attached' '.vfs | length')" = 3 ] # a failed cancel keeps them
-	run sh "$hooks/cancel" one-42
+	run sh "$hooks/cancel" "$uuid" host1 42 host1
 	[ "$status" -eq 0 ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
 }
 
 @test "reset: the stock reset, VFs untouched" {
-	deploy "$one/two-ib-one-eth.xml"
-	run sh "$hooks/reset" one-42
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	run sh "$hooks/reset" "$uuid" host1 42 host1
 	[ "$status" -eq 0 ]
-	[ -e "$dir/reset.args" ]
+	[ "$(cat "$dir/reset.args")" = "$uuid host1 42 host1" ]
 	[ "$(q src '/v1/vfs?state=attached' '.vfs | length')" = 3 ]
 }
 
 @test "save and restore: VFs unplugged and given back with the save, claimed again at restore" {
-	deploy "$one/two-ib-one-eth.xml"
-	run sh "$hooks/save" one-42 "$dir/checkpoint" host1 42 host1
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	run sh "$hooks/save" "$uuid" "$dir/checkpoint" host1 42 host1
 	[ "$status" -eq 0 ]
-	[ "$(cat "$dir/save.args")" = "one-42 $dir/checkpoint host1 42 host1" ]
+	[ "$(cat "$dir/save.args")" = "$uuid $dir/checkpoint host1 42 host1" ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
 	[ "$(jq -s 'map(.count) | add' "$dir/checkpoint.vfagent")" = 3 ]
-	run sh "$hooks/restore" "$dir/checkpoint" host1 one-42 42 host1
+	run sh "$hooks/restore" "$dir/checkpoint" host1 "$uuid" 42 host1
 	[ -e "$dir/restore.args" ]
-	# the simulated host's libvirt (test:///default) has no one-42 to plug into:
+	# the simulated host's libvirt (test:///default) has no such domain to plug into:
 	# the hook says so and gives its claims back
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"no domain one-42"* ]]
-	[[ "$output" == *"one-42 restored without its VFs"* ]]
+	[[ "$output" == *"no domain $uuid"* ]]
+	[[ "$output" == *"$uuid restored without its VFs"* ]]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
 }
 
 @test "restore: too few free VFs here, nothing restored" {
-	deploy "$one/two-ib-one-eth.xml"
-	sh "$hooks/save" one-42 "$dir/checkpoint" host1 42 host1
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	sh "$hooks/save" "$uuid" "$dir/checkpoint" host1 42 host1
 	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations \
 		-d '{"pool":"ib","count":7,"owner":{"kind":"vm","name":"other"}}' >/dev/null
-	run sh "$hooks/restore" "$dir/checkpoint" host1 one-42 42 host1
+	run sh "$hooks/restore" "$dir/checkpoint" host1 "$uuid" 42 host1
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"cannot give one-42 its VFs: not restoring"* ]]
+	[[ "$output" == *"cannot give $uuid its VFs: not restoring"* ]]
 	[ ! -e "$dir/restore.args" ]
 	[ "$(q src '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
 }
 
 @test "save: a failed stock save plugs the VFs back and keeps them" {
-	deploy "$one/two-ib-one-eth.xml"
-	FAIL_STOCK=save run sh "$hooks/save" one-42 "$dir/checkpoint" host1 42 host1
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	FAIL_STOCK=save run sh "$hooks/save" "$uuid" "$dir/checkpoint" host1 42 host1
 	[ "$status" -eq 1 ]
 	[ ! -e "$dir/checkpoint.vfagent" ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
 }
 
 @test "migrate: the destination cannot give the VFs, nothing moves" {
-	deploy "$one/two-ib-one-eth.xml"
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
 	# dst's IB pool is nearly full
 	curl -s --unix-socket "$dir/dst.sock" -X POST http://x/v1/allocations \
 		-d '{"pool":"ib","count":7,"owner":{"kind":"vm","name":"other"}}' >/dev/null
-	run sh "$hooks/migrate" one-42 dst src
+	run sh "$hooks/migrate" "$uuid" dst src 42 src
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"dst cannot give one-42 its VFs: not migrating"* ]]
+	[[ "$output" == *"dst cannot give $uuid its VFs: not migrating"* ]]
 	[ ! -e "$dir/migrate.args" ]
 	[ "$(q src '/v1/vfs?state=attached' '.vfs | length')" = 3 ]
 	[ "$(q dst '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
@@ -177,20 +182,20 @@ deploy() { sh "$hooks/deploy" "$dir/deployment.0" host1 42 <"$1"; }
 }
 
 @test "migrate: released on the source, claimed on the destination" {
-	deploy "$one/two-ib-one-eth.xml"
-	run sh "$hooks/migrate" one-42 dst src
-	[ "$(cat "$dir/migrate.args")" = "one-42 dst src" ]
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	run sh "$hooks/migrate" "$uuid" dst src 42 src
+	[ "$(cat "$dir/migrate.args")" = "$uuid dst src 42 src" ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
 	[ "$(q dst '/v1/allocations?owner=vm:one-42' '[.allocations[] | .pool] | sort | join(",")')" = eth,ib,ib ]
 	[ "$(q dst '/v1/allocations?owner=vm:one-42' '[.allocations[].vfs[]] | length')" = 3 ]
-	# dst's simulated libvirt has no one-42 to plug into: said, and the VFs stay booked there
+	# dst's simulated libvirt has no such domain to plug into: said, and the VFs stay booked there
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"one-42 migrated to dst without its VFs"* ]]
+	[[ "$output" == *"$uuid migrated to dst without its VFs"* ]]
 }
 
 @test "migrate: a failed stock migrate leaves the VM's VFs where they were" {
-	deploy "$one/two-ib-one-eth.xml"
-	FAIL_STOCK=migrate run sh "$hooks/migrate" one-42 dst src
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	FAIL_STOCK=migrate run sh "$hooks/migrate" "$uuid" dst src 42 src
 	[ "$status" -eq 1 ]
 	[ "$(q dst '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
 	[ "$(q src '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 2 ]
@@ -249,8 +254,7 @@ nic_message() { # BRIDGE MAC [VLAN]
 }
 
 @test "detach_nic: a VF that attach_nic made is given back; one deployed with the VM is refused alone" {
-	deploy "$one/two-ib-one-eth.xml"
-	uuid=$(q src '/v1/allocations?owner=vm:one-42' '.allocations[0].owner.uuid')
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
 	# a VF hot-plugged earlier (here: claimed as attach_nic claims it)
 	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations -d \
 		"{\"network\":\"sriov_eth0\",\"mac\":\"02:00:c0:a8:02:09\",\"owner\":{\"kind\":\"vm\",\"name\":\"one-42\",\"uuid\":\"$uuid\"}}" >/dev/null
