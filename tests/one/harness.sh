@@ -56,6 +56,14 @@ one_host_start() { # NAME
 		mount --bind "$d/lib" /var/lib/libvirt && mount --bind "$d/etc" /etc/libvirt &&
 		mount --bind "$d/log" /var/log/libvirt && mount --bind "$d/cache" /var/cache/libvirt &&
 		mount --bind "$d/remotes" /var/tmp/one && mount --bind "$d/one" /var/lib/one || exit 1
+		# libvirtd resolves the default user of the QEMU driver before it reads qemu.conf; a
+		# machine without libvirt-daemon-system has none, so this host gets one of its own
+		if ! getent passwd libvirt-qemu >/dev/null; then
+			cp /etc/passwd "$d/passwd" && cp /etc/group "$d/group" &&
+				echo "libvirt-qemu:x:64055:64055::/nonexistent:/usr/sbin/nologin" >>"$d/passwd" &&
+				echo "libvirt-qemu:x:64055:" >>"$d/group" &&
+				mount --bind "$d/passwd" /etc/passwd && mount --bind "$d/group" /etc/group || exit 1
+		fi
 		libvirtd --config "$d/libvirtd.conf" --pid-file "$d/libvirtd.pid" >"$d/libvirtd.log" 2>&1 &
 		i=0
 		until virsh -q -c test+unix:///default uri >/dev/null 2>&1; do
