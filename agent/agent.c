@@ -389,17 +389,35 @@ int agent_get_allocation(struct agent *a, const char *id, struct vfp_allocation 
 	return r;
 }
 
-/* Begins (@begin) or confirms (@ok, @reason) intent @op of allocation @id; @err on failure. */
-int agent_intent(struct agent *a, const char *id, enum vfp_op op, bool begin, bool ok,
-		 const char *reason, char *err, size_t err_size)
+/*
+ * Begins intent @op of allocation @id; @err on failure. @durable: it waits
+ * for the disk, for an @op whose effect outlives a power cut (a domain's
+ * persistent config, a release, a detach); see vfp_ledger_begin_volatile().
+ */
+int agent_intent_begin(struct agent *a, const char *id, enum vfp_op op, bool durable, char *err,
+		       size_t err_size)
 {
 	int r;
 
 	pthread_mutex_lock(&a->ledger_lock);
-	r = begin ? vfp_ledger_begin(a->ledger, id, op)
-		  : vfp_ledger_confirm(a->ledger, id, op, ok, reason);
-	if (r < 0 && err)
+	r = durable ? vfp_ledger_begin(a->ledger, id, op)
+		    : vfp_ledger_begin_volatile(a->ledger, id, op);
+	if (r < 0)
 		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
+	pthread_mutex_unlock(&a->ledger_lock);
+	return r;
+}
+
+/* How intent @op of allocation @id ended (@ok; @reason when not); a failure is logged. */
+int agent_intent_confirm(struct agent *a, const char *id, enum vfp_op op, bool ok,
+			 const char *reason)
+{
+	int r;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_ledger_confirm(a->ledger, id, op, ok, reason);
+	if (r < 0)
+		log_error("%s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
 	return r;
 }

@@ -85,8 +85,10 @@ struct vfp_config *agent_get_config(struct agent *a);
 void agent_replace_inventory(struct agent *a, struct vfp_inventory *inv);
 int agent_get_allocation(struct agent *a, const char *id, struct vfp_allocation **ret, char *err,
 			 size_t err_size);
-int agent_intent(struct agent *a, const char *id, enum vfp_op op, bool begin, bool ok,
-		 const char *reason, char *err, size_t err_size);
+int agent_intent_begin(struct agent *a, const char *id, enum vfp_op op, bool durable, char *err,
+		       size_t err_size);
+int agent_intent_confirm(struct agent *a, const char *id, enum vfp_op op, bool ok,
+			 const char *reason);
 
 void agent_set_log_priority(int priority);
 void agent_log(int priority, const char *format, ...) __attribute__((format(printf, 2, 3)));

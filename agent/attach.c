@@ -83,17 +83,24 @@ struct attach_job {
 typedef int (*attach_fn)(struct agent *a, const struct attach_job *j, char *err,
 			 size_t err_size);
 
-/* @fn between the attach intent's begin and its confirm: a crash in between is reconciled. */
+/*
+ * @fn between the attach intent's begin and its confirm: a crash in between
+ * is reconciled. The begin does not wait for the disk: a namespace, a PF's
+ * settings and a running domain do not outlive a power cut that would lose
+ * it, and before libvirt changes a domain's persistent config the VF's
+ * restore point is written durably, which makes the intent before it
+ * durable too (the WAL replays in order).
+ */
 static int in_intent(struct agent *a, const struct attach_job *j, attach_fn fn, char *err,
 		     size_t err_size)
 {
 	const char *id = vfp_allocation_get_id(j->alloc);
-	int r = agent_intent(a, id, VFP_OP_ATTACH, true, false, NULL, err, err_size);
+	int r = agent_intent_begin(a, id, VFP_OP_ATTACH, false, err, err_size);
 
 	if (r < 0)
 		return r;
 	r = fn(a, j, err, err_size);
-	agent_intent(a, id, VFP_OP_ATTACH, false, r >= 0, r < 0 ? err : NULL, NULL, 0);
+	agent_intent_confirm(a, id, VFP_OP_ATTACH, r >= 0, r < 0 ? err : NULL);
 	return r;
 }
 
@@ -248,10 +255,10 @@ int agent_detach(struct agent *a, const char *id, char *err, size_t err_size)
 	int r = agent_get_allocation(a, id, &alloc, err, err_size);
 
 	if (r >= 0)
-		r = agent_intent(a, id, VFP_OP_DETACH, true, false, NULL, err, err_size);
+		r = agent_intent_begin(a, id, VFP_OP_DETACH, true, err, err_size);
 	if (r >= 0) {
 		r = agent_detach_all(a, alloc, err, err_size);
-		agent_intent(a, id, VFP_OP_DETACH, false, r >= 0, r < 0 ? err : NULL, NULL, 0);
+		agent_intent_confirm(a, id, VFP_OP_DETACH, r >= 0, r < 0 ? err : NULL);
 	}
 	vfp_allocation_unref(alloc);
 	if (r >= 0)

@@ -138,6 +138,44 @@ void claim_queue_free(struct claim_queue *q)
 	free(q);
 }
 
+/* Queues @n waiters at once (one batch, unless more than BATCH_MAX) and waits for them all. */
+static void queue_and_wait(struct claim_queue *q, struct waiter *w, size_t n)
+{
+	bool done;
+
+	pthread_mutex_lock(&q->lock);
+	/* @w lives on the caller's stack until the committer marks it done and drops it */
+	for (size_t i = 0; i < n; i++) {
+		*q->tail = &w[i];
+		// cppcheck-suppress autoVariables
+		q->tail = &w[i].next;
+	}
+	pthread_cond_signal(&q->queued);
+	do {
+		done = true;
+		for (size_t i = 0; i < n; i++)
+			done = done && w[i].done;
+		if (!done)
+			pthread_cond_wait(&q->finished, &q->lock);
+	} while (!done);
+	pthread_mutex_unlock(&q->lock);
+}
+
+static int take_result(struct waiter *w, struct vfp_allocation **ret_allocation,
+		       char **ret_error)
+{
+	if (ret_error)
+		*ret_error = w->error;
+	else
+		free(w->error);
+	*ret_allocation = NULL;
+	if (w->result >= 0)
+		*ret_allocation = w->allocation;
+	else
+		vfp_allocation_unref(w->allocation);
+	return w->result;
+}
+
 /**
  * claim_queue_claim() - vfp_ledger_claim(), committed together with the
  * claims other threads queued meanwhile
@@ -149,22 +187,34 @@ int claim_queue_claim(struct claim_queue *q, const struct vfp_config *config,
 {
 	struct waiter w = { .config = config, .req = req };
 
-	pthread_mutex_lock(&q->lock);
-	/* @w lives on this stack until the committer marks it done and drops it */
-	*q->tail = &w;
-	// cppcheck-suppress autoVariables
-	q->tail = &w.next;
-	pthread_cond_signal(&q->queued);
-	while (!w.done)
-		pthread_cond_wait(&q->finished, &q->lock);
-	pthread_mutex_unlock(&q->lock);
-	if (ret_error)
-		*ret_error = w.error;
-	else
-		free(w.error);
-	if (w.result >= 0)
-		*ret_allocation = w.allocation;
-	else
-		vfp_allocation_unref(w.allocation);
-	return w.result;
+	queue_and_wait(q, &w, 1);
+	return take_result(&w, ret_allocation, ret_error);
+}
+
+/**
+ * claim_queue_claim_many() - @n claims of one caller in one commit
+ * @ret_results, @ret_allocations, @ret_errors: per claim, as claim_queue_claim()
+ *
+ * Each claim is all or none on its own; the caller gives back the others
+ * when it needs all of them. Returns how many failed.
+ */
+size_t claim_queue_claim_many(struct claim_queue *q, const struct vfp_config *config,
+			      const struct vfp_claim *reqs, size_t n, int *ret_results,
+			      struct vfp_allocation **ret_allocations, char **ret_errors)
+{
+	struct waiter w[BATCH_MAX];
+	size_t failed = 0;
+
+	for (size_t done = 0, k; done < n; done += k) {
+		k = n - done < BATCH_MAX ? n - done : BATCH_MAX;
+		for (size_t i = 0; i < k; i++)
+			w[i] = (struct waiter){ .config = config, .req = &reqs[done + i] };
+		queue_and_wait(q, w, k);
+		for (size_t i = 0; i < k; i++) {
+			ret_results[done + i] = take_result(&w[i], &ret_allocations[done + i],
+							    &ret_errors[done + i]);
+			failed += ret_results[done + i] < 0;
+		}
+	}
+	return failed;
 }

@@ -18,3 +18,6 @@ void claim_queue_free(struct claim_queue *q);
 int claim_queue_claim(struct claim_queue *q, const struct vfp_config *config,
 		      const struct vfp_claim *req, struct vfp_allocation **ret_allocation,
 		      char **ret_error);
+size_t claim_queue_claim_many(struct claim_queue *q, const struct vfp_config *config,
+			      const struct vfp_claim *reqs, size_t n, int *ret_results,
+			      struct vfp_allocation **ret_allocations, char **ret_errors);

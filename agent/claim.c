@@ -84,6 +84,75 @@ int agent_claim_quiet(struct agent *a, const struct vfp_claim *c, struct vfp_all
 	return r == -ENOBUFS ? -EBUSY : r;
 }
 
+/* The claims of @allocs back (a claim of several that did not get them all). */
+static void give_back(struct agent *a, struct vfp_allocation **allocs, size_t n)
+{
+	char err[256];
+
+	for (size_t i = 0; i < n; i++) {
+		if (allocs[i] && agent_release_allocation(a, vfp_allocation_get_id(allocs[i]), err,
+							  sizeof(err)) < 0)
+			log_error("allocation %s: giving the claim back: %s",
+				  vfp_allocation_get_id(allocs[i]), err);
+		vfp_allocation_unref(allocs[i]);
+		allocs[i] = NULL;
+	}
+}
+
+/* Each of @c with its owner resolved (into @owners), as agent_claim_quiet() does. */
+static int resolve_owners(const struct vfp_claim *c, size_t n, struct vfp_claim *claims,
+			  struct vfp_owner *owners, char *err, size_t err_size)
+{
+	for (size_t i = 0; i < n; i++) {
+		int r;
+
+		owners[i] = *c[i].owner;
+		r = owner_resolve(&owners[i], err, err_size);
+		if (r < 0)
+			return r;
+		claims[i] = c[i];
+		claims[i].owner = &owners[i];
+	}
+	return 0;
+}
+
+/**
+ * agent_claim_all_quiet() - the @n claims of @c, all or none, in one commit
+ * @ret: per claim, its allocation
+ *
+ * When one fails (a pool short of VFs, say), what the others got is given
+ * back and the claims are made one by one with agent_claim_quiet(), which
+ * grows a pool that can grow and names the claim that cannot be met.
+ */
+int agent_claim_all_quiet(struct agent *a, const struct vfp_claim *c, size_t n,
+			  struct vfp_allocation **ret, char *err, size_t err_size)
+{
+	struct vfp_claim claims[AGENT_MAX_CLAIMS];
+	struct vfp_owner owners[AGENT_MAX_CLAIMS];
+	char *errors[AGENT_MAX_CLAIMS] = { 0 };
+	int results[AGENT_MAX_CLAIMS], r = n > AGENT_MAX_CLAIMS ? -E2BIG : 0;
+	struct vfp_config *config;
+	size_t failed;
+
+	if (r >= 0)
+		r = resolve_owners(c, n, claims, owners, err, err_size);
+	if (r < 0)
+		return r;
+	config = agent_get_config(a);
+	failed = claim_queue_claim_many(a->claims, config, claims, n, results, ret, errors);
+	vfp_config_unref(config);
+	for (size_t i = 0; i < n; i++)
+		free(errors[i]);
+	if (failed == 0)
+		return 0;
+	give_back(a, ret, n);
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = agent_claim_quiet(a, &claims[i], &ret[i], err, err_size);
+	if (r < 0)
+		give_back(a, ret, n);
+	return r;
+}
+
 /**
  * agent_claim() - reserve VFs as @c asks, durable when it returns
  * @ret: the allocation (vfp_allocation_unref() it)

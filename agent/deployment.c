@@ -21,7 +21,7 @@
 #include "agent/vm/vm.h"
 #include "libvfpool/macro.h"
 
-#define MAX_POOLS 8
+#define MAX_POOLS AGENT_MAX_CLAIMS
 
 struct rewrite {
 	struct agent *agent;
@@ -68,12 +68,13 @@ static size_t pool_slot(struct rewrite *w, const char *pool)
 }
 
 /*
- * One allocation per pool, all or none; or the allocations the domain
- * already holds when this file was posted before.
+ * One allocation per pool, all or none, in one commit; or the allocations
+ * the domain already holds when this file was posted before.
  */
 static int claim_all(struct rewrite *w, const char *owner)
 {
 	unsigned count[MAX_POOLS] = { 0 };
+	struct vfp_claim claims[MAX_POOLS];
 	struct vfp_owner o = { .kind = VFP_OWNER_VM, .name = owner, .uuid = w->uuid };
 	int r = 0;
 
@@ -92,13 +93,11 @@ static int claim_all(struct rewrite *w, const char *owner)
 		w->reused = true;
 		return 0;
 	}
-	for (size_t p = 0; r >= 0 && p < w->n_pools; p++) {
-		struct vfp_claim c = { .pool = w->pools[p], .count = count[p], .owner = &o,
-				       .numa_node = -1 };
-
-		r = agent_claim_quiet(w->agent, &c, &w->allocs[p], w->err, w->err_size);
-	}
-	return r;
+	for (size_t p = 0; r >= 0 && p < w->n_pools; p++)
+		claims[p] = (struct vfp_claim){ .pool = w->pools[p], .count = count[p], .owner = &o,
+						 .numa_node = -1 };
+	return r < 0 ? r : agent_claim_all_quiet(w->agent, claims, w->n_pools, w->allocs, w->err,
+						w->err_size);
 }
 
 /*
@@ -263,15 +262,17 @@ static void give_back(struct agent *a, struct rewrite *w)
 
 /*
  * Each allocation's attach intent: begun before its VFs are prepared (a
- * failed begin stops the rewrite), confirmed after for those begun.
+ * failed begin stops the rewrite), confirmed after for those begun. No
+ * libvirt config changes here (the domain does not exist yet): only kernel
+ * state, so the begins do not wait for the disk.
  */
 static int begin_intents(struct rewrite *w)
 {
 	int r = 0;
 
 	for (w->n_begun = 0; r >= 0 && w->n_begun < w->n_pools && w->allocs[w->n_begun];) {
-		r = agent_intent(w->agent, vfp_allocation_get_id(w->allocs[w->n_begun]),
-				 VFP_OP_ATTACH, true, false, NULL, w->err, w->err_size);
+		r = agent_intent_begin(w->agent, vfp_allocation_get_id(w->allocs[w->n_begun]),
+				       VFP_OP_ATTACH, false, w->err, w->err_size);
 		if (r >= 0)
 			w->n_begun++;
 	}
@@ -281,8 +282,8 @@ static int begin_intents(struct rewrite *w)
 static void confirm_intents(struct rewrite *w, bool ok)
 {
 	for (size_t p = 0; p < w->n_begun; p++)
-		agent_intent(w->agent, vfp_allocation_get_id(w->allocs[p]), VFP_OP_ATTACH, false,
-			     ok, ok ? NULL : "rewrite failed", NULL, 0);
+		agent_intent_confirm(w->agent, vfp_allocation_get_id(w->allocs[p]),
+				     VFP_OP_ATTACH, ok, ok ? NULL : "rewrite failed");
 }
 
 /* "id1, id2" for X-Allocation-Id: the claims this request made (none when reused). */

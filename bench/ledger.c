@@ -218,7 +218,8 @@ int main(void)
 	       (floor + floor2) / 2, floor, floor2);
 	floor = (floor + floor2) / 2;
 	printf("  claim, 1 client              %8.0f /s   ratio %.2f\n", claims, claims / floor);
-	printf("  release, 1 client            %8.0f /s   ratio %.2f (2 commits: intent, confirm)\n",
+	printf("  release, 1 client            %8.0f /s   ratio %.2f "
+	       "(the intent waits for the disk, the confirmation does not)\n",
 	       releases, releases / floor);
 	printf("  claim, %d clients (grouped)  %8.0f /s   ratio %.2f\n", CLIENTS, conc,
 	       conc / floor);

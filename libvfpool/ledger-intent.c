@@ -202,6 +202,19 @@ static int begin_in_tx(struct vfp_ledger *l, const char *id, enum vfp_op op)
 	return r;
 }
 
+static int begin_op(struct vfp_ledger *l, const char *id, enum vfp_op op, bool durable)
+{
+	int r = durable ? vfp_ledger_begin_tx(l) : vfp_ledger_begin_lazy_tx(l);
+
+	if (r >= 0)
+		r = begin_in_tx(l, id, op);
+	if (r < 0) {
+		vfp_ledger_rollback_tx(l);
+		return r;
+	}
+	return vfp_ledger_commit_tx(l);
+}
+
 /**
  * vfp_ledger_begin() - record that @op on allocation @id is about to happen
  *
@@ -211,15 +224,21 @@ static int begin_in_tx(struct vfp_ledger *l, const char *id, enum vfp_op op)
  */
 VFP_EXPORT int vfp_ledger_begin(struct vfp_ledger *l, const char *id, enum vfp_op op)
 {
-	int r = vfp_ledger_begin_tx(l);
+	return begin_op(l, id, op, true);
+}
 
-	if (r >= 0)
-		r = begin_in_tx(l, id, op);
-	if (r < 0) {
-		vfp_ledger_rollback_tx(l);
-		return r;
-	}
-	return vfp_ledger_commit_tx(l);
+/**
+ * vfp_ledger_begin_volatile() - vfp_ledger_begin() for an @op whose effects
+ * a power cut undoes (kernel state: PF settings, drivers, namespaces, a
+ * running domain)
+ *
+ * It does not wait for the disk (see vfp_ledger_begin_lazy_tx()): a crash
+ * of the agent keeps it; a power cut that loses it also resets what @op
+ * changed, and the next start sees the allocation as it was before @op.
+ */
+VFP_EXPORT int vfp_ledger_begin_volatile(struct vfp_ledger *l, const char *id, enum vfp_op op)
+{
+	return begin_op(l, id, op, false);
 }
 
 /* The states an operation ends in, when it worked and when it did not. */
@@ -271,12 +290,15 @@ static int confirm_in_tx(struct vfp_ledger *l, const char *id, enum vfp_op op, b
  * @ok: the side effect happened (attach/detach done, VFs restored)
  * @reason: why it failed, kept on the VFs (a quarantined VF says why)
  *
- * -ENOENT when @op was not begun.
+ * -ENOENT when @op was not begun. It does not wait for the disk: it is
+ * durable with the next durable commit (a claim, an intent). A power cut
+ * before then leaves the intent open, and the next start resolves it by
+ * what the host shows, as after a crash in the middle of @op.
  */
 VFP_EXPORT int vfp_ledger_confirm(struct vfp_ledger *l, const char *id, enum vfp_op op, bool ok,
 				  const char *reason)
 {
-	int r = vfp_ledger_begin_tx(l);
+	int r = vfp_ledger_begin_lazy_tx(l);
 
 	if (r >= 0)
 		r = confirm_in_tx(l, id, op, ok, reason);

@@ -16,6 +16,7 @@ struct vfp_ledger {
 	char *path;
 	char error[512];
 	time_t (*now)(void);
+	bool lazy; /* in a transaction of vfp_ledger_begin_lazy_tx() */
 	struct {
 		const char *sql; /* identity of a string literal */
 		sqlite3_stmt *stmt;
@@ -32,6 +33,7 @@ int vfp_ledger_collect(struct vfp_ledger *l, sqlite3_stmt *st, size_t size,
 		       void (*fill)(sqlite3_stmt *st, void *elem), void **ret, size_t *ret_n,
 		       const char *what);
 int vfp_ledger_begin_tx(struct vfp_ledger *l);
+int vfp_ledger_begin_lazy_tx(struct vfp_ledger *l);
 int vfp_ledger_commit_tx(struct vfp_ledger *l);
 void vfp_ledger_rollback_tx(struct vfp_ledger *l);
 int vfp_ledger_migrate(struct vfp_ledger *l);

@@ -287,12 +287,8 @@ VFP_EXPORT json_t *vfp_ledger_audit(struct vfp_ledger *l, const char *pci, unsig
 	return a;
 }
 
-/**
- * vfp_ledger_set_restore_point() - what to put back when @pci is released
- * @rp: the restore point, written before the change it describes; NULL clears it
- */
-VFP_EXPORT int vfp_ledger_set_restore_point(struct vfp_ledger *l, const char *pci,
-					    const struct vfp_restore_point *rp)
+static int write_restore_point(struct vfp_ledger *l, const char *pci,
+			       const struct vfp_restore_point *rp)
 {
 	static const char sql[] = "UPDATE vfs SET original = ? WHERE pci = ?";
 	_cleanup_free_ char *text = rp ? vfp_restore_point_to_text(rp) : NULL;
@@ -310,6 +306,42 @@ VFP_EXPORT int vfp_ledger_set_restore_point(struct vfp_ledger *l, const char *pc
 			r = vfp_ledger_fail(l, -ENOENT, "no VF %s in the ledger", pci);
 	}
 	return r < 0 ? r : 0;
+}
+
+/**
+ * vfp_ledger_set_restore_point() - what to put back when @pci is released
+ * @rp: the restore point, written before the change it describes; NULL clears it
+ *
+ * Durable before it returns.
+ */
+VFP_EXPORT int vfp_ledger_set_restore_point(struct vfp_ledger *l, const char *pci,
+					    const struct vfp_restore_point *rp)
+{
+	return write_restore_point(l, pci, rp);
+}
+
+/**
+ * vfp_ledger_update_restore_point() - @pci's restore point, without waiting
+ * for the disk
+ * @rp: the restore point; NULL clears it (restored)
+ *
+ * Durable with the next durable commit (see vfp_ledger_begin_lazy_tx()).
+ * For a restore point written after its change, inside an open intent, and
+ * for one of kernel state only (PF settings, the driver, a namespace),
+ * which a power cut resets along with the ledger's last commits.
+ */
+VFP_EXPORT int vfp_ledger_update_restore_point(struct vfp_ledger *l, const char *pci,
+					       const struct vfp_restore_point *rp)
+{
+	int r = vfp_ledger_begin_lazy_tx(l);
+
+	if (r >= 0)
+		r = write_restore_point(l, pci, rp);
+	if (r < 0) {
+		vfp_ledger_rollback_tx(l);
+		return r;
+	}
+	return vfp_ledger_commit_tx(l);
 }
 
 /**

@@ -152,10 +152,54 @@ int vfp_ledger_collect(struct vfp_ledger *l, sqlite3_stmt *st, size_t size,
 	return 0;
 }
 
+/* Every commit after a lazy one waits for the disk again. */
+static void end_lazy(struct vfp_ledger *l)
+{
+	if (!l->lazy)
+		return;
+	l->lazy = false;
+	if (sqlite3_exec(l->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) != SQLITE_OK)
+		vfp_err(l->ctx, "ledger %s: synchronous = FULL: %s", l->path, sqlite3_errmsg(l->db));
+}
+
+/**
+ * vfp_ledger_get_changes() - how many rows this ledger's commits (and
+ * rollbacks) have changed since it was opened
+ *
+ * Equal twice: nothing was written in between, so an answer made of the
+ * ledger's rows then is still right.
+ */
+VFP_EXPORT uint64_t vfp_ledger_get_changes(const struct vfp_ledger *l)
+{
+	return (uint64_t)sqlite3_total_changes64(l->db);
+}
+
 /* IMMEDIATE: take the write lock now, so two writers never deadlock on upgrade. */
 int vfp_ledger_begin_tx(struct vfp_ledger *l)
 {
 	return vfp_ledger_exec(l, "BEGIN IMMEDIATE");
+}
+
+/*
+ * A transaction whose commit does not wait for the disk: it is in the WAL
+ * (a crash of the agent keeps it) and becomes durable with the next
+ * durable commit, since the WAL is replayed in order. For what a power cut
+ * makes moot: a confirmation (the intent stays open, and the next start
+ * resolves it against the host), and intents and restore points of kernel
+ * state, which the power cut resets too. SQLite takes the synchronous
+ * setting only outside a transaction.
+ */
+int vfp_ledger_begin_lazy_tx(struct vfp_ledger *l)
+{
+	int r = vfp_ledger_exec(l, "PRAGMA synchronous = NORMAL");
+
+	if (r < 0)
+		return r;
+	l->lazy = true;
+	r = vfp_ledger_begin_tx(l);
+	if (r < 0)
+		end_lazy(l);
+	return r;
 }
 
 int vfp_ledger_commit_tx(struct vfp_ledger *l)
@@ -164,6 +208,7 @@ int vfp_ledger_commit_tx(struct vfp_ledger *l)
 
 	if (r < 0)
 		vfp_ledger_rollback_tx(l);
+	end_lazy(l);
 	return r;
 }
 
@@ -171,6 +216,7 @@ void vfp_ledger_rollback_tx(struct vfp_ledger *l)
 {
 	if (!sqlite3_get_autocommit(l->db))
 		sqlite3_exec(l->db, "ROLLBACK", NULL, NULL, NULL);
+	end_lazy(l);
 }
 
 static time_t default_now(void)

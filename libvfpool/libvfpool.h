@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <jansson.h>
 
 #ifdef __cplusplus
@@ -372,6 +373,7 @@ int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_config *config
 			   const struct vfp_claim *reqs, size_t n, int *ret_results,
 			   struct vfp_allocation **ret_allocations, char **ret_errors);
 int vfp_ledger_begin(struct vfp_ledger *l, const char *id, enum vfp_op op);
+int vfp_ledger_begin_volatile(struct vfp_ledger *l, const char *id, enum vfp_op op);
 int vfp_ledger_confirm(struct vfp_ledger *l, const char *id, enum vfp_op op, bool ok,
 		       const char *reason);
 const char *vfp_op_to_string(enum vfp_op op);
@@ -391,8 +393,11 @@ int vfp_ledger_counts(struct vfp_ledger *l, struct vfp_pool_count **ret_counts, 
 json_t *vfp_ledger_audit(struct vfp_ledger *l, const char *pci, unsigned limit);
 int vfp_ledger_quarantine_vf(struct vfp_ledger *l, const char *pci, const char *reason);
 int vfp_ledger_repair_vf(struct vfp_ledger *l, const char *pci, bool ok, const char *reason);
+uint64_t vfp_ledger_get_changes(const struct vfp_ledger *l);
 int vfp_ledger_set_restore_point(struct vfp_ledger *l, const char *pci,
 				 const struct vfp_restore_point *rp);
+int vfp_ledger_update_restore_point(struct vfp_ledger *l, const char *pci,
+				    const struct vfp_restore_point *rp);
 int vfp_ledger_get_restore_point(struct vfp_ledger *l, const char *pci,
 				 struct vfp_restore_point **ret_rp);
 

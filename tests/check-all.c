@@ -22,7 +22,7 @@ static const struct {
 	{ "ledger", suite_ledger },	  { "numvfs", suite_numvfs },
 	{ "nlmsg", suite_nlmsg },	  { "crash", suite_crash },
 	{ "vfinfo", suite_vfinfo },	  { "bind", suite_bind },
-	{ "domxml", suite_domxml },
+	{ "domxml", suite_domxml },	  { "ledger-sync", suite_ledger_sync },
 };
 
 static bool skipped(const char *name)

@@ -11,6 +11,7 @@ Suite *suite_garbage(void);
 Suite *suite_config(void);
 Suite *suite_placement(void);
 Suite *suite_ledger(void);
+Suite *suite_ledger_sync(void);
 Suite *suite_numvfs(void);
 Suite *suite_crash(void);
 Suite *suite_nlmsg(void);

@@ -16,6 +16,7 @@ post_xml() { api POST "/v1/domain-xml$2" -D "$tmp/headers" --data-binary "@$1" -
 allocations() { api GET /v1/allocations; jget '.allocations | length'; }
 
 # a VM with two IB NICs and an Ethernet NIC (its VLAN as the deploy hook passes it from vm.xml)
+unbinds=0; [ -f "$tmp/sys/sim-unbinds" ] && unbinds=$(wc -l <"$tmp/sys/sim-unbinds")
 post_xml "$one/two-ib-one-eth.xml" "?vlan=02:00:c0:a8:02:2a=120"
 expect 200
 grep -qi '^Content-Type: application/xml' "$tmp/headers" || fail "not application/xml"
@@ -51,6 +52,16 @@ done
 # the IB VFs got GUIDs from the pool on their PF (the simulated mlx5/mlx4 files)
 api GET "/v1/allocations/$(printf '%s' "$ids" | cut -d, -f1)"
 [ "$(jget '.vfs[0].guid')" != null ] || fail "no GUID from the pool: $body"
+# and were not rebound for them: a guest's driver reads its GUIDs when it probes (the simulated
+# kernel logs each unbind)
+bound=0
+for pci in $(jget '.vfs[].pci'); do
+	if tail -n +"$((unbinds + 1))" "$tmp/sys/sim-unbinds" 2>/dev/null | grep -qx "$pci"; then
+		fail "IB VF $pci was rebound for a guest"
+	fi
+	api GET "/v1/vfs/$pci"; case $(jget .driver) in mlx*) bound=$((bound + 1)) ;; esac
+done
+[ "$bound" -gt 0 ] || fail "no IB VF on its host driver was claimed: the rebind check saw nothing"
 
 # the result runs on libvirt's test driver and reads back with its VFs
 sed 's/type="kvm"/type="test"/' "$tmp/out.xml" >"$tmp/test.xml"
@@ -191,6 +202,23 @@ sed "s#average='125000'#average='fast'#" "$tmp/bw.xml" >"$tmp/bw2.xml"
 post_xml "$tmp/bw2.xml" ""
 expect 400
 jget .message | grep -q 'bandwidth/outbound: average "fast" is not a rate' || fail "$body"
+
+# no free Ethernet VF: the claims made together fail, and made one by one the "eth" pool grows
+# (its "grow" policy: an idle PF, here the 82599 taken to 0 VFs) and the deployment gets its
+# three VFs all the same
+api PUT /v1/pfs/0000:d8:00.0/numvfs -d '{"numvfs":0}'; expect 200
+api GET /v1/pools; free=$(jget '.pools[] | select(.name == "eth") | .vfs.free')
+api GET /v1/host; before=$(jget .vfs)
+api POST /v1/allocations -d '{"pool":"eth","count":'"$free"',"owner":{"kind":"vm","name":"filler"}}'
+expect 201; filler=$(jget .id)
+post_xml "$one/two-ib-one-eth.xml" "?owner=one-99"
+expect 200
+api GET "/v1/allocations?owner=vm:one-99"
+[ "$(jget '.allocations | length')" = 2 ] || fail "grown: $body"
+api GET /v1/host; [ "$(jget .vfs)" -gt "$before" ] || fail "the eth pool did not grow: $body"
+api GET "/v1/allocations?owner=vm:one-99"
+for id in $(jget '.allocations[].id') "$filler"; do api DELETE "/v1/allocations/$id"; expect 204; done
+[ "$(allocations)" = 0 ] || fail "claims left after the growth case"
 
 # OpenNebula's MAC_PREFIX set otherwise in oned.conf: the config says so
 stop_agent

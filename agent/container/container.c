@@ -140,14 +140,14 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 		snprintf(err, err_size, "VF %s is not on this host any more", vf->pci);
 	if (r >= 0)
 		r = vfconfig_from_request(settings, vf, i == 0, &want, err, err_size);
-	if (r >= 0 && (r = pf_side_apply(a, &f, &want, rp, err, err_size)) >= 0)
+	if (r >= 0 && (r = pf_side_apply(a, &f, &want, false, rp, err, err_size)) >= 0)
 		applied = true;
 	if (r >= 0)
 		r = vf_netdev(a, vf->pci, netdev, sizeof(netdev), err, err_size);
 	if (r >= 0)
 		netns_config_for(t, settings, i == 0, f.ethernet, ifname, mac, &cfg);
 	if (r >= 0 && (r = record_target(netdev, vf->pci, t, ifname, rp, err, err_size)) >= 0)
-		r = restore_point_save(a, vf->pci, rp); /* where it goes, before it goes */
+		r = restore_point_update(a, vf->pci, rp); /* where it goes, before it goes */
 	if (r >= 0)
 		r = vf_netdev_attach(vf->pci, t->fd, &cfg, rp, err, err_size);
 	if (r >= 0 && (r = move_rdma(&f, t->fd, rp, err, err_size)) < 0)
@@ -157,8 +157,8 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 		pf_side_undo(&undo);
 		restore_point_save(a, vf->pci, NULL);
 	}
-	if (r >= 0)
-		r = restore_point_save(a, vf->pci, rp);
+	if (r >= 0) /* what the move added: the RDMA device that went with it */
+		r = restore_point_update(a, vf->pci, rp);
 	return r;
 }
 
@@ -196,7 +196,7 @@ static int restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, int n
 		r = -EIO;
 	}
 	if (r >= 0) /* restored: a second restore changes nothing */
-		r = restore_point_save(a, vf->pci, NULL);
+		r = restore_point_update(a, vf->pci, NULL);
 	vfp_restore_point_free(rp);
 	return r;
 }

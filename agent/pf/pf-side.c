@@ -82,6 +82,17 @@ int restore_point_save(struct agent *a, const char *pci, const struct vfp_restor
 	return r;
 }
 
+/* Without waiting for the disk: see vfp_ledger_update_restore_point() for when. */
+int restore_point_update(struct agent *a, const char *pci, const struct vfp_restore_point *rp)
+{
+	int r;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_ledger_update_restore_point(a->ledger, pci, rp);
+	pthread_mutex_unlock(&a->ledger_lock);
+	return r;
+}
+
 /* @pci's restore point, or NULL when it has none (or it cannot be read: logged). */
 struct vfp_restore_point *restore_point_load(struct agent *a, const char *pci)
 {
@@ -94,11 +105,14 @@ struct vfp_restore_point *restore_point_load(struct agent *a, const char *pci)
 	return rp;
 }
 
-/* PF side: the restore point is in the ledger before the PF is asked to change. */
+/*
+ * PF side: the restore point is in the ledger before the PF is asked to
+ * change. It need not wait for the disk: a power cut resets the PF's VFs.
+ */
 int pf_side_apply(struct agent *a, const struct vf_facts *f, const struct vfp_vf_config *want,
-		  struct vfp_restore_point *rp, char *err, size_t err_size)
+		  bool for_guest, struct vfp_restore_point *rp, char *err, size_t err_size)
 {
-	struct vf_target t = pf_side_target(a, f);
+	struct vf_target host = pf_side_target(a, f), t = host;
 	struct vfp_vf_config snap;
 	int r;
 
@@ -107,15 +121,16 @@ int pf_side_apply(struct agent *a, const struct vf_facts *f, const struct vfp_vf
 	r = vfconfig_snapshot(&t, want, &snap, err, err_size);
 	if (r < 0)
 		return r;
+	t.for_guest = for_guest; /* the snapshot, when put back, is for the host's driver */
 	rp->has_pf_side = true;
 	rp->pf_side = snap;
-	r = restore_point_save(a, f->pci, rp);
+	r = restore_point_update(a, f->pci, rp);
 	if (r >= 0)
 		r = vfconfig_apply(&t, want, err, err_size);
 	if (r < 0) {
 		char ignored[256];
 
-		vfconfig_apply(&t, &snap, ignored, sizeof(ignored));
+		vfconfig_apply(&host, &snap, ignored, sizeof(ignored));
 	}
 	return r;
 }

@@ -27,10 +27,11 @@ void pf_side_end(const struct vfp_allocation_vf *vf, struct vfp_restore_point *r
 int vf_facts_read(struct agent *a, const char *pci, struct vf_facts *f);
 struct vf_target pf_side_target(struct agent *a, const struct vf_facts *f);
 int pf_side_apply(struct agent *a, const struct vf_facts *f, const struct vfp_vf_config *want,
-		  struct vfp_restore_point *rp, char *err, size_t err_size);
+		  bool for_guest, struct vfp_restore_point *rp, char *err, size_t err_size);
 void pf_side_restore(struct agent *a, const struct vf_facts *f, const struct vfp_restore_point *rp,
 		     char *err, size_t err_size);
 int pf_side_read(struct agent *a, const char *pci, struct vfp_vf_config *ret, char *err,
 		 size_t err_size);
 int restore_point_save(struct agent *a, const char *pci, const struct vfp_restore_point *rp);
+int restore_point_update(struct agent *a, const char *pci, const struct vfp_restore_point *rp);
 struct vfp_restore_point *restore_point_load(struct agent *a, const char *pci);

@@ -173,7 +173,9 @@ static int set_vf(const struct vf_target *t, const struct vfp_vf_config *s, char
 
 /*
  * Node and port GUID over netlink, else (refused, or no PF netdev) through
- * the PF driver's sysfs files; then the VF is rebound to take them.
+ * the PF driver's sysfs files; then the VF is rebound to take them, unless
+ * it goes to a guest: its driver there reads them when it first probes
+ * (and libvirt unbinds the host's driver first anyway).
  */
 static int set_guids(const struct vf_target *t, const struct vfp_vf_config *s, char *err,
 		     size_t err_size)
@@ -197,7 +199,7 @@ static int set_guids(const struct vf_target *t, const struct vfp_vf_config *s, c
 				 "we can write (%s)", t->pf_driver ? t->pf_driver : "the PF driver",
 				 strerror(-r));
 	}
-	if (r >= 0) {
+	if (r >= 0 && !t->for_guest) {
 		r = vfp_device_rebind(t->ctx, t->pci);
 		if (r < 0)
 			snprintf(msg, sizeof(msg), "rebinding the VF: %s", strerror(-r));

@@ -19,6 +19,7 @@ struct vf_target {
 	const char *pf_netdev; /* NULL when the PF has none */
 	const char *pf_driver;
 	unsigned index;
+	bool for_guest; /* it goes to a VM: the guest's driver takes new GUIDs when it probes */
 };
 
 int vfconfig_from_request(const struct vfp_settings *settings, const struct vfp_allocation_vf *vf,

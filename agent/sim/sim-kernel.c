@@ -186,7 +186,24 @@ static int set_numvfs(const char *root, const char *pf, const char *value)
 	return make_vfs(root, pf, pf_dev, cur, n);
 }
 
-/* Unbinding removes what the driver made: netdevs and RDMA devices. */
+/* @addr as a line of <root>/@name, for tests to count (resets, unbinds). */
+static void log_device(const char *root, const char *name, const char *addr)
+{
+	char rel[PATH_MAX];
+	FILE *log;
+
+	sim_pathf(rel, sizeof(rel), "%s/%s", root, name);
+	log = fopen(rel, "ae");
+	if (log) {
+		fprintf(log, "%s\n", addr);
+		fclose(log);
+	}
+}
+
+/*
+ * Unbinding removes what the driver made: netdevs and RDMA devices. Each
+ * is recorded in <root>/sim-unbinds.
+ */
 static void unbind(const char *root, const char *addr)
 {
 	char dev[PATH_MAX], rel[PATH_MAX];
@@ -200,6 +217,7 @@ static void unbind(const char *root, const char *addr)
 	sim_pathf(rel, sizeof(rel), "%s/infiniband", dev);
 	sim_remove(root, rel);
 	sim_bind_driver(root, addr, NULL);
+	log_device(root, "sim-unbinds", addr);
 }
 
 /* drivers_probe: the driver in driver_override, else the card's VF driver. */
@@ -238,7 +256,6 @@ static int probe(const char *root, const char *addr)
 static int reset(const char *root, const char *addr, const char *value)
 {
 	char dev[PATH_MAX], rel[PATH_MAX], methods[64] = "", drv[64];
-	FILE *log;
 
 	if (sim_device_dir(root, addr, dev, sizeof(dev)) < 0)
 		return -ENODEV;
@@ -252,12 +269,7 @@ static int reset(const char *root, const char *addr, const char *value)
 		unbind(root, addr);
 		probe(root, addr);
 	}
-	sim_pathf(rel, sizeof(rel), "%s/sim-resets", root);
-	log = fopen(rel, "ae");
-	if (log) {
-		fprintf(log, "%s\n", addr);
-		fclose(log);
-	}
+	log_device(root, "sim-resets", addr);
 	return 0;
 }
 

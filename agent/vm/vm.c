@@ -69,7 +69,7 @@ static int bind_vfio(struct agent *a, const struct vf_facts *f, struct vfp_resto
 	if (r >= 0 && strcmp(driver, "vfio-pci") == 0)
 		return 0;
 	if (r >= 0 && (r = vfp_restore_point_set(&rp->driver, driver)) >= 0)
-		r = restore_point_save(a, f->pci, rp);
+		r = restore_point_update(a, f->pci, rp); /* a driver binding ends with a power cut */
 	if (r >= 0)
 		r = vfp_device_bind_driver(a->ctx, f->pci, "vfio-pci");
 	if (r == -ENXIO)
@@ -139,7 +139,7 @@ static int prepare_vf(struct agent *a, const struct vfp_allocation *alloc, size_
 				  err_size);
 	if (nic && nic->max_tx_rate > 0) /* libvirt takes no <bandwidth> on a hostdev */
 		want.max_tx_rate = nic->max_tx_rate;
-	if (r >= 0 && (r = pf_side_apply(a, f, &want, rp, err, err_size)) >= 0)
+	if (r >= 0 && (r = pf_side_apply(a, f, &want, true, rp, err, err_size)) >= 0)
 		*done = true;
 	if (r >= 0)
 		device_spec(a, alloc, i, f, nic, &spec);
@@ -166,8 +166,10 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 		r = prepare_vf(a, alloc, i, nic, &f, rp, &xml, &done, err, err_size);
 	if (r >= 0)
 		r = record_domain(rp, t, xml);
-	if (r >= 0)
-		r = restore_point_save(a, pci, rp); /* the intent, before libvirt is asked */
+	if (r >= 0 && (t->flags & LIBVIRT_CONFIG)) /* before libvirt writes the config */
+		r = restore_point_save(a, pci, rp);
+	else if (r >= 0) /* before a running or a pending domain: a power cut ends it */
+		r = restore_point_update(a, pci, rp);
 	if (r >= 0 && t->flags)
 		r = libvirt_attach(a->libvirt, t->uuid, xml, t->flags, err, err_size);
 	if (r < 0 && done)
@@ -224,7 +226,7 @@ static int restore_vf(struct agent *a, const char *pci, char *err, size_t err_si
 		r = -EIO;
 	}
 	if (r >= 0)
-		r = restore_point_save(a, pci, NULL);
+		r = restore_point_update(a, pci, NULL); /* restored: again changes nothing */
 	vfp_restore_point_free(rp);
 	return r;
 }
