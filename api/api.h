@@ -71,6 +71,8 @@ int api_get_bool(struct api_request *req, json_t *o, const char *key, bool *ret)
 const char *api_query(struct api_request *req, const char *key);
 const char *api_header(struct api_request *req, const char *key);
 
+int api_vf_list_reply(struct api_request *req, struct vfp_inventory *inv);
+void api_vf_list_cache_clear(void);
 json_t *api_vf_json(struct api_request *req, const struct vfp_vf *vf);
 json_t *api_owner_json(const struct vfp_owner *o);
 json_t *api_settings_json(const struct vfp_settings *s);

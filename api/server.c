@@ -387,5 +387,6 @@ void api_server_stop(struct api_server *s, int grace_seconds)
 			MHD_stop_daemon(s->listeners[i].daemon);
 		admission_free(s->listeners[i].adm);
 	}
+	api_vf_list_cache_clear();
 	free(s);
 }

@@ -77,8 +77,14 @@ int api_list_vfs(struct api_request *req)
 	if (state && (vfp_vf_state_from_string(state) < 0 ||
 		      vfp_vf_state_from_string(state) == VFP_VF_RELEASED))
 		return api_fail(req, -EINVAL, "state: \"%.32s\" is not a VF state", state);
-	a = json_array();
 	inv = agent_get_inventory(req->agent);
+	if (!pool && !state && !pf) {
+		int r = api_vf_list_reply(req, inv);
+
+		vfp_inventory_unref(inv);
+		return r;
+	}
+	a = json_array();
 	pthread_mutex_lock(&req->agent->ledger_lock);
 	for (i = 0; a && i < vfp_inventory_get_pf_count(inv); i++) {
 		const struct vfp_pf *p = vfp_inventory_get_pf(inv, i);

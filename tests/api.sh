@@ -20,6 +20,20 @@ api GET /v1/pfs/0000:af:00.0; expect 200
 [ "$(jget .totalvfs)" = 128 ] || fail "pf: $body"
 api GET /v1/pools; expect 200
 [ "$(jget '.pools[0].vfs.free')" = 8 ] || fail "pools: $body"
+# the whole list (kept rendered between changes): the same VFs, in the same form, as a filtered
+# answer (built anew each time)
+api GET '/v1/vfs?pool=eth'; eth=$(printf '%s' "$body" | jq -c .vfs)
+api GET /v1/vfs; expect 200
+[ "$(jget '.vfs | length')" = 14 ] || fail "vfs: $body"
+[ "$(printf '%s' "$body" | jq -c '[.vfs[] | select(.pool == "eth")]')" = "$eth" ] || fail "vfs and vfs?pool=eth differ: $body"
+printf '%s' "$body" | grep -q '^{"vfs":\[{"pci":"0000:3b:00.1",' || fail "vfs: not compact JSON: $body"
+api POST /v1/allocations -d '{"pool":"eth","count":1,"owner":{"kind":"vm","name":"list"}}'; expect 201
+lid=$(jget .id) lvf=$(jget '.vfs[0].pci')
+api GET /v1/vfs; [ "$(jget ".vfs[] | select(.pci == \"$lvf\") | .allocation")" = "$lid" ] ||
+	fail "the list does not show the claim: $body"
+api DELETE "/v1/allocations/$lid"; expect 204
+api GET /v1/vfs; [ "$(jget ".vfs[] | select(.pci == \"$lvf\") | .state")" = free ] ||
+	fail "the list does not show the release: $body"
 
 # ---- bad input: 4xx that name the field, and the agent keeps serving
 api GET /v1/vfs/0000:3b:00.9; expect 400
@@ -131,6 +145,8 @@ api PUT /v1/pfs/0000:af:00.0/numvfs -d '{"numvfs":8,"dry_run":true}'; expect 200
 api POST /v1/allocations -d '{"pool":"eth","count":1,"owner":{"kind":"container","pid":'"$$"'},"placement":"pack"}'
 expect 201; eid=$(jget .id)
 pf=$(jget '.vfs[0].pf')
+api GET /v1/vfs; [ "$(jget ".vfs[] | select(.allocation == \"$eid\") | .state")" = reserved ] ||
+	fail "the list does not show the claim: $body"
 api PUT "/v1/pfs/$pf/numvfs" -d '{"numvfs":0}'; expect 409
 [ "$(jget '.blockers[0].allocation')" = "$eid" ] || fail "blockers: $body"
 api PUT /v1/pfs/0000:5e:00.0/numvfs -d '{"numvfs":2}'; expect 409
@@ -139,6 +155,8 @@ api PUT /v1/pfs/0000:af:00.0/numvfs -d '{"numvfs":999}'; expect 400
 [ "$pf" = 0000:d8:00.0 ] || fail "pack should pick the 82599: $pf"
 api PUT /v1/pfs/0000:af:00.0/numvfs -d '{"numvfs":8}'; expect 200
 api GET '/v1/vfs?pf=0000:af:00.0'; [ "$(jget '.vfs | length')" = 8 ] || fail "grown: $body"
+api GET /v1/host; n=$(jget .vfs)
+api GET /v1/vfs; [ "$(jget '.vfs | length')" = "$n" ] && [ "$n" -gt 14 ] || fail "the list did not grow ($n): $body"
 [ -L "$tmp/sys/bus/pci/devices/0000:af:00.0/virtfn7" ] || fail "no virtfn7 in the simulated sysfs"
 api DELETE "/v1/allocations/$eid"; expect 204
 
