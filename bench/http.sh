@@ -34,8 +34,10 @@ start() { # $1 = number of PFs of 128 VFs
 	echo "bench/http: the agent did not start"; exit 1
 }
 stop() { kill "$agent"; wait "$agent" || true; agent=; }
-rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$agent/status"; }
-reqs() { awk '/Requests\/sec/ {print $2}'; }
+# RSS, and its two parts: the agent's own memory, and the pages of the shared libraries it maps
+rss_kb() { awk '/^VmRSS/ {r = $2} /^RssAnon/ {a = $2} /^RssFile/ {f = $2} END {print r " (anonymous " a ", file " f ")"}' "/proc/$agent/status"; }
+# req/s, or nothing when any answer was not a 2xx (then the run is no measure of the bytes)
+reqs() { awk '/Non-2xx/ {bad = 1} /Requests\/sec/ {rps = $2} END {if (!bad) print rps}'; }
 
 start 8
 vf=0000:10:00.1
@@ -49,13 +51,21 @@ events { worker_connections 1024; }
 http { access_log off; default_type application/json;
   server { listen 127.0.0.1:$nport; root $tmp/www; index index.json; } }
 NGINX
+# nginx's workers drop root: they must be able to read the files (a 403 page is not the same bytes)
+chmod 755 "$tmp" "$tmp/www" "$tmp/www/v1" "$tmp/www/v1/vfs"
+chmod 644 "$tmp/www/v1/vfs/"*
 nginx -c "$tmp/nginx.conf" -p "$tmp"
 sleep 0.5
+for path in "/v1/vfs/$vf" "/v1/vfs/"; do
+	curl -sf "http://127.0.0.1:$nport$path" | cmp -s - "$tmp/www${path%/}$( [ "$path" = /v1/vfs/ ] && echo /index.json)" ||
+		{ echo "bench/http: nginx does not serve the agent's bytes for $path"; exit 1; }
+done
 
 echo "bench/http: wrk -t2 -c16 -d${DUR}s, agent (thread per connection) vs nginx, same bytes"
 for path in "/v1/vfs/$vf" "/v1/vfs/"; do
 	a=$(wrk -t2 -c16 -d"${DUR}s" -H "Authorization: Bearer $token" "http://127.0.0.1:$aport${path%/}" | reqs)
 	n=$(wrk -t2 -c16 -d"${DUR}s" "http://127.0.0.1:$nport$path" | reqs)
+	[ -n "$a" ] && [ -n "$n" ] || { echo "bench/http: non-2xx answers for $path"; exit 1; }
 	size=$(wc -c <"$tmp/www${path%/}$( [ "$path" = /v1/vfs/ ] && echo /index.json)")
 	printf '  GET %-22s %7s bytes  agent %9s req/s  nginx %9s req/s  ratio %s\n' "${path%/}" "$size" "$a" "$n" \
 		"$(python3 -c "print(f'{$a/$n:.2f}')")"

@@ -1,0 +1,56 @@
+#!/bin/sh
+# bench/domain-xml: POST /v1/domain-xml of an OpenNebula deployment file with
+# two InfiniBand NICs and one Ethernet NIC (three VFs claimed, two dummy NICs
+# added, the XML rewritten) against the same claims made with POST
+# /v1/allocations (two IB VFs, one Ethernet VF: two requests), on the
+# simulated host, pair by pair in the same run; each timed by curl
+# (time_total), everything released between rounds (not timed). Needs curl
+# and jq.
+set -eu
+b=${top_builddir:-$(dirname "$0")/..}
+src=${top_srcdir:-$(dirname "$0")/..}
+N=${BENCH_ROUNDS:-30}
+for t in curl jq; do command -v $t >/dev/null || { echo "bench/domain-xml: $t is missing"; exit 77; }; done
+tmp=$(mktemp -d /tmp/vfagent-bench-dxml-XXXXXX)
+agent=
+cleanup() {
+	[ -n "$agent" ] && kill "$agent" 2>/dev/null && wait "$agent" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+median() { sort -n "$1" | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+api() { curl -sf --unix-socket "$tmp/s" "$@"; }
+
+"$b/agent/vfagentd" --simulate "$tmp/sys" --state-dir "$tmp/state" --listen "unix:$tmp/s" \
+	>"$tmp/agent.log" 2>&1 &
+agent=$!
+for _ in $(seq 100); do api http://x/v1/health >/dev/null && break; sleep 0.1; done
+api http://x/v1/health >/dev/null || { echo "bench/domain-xml: the agent did not start"; exit 1; }
+
+release_all() {
+	for id in $(api http://x/v1/allocations | jq -r '.allocations[].id'); do
+		api -X DELETE -o /dev/null "http://x/v1/allocations/$id"
+	done
+}
+domain_xml() {
+	api -X POST -H 'Content-Type: application/xml' --data-binary "@$src/tests/one/two-ib-one-eth.xml" \
+		-o "$tmp/out.xml" -w '%{time_total}\n' 'http://x/v1/domain-xml?vlan=02:00:c0:a8:02:2a=120'
+	[ "$(grep -c '<hostdev\|<interface type=.hostdev' "$tmp/out.xml")" = 3 ] ||
+		{ echo "bench/domain-xml: the rewrite has not three VFs" >&2; exit 1; }
+}
+claims() {
+	api -X POST -d '{"pool":"ib","count":2,"owner":{"kind":"vm","name":"bench"}}' -o /dev/null \
+		-w '%{time_total}\n' http://x/v1/allocations \
+		--next --unix-socket "$tmp/s" -sf -X POST -o /dev/null -w '%{time_total}\n' \
+		-d '{"pool":"eth","count":1,"owner":{"kind":"vm","name":"bench"}}' http://x/v1/allocations |
+		awk '{s += $1} END {print s}'
+}
+for _ in $(seq "$N"); do
+	domain_xml >>"$tmp/dxml"
+	release_all
+	claims >>"$tmp/claims"
+	release_all
+done
+d=$(median "$tmp/dxml") c=$(median "$tmp/claims")
+echo "bench/domain-xml: $N rounds, medians, curl time_total (ms)"
+awk -v d="$d" -v c="$c" 'BEGIN {printf "  domain-xml (3 VFs, 2 dummies)  %7.2f\n  two claims (3 VFs)             %7.2f\n  ratio %.2f\n", d * 1000, c * 1000, d / c}'
