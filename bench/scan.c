@@ -17,46 +17,13 @@
 #include <unistd.h>
 
 #include "agent/sim/sim-host.h"
+#include "bench/syscall-plan.h"
 #include "libvfpool/libvfpool.h"
 
 #define RUNS 21
 
-enum op { OP_READ, OP_READLINK, OP_LISTDIR };
-
-struct step {
-	enum op op;
-	char *path;
-};
-
-struct plan {
-	struct step *steps;
-	size_t n, cap;
-};
-
-static void plan_add(struct plan *p, enum op op, const char *root, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void plan_add(struct plan *p, enum op op, const char *root, const char *fmt, ...)
-{
-	char rel[PATH_MAX], path[2 * PATH_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(rel, sizeof(rel), fmt, ap);
-	va_end(ap);
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	if (p->n == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 1024;
-		p->steps = realloc(p->steps, p->cap * sizeof(*p->steps));
-		if (!p->steps)
-			abort();
-	}
-	p->steps[p->n].op = op;
-	p->steps[p->n++].path = strdup(path);
-}
-
 /* The files of one device the scan reads, named from the inventory (untimed). */
-static void plan_device(struct plan *p, const char *root, const char *pci, const char *netdev,
+static void plan_device(struct syscall_plan *p, const char *root, const char *pci, const char *netdev,
 			bool is_vf)
 {
 	plan_add(p, OP_READ, root, "bus/pci/devices/%s/vendor", pci);
@@ -77,7 +44,7 @@ static void plan_device(struct plan *p, const char *root, const char *pci, const
 	}
 }
 
-static void plan_build(struct plan *p, const char *root, const struct vfp_inventory *inv)
+static void plan_build(struct syscall_plan *p, const char *root, const struct vfp_inventory *inv)
 {
 	plan_add(p, OP_LISTDIR, root, "bus/pci/devices");
 	for (size_t i = 0; i < vfp_inventory_get_pf_count(inv); i++) {
@@ -96,40 +63,6 @@ static void plan_build(struct plan *p, const char *root, const struct vfp_invent
 			plan_add(p, OP_READ, root, "bus/pci/devices/%s/sriov_totalvfs",
 				 vfp_vf_get_pci(vf));
 			plan_device(p, root, vfp_vf_get_pci(vf), vfp_vf_get_netdev(vf), true);
-		}
-	}
-}
-
-static void plan_run(const struct plan *p)
-{
-	char buf[256];
-
-	for (size_t i = 0; i < p->n; i++) {
-		const char *path = p->steps[i].path;
-		int fd;
-		DIR *d;
-
-		switch (p->steps[i].op) {
-		case OP_READ:
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-			if (fd >= 0) {
-				if (read(fd, buf, sizeof(buf)) < 0)
-					buf[0] = 0;
-				close(fd);
-			}
-			break;
-		case OP_READLINK:
-			if (readlink(path, buf, sizeof(buf)) < 0)
-				buf[0] = 0;
-			break;
-		case OP_LISTDIR:
-			d = opendir(path);
-			if (d) {
-				while (readdir(d))
-					;
-				closedir(d);
-			}
-			break;
 		}
 	}
 }
@@ -178,7 +111,7 @@ static int bench(unsigned n_pfs, double *ret_scan, double *ret_floor)
 	double scan[RUNS], floor[RUNS];
 	struct vfp_ctx *ctx = NULL;
 	struct vfp_inventory *inv = NULL;
-	struct plan plan = { 0 };
+	struct syscall_plan plan = { 0 };
 
 	if (!mkdtemp(root) || build_host(root, n_pfs) < 0 || vfp_ctx_new(&ctx) < 0 ||
 	    vfp_ctx_set_sysfs_root(ctx, root) < 0 || vfp_inventory_scan(ctx, &inv) < 0)
@@ -202,18 +135,39 @@ static int bench(unsigned n_pfs, double *ret_scan, double *ret_floor)
 	printf("%5u VFs (%2u PFs x 128): scan %8.2f ms   floor %8.2f ms (%zu syscall steps)   "
 	       "ratio %.2f\n",
 	       n_pfs * 128, n_pfs, *ret_scan, *ret_floor, plan.n, *ret_scan / *ret_floor);
-	for (size_t i = 0; i < plan.n; i++)
-		free(plan.steps[i].path);
-	free(plan.steps);
+	plan_free(&plan);
 	vfp_ctx_unref(ctx);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-int main(void)
+/* bench/scan --plan ROOT: the syscalls a scan of ROOT makes, for bench/syscall-replay. */
+static int print_plan(const char *root)
+{
+	struct vfp_ctx *ctx = NULL;
+	struct vfp_inventory *inv = NULL;
+	struct syscall_plan plan = { 0 };
+
+	if (vfp_ctx_new(&ctx) < 0 || vfp_ctx_set_sysfs_root(ctx, root) < 0 ||
+	    vfp_inventory_scan(ctx, &inv) < 0) {
+		fprintf(stderr, "bench/scan: cannot scan %s\n", root);
+		vfp_ctx_unref(ctx);
+		return EXIT_FAILURE;
+	}
+	plan_build(&plan, root, inv);
+	plan_write(&plan, stdout);
+	plan_free(&plan);
+	vfp_inventory_unref(inv);
+	vfp_ctx_unref(ctx);
+	return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+int main(int argc, char **argv)
 {
 	double s1, f1, s4, f4;
 
+	if (argc == 3 && strcmp(argv[1], "--plan") == 0)
+		return print_plan(argv[2]);
 	printf("bench/scan: median of %d runs, floor = same syscalls replayed without parsing\n",
 	       RUNS);
 	if (bench(8, &s1, &f1) < 0 || bench(32, &s4, &f4) < 0) {

@@ -71,4 +71,25 @@ set +e
 vfctl --sysfs-root "$tmp/sys" bind 0000:99:00.1 vfio-pci 2>"$tmp/err"; rc=$?
 set -e
 [ $rc = 1 ] && grep -q 'bind 0000:99:00.1' "$tmp/err" || fail "bind, no device: $rc $(cat "$tmp/err")"
+# libcurl is loaded only to talk to the agent: with a libcurl.so.4 that lacks its symbols first
+# on the library path, --local works and a command for the agent says what is wrong
+if command -v "${CC:-cc}" >/dev/null; then
+	mkdir "$tmp/lib"
+	printf 'int not_curl;\n' >"$tmp/lib/empty.c"
+	"${CC:-cc}" -shared -fPIC -o "$tmp/lib/libcurl.so.4" "$tmp/lib/empty.c"
+	LD_LIBRARY_PATH="$tmp/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" vfctl -r "$tmp/sys" list --local \
+		-o json >"$tmp/nocurl.json" || fail "list --local needed libcurl"
+	cmp -s "$tmp/nocurl.json" "$tmp/list.json" || fail "list --local without libcurl differs"
+	set +e
+	LD_LIBRARY_PATH="$tmp/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" VFAGENT_SOCKET="$tmp/none.sock" \
+		vfctl pools >"$tmp/out" 2>"$tmp/err"; rc=$?
+	set -e
+	[ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -q 'libcurl.so.4 has no curl_global_init' "$tmp/err" ||
+		fail "a broken libcurl: exit $rc, $(cat "$tmp/err")"
+	set +e
+	VFAGENT_SOCKET="$tmp/none.sock" vfctl pools 2>"$tmp/err"; rc=$?
+	set -e
+	[ $rc = 1 ] && grep -q "agent not running (cannot connect to $tmp/none.sock)" "$tmp/err" ||
+		fail "no agent: exit $rc, $(cat "$tmp/err")"
+fi
 echo "vfctl: all checks passed"

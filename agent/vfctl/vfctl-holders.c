@@ -5,10 +5,11 @@
  */
 #include "config.h"
 
-#include <curl/curl.h>
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
+#include "agent/vfctl/vfctl-curl.h"
 #include "agent/vfctl/vfctl.h"
 
 /* "vm:one-42", "netns:c1", "pid:1234": the owner as `--owner` takes it. */
@@ -44,19 +45,20 @@ void vfctl_where_text(json_t *where, char *buf, size_t size)
 }
 
 /* The query string of `vfctl allocations`, each value escaped. */
-static void query(char *buf, size_t size, const char *pool, const char *state, const char *owner)
+static void query(const struct vfctl_curl *cu, char *buf, size_t size, const char *pool,
+		  const char *state, const char *owner)
 {
 	const char *keys[] = { "pool", "state", "owner" }, *values[] = { pool, state, owner };
 	size_t len = 0;
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < 3 && len < size; i++) {
-		char *v = values[i] ? curl_easy_escape(NULL, values[i], 0) : NULL;
+		char *v = values[i] ? cu->easy_escape(NULL, values[i], 0) : NULL;
 
 		if (v)
 			len += (size_t)snprintf(buf + len, size - len, "%c%s=%s", len ? '&' : '?',
 						keys[i], v);
-		curl_free(v);
+		cu->free(v);
 	}
 }
 
@@ -67,9 +69,12 @@ static void query(char *buf, size_t size, const char *pool, const char *state, c
 int vfctl_get_allocations(const struct vfctl_http *h, const char *pool, const char *state,
 			  const char *owner, json_t **ret)
 {
+	const struct vfctl_curl *cu = vfctl_curl();
 	char path[512], q[400];
 
-	query(q, sizeof(q), pool, state, owner);
+	if (!cu)
+		return -ENOPKG;
+	query(cu, q, sizeof(q), pool, state, owner);
 	snprintf(path, sizeof(path), "/v1/allocations%s", q);
 	return vfctl_request(h, "GET", path, NULL, NULL, ret);
 }

@@ -2,12 +2,12 @@
 /* vfctl's client of the agent's API: libcurl over the unix socket (or a TCP URL). */
 #include "config.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/vfctl/vfctl-curl.h"
 #include "agent/vfctl/vfctl.h"
 
 #define RESPONSE_MAX (64u << 20)
@@ -35,28 +35,29 @@ static size_t on_data(char *ptr, size_t size, size_t n, void *userdata)
 	return add;
 }
 
-static CURL *open_handle(const struct vfctl_http *h, const char *path, char *url, size_t size,
-			 struct curl_slist **headers)
+static CURL *open_handle(const struct vfctl_curl *cu, const struct vfctl_http *h, const char *path,
+			 char *url, size_t size, struct curl_slist **headers)
 {
-	CURL *c = curl_easy_init();
+	CURL *c = cu->easy_init();
 
 	if (!c)
 		return NULL;
 	snprintf(url, size, "%s%s", h->url ? h->url : "http://localhost", path);
-	curl_easy_setopt(c, CURLOPT_URL, url);
+	cu->easy_setopt(c, CURLOPT_URL, url);
 	if (!h->url)
-		curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, h->socket);
+		cu->easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, h->socket);
 	if (h->token) {
 		char auth[600];
 
 		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", h->token);
-		*headers = curl_slist_append(*headers, auth);
+		*headers = cu->slist_append(*headers, auth);
 	}
 	return c;
 }
 
 /* One line for the operator: the agent's message, or why it could not be reached. */
-static int report(const struct vfctl_http *h, CURLcode rc, long status, const char *body)
+static int report(const struct vfctl_curl *cu, const struct vfctl_http *h, CURLcode rc, long status,
+		  const char *body)
 {
 	json_t *o;
 
@@ -67,7 +68,7 @@ static int report(const struct vfctl_http *h, CURLcode rc, long status, const ch
 			fprintf(stderr, "vfctl: agent not running (cannot connect to %s)\n",
 				h->url ? h->url : h->socket);
 		else
-			fprintf(stderr, "vfctl: talking to the agent: %s\n", curl_easy_strerror(rc));
+			fprintf(stderr, "vfctl: talking to the agent: %s\n", cu->easy_strerror(rc));
 		return -EIO;
 	}
 	if (h->quiet)
@@ -97,34 +98,35 @@ int vfctl_request(const struct vfctl_http *h, const char *method, const char *pa
 	char url[1024], key[256], *text = NULL;
 	long status = 0;
 	CURLcode rc;
-	CURL *c = open_handle(h, path, url, sizeof(url), &headers);
+	const struct vfctl_curl *cu = vfctl_curl();
+	CURL *c = cu ? open_handle(cu, h, path, url, sizeof(url), &headers) : NULL;
 	int r;
 
 	if (!c)
-		return -ENOMEM;
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+		return cu ? -ENOMEM : -ENOPKG;
+	cu->easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	cu->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	cu->easy_setopt(c, CURLOPT_WRITEDATA, &b);
 	if (body) {
 		text = json_dumps(body, JSON_COMPACT);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, text ? text : "");
-		headers = curl_slist_append(headers, "Content-Type: application/json");
+		cu->easy_setopt(c, CURLOPT_POSTFIELDS, text ? text : "");
+		headers = cu->slist_append(headers, "Content-Type: application/json");
 	}
 	if (idempotency_key) {
 		snprintf(key, sizeof(key), "Idempotency-Key: %s", idempotency_key);
-		headers = curl_slist_append(headers, key);
+		headers = cu->slist_append(headers, key);
 	}
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-	rc = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	cu->easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	rc = cu->easy_perform(c);
+	cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (rc == CURLE_OK && status >= 200 && status < 300)
 		r = 0;
 	else
-		r = report(h, rc, status, b.data);
+		r = report(cu, h, rc, status, b.data);
 	if (ret_json && b.data && (r == 0 || status == 409))
 		*ret_json = json_loads(b.data, 0, NULL);
-	curl_slist_free_all(headers);
-	curl_easy_cleanup(c);
+	cu->slist_free_all(headers);
+	cu->easy_cleanup(c);
 	free(text);
 	free(b.data);
 	return r;
@@ -144,24 +146,25 @@ int vfctl_stream(const struct vfctl_http *h, const char *path, const char *last_
 	char url[1024], last[96];
 	long status = 0;
 	CURLcode rc;
-	CURL *c = open_handle(h, path, url, sizeof(url), &headers);
+	const struct vfctl_curl *cu = vfctl_curl();
+	CURL *c = cu ? open_handle(cu, h, path, url, sizeof(url), &headers) : NULL;
 
 	if (!c)
-		return -ENOMEM;
+		return cu ? -ENOMEM : -ENOPKG;
 	if (last_event_id) {
 		snprintf(last, sizeof(last), "Last-Event-ID: %.64s", last_event_id);
-		headers = curl_slist_append(headers, last);
+		headers = cu->slist_append(headers, last);
 	}
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_chunk);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, userdata);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-	rc = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	curl_slist_free_all(headers);
-	curl_easy_cleanup(c);
+	cu->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_chunk);
+	cu->easy_setopt(c, CURLOPT_WRITEDATA, userdata);
+	cu->easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	rc = cu->easy_perform(c);
+	cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	cu->slist_free_all(headers);
+	cu->easy_cleanup(c);
 	if (rc == CURLE_COULDNT_CONNECT)
 		return -ECONNREFUSED;
 	if ((rc == CURLE_OK || rc == CURLE_PARTIAL_FILE || rc == CURLE_RECV_ERROR) && status == 200)
 		return 0;
-	return report(h, rc, status, NULL);
+	return report(cu, h, rc, status, NULL);
 }

@@ -6,7 +6,6 @@
  */
 #include "config.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -18,6 +17,7 @@
 
 #include "libvfpool/libvfpool.h"
 #include "libvfpool/macro.h"
+#include "agent/vfctl/vfctl-curl.h"
 #include "agent/vfctl/vfctl.h"
 
 #define EXIT_USAGE 2
@@ -793,8 +793,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vfctl: --local works with list, show, doctor and bind only\n");
 		return EXIT_USAGE;
 	}
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 	ret = cmd->run(&c);
-	curl_global_cleanup();
+	vfctl_curl_close();
 	return ret;
 }
