@@ -11,6 +11,7 @@
 
 #include "libvfpool/macro.h"
 #include "agent/netlink/nlmsg.h"
+#include "agent/netlink/nlsock-thread.h"
 #include "agent/netlink/nlsock.h"
 #include "agent/pf/vfconfig.h"
 
@@ -70,26 +71,31 @@ static int pf_ifindex(struct nl_conn *c, const char *name, int *ret, char *err, 
 	return r;
 }
 
-/* VF @index's settings as the PF reports them now (IFLA_VFINFO_LIST of the PF's netdev). */
+/*
+ * VF @index's settings as the PF reports them now (IFLA_VFINFO_LIST of the
+ * PF's netdev), over this thread's netlink socket; one that failed to send
+ * or receive is not kept.
+ */
 int vfconfig_read(const struct vf_target *t, struct vfp_vf_config *ret, char *err, size_t err_size)
 {
-	struct nl_conn c = { 0 };
+	struct nl_conn *c = NULL;
 	_cleanup_free_ void *reply = NULL;
 	char buf[NL_BUF_SIZE];
 	size_t n;
-	int ifindex = 0, r = t->pf_netdev ? nl_conn_open(NETLINK_ROUTE, -1, &c) : -ENODEV;
+	int ifindex = 0, io = 0, r = t->pf_netdev ? nl_conn_thread_route(&c) : -ENODEV;
 
 	if (r >= 0)
-		r = pf_ifindex(&c, t->pf_netdev, &ifindex, err, err_size);
+		r = pf_ifindex(c, t->pf_netdev, &ifindex, err, err_size);
 	if (r >= 0)
-		r = nl_conn_send(&c, buf, vfinfo_build_get(buf, c.seq++, ifindex));
+		r = io = nl_conn_send(c, buf, vfinfo_build_get(buf, c->seq++, ifindex));
 	if (r >= 0)
-		r = nl_conn_recv(&c, &reply, &n);
+		r = io = nl_conn_recv(c, &reply, &n);
 	if (r >= 0)
 		r = ((struct nlmsghdr *)reply)->nlmsg_type == NLMSG_ERROR
 			    ? nl_parse_ack(reply, n, err, err_size)
 			    : vfinfo_parse(reply, n, t->index, ret);
-	nl_conn_close(&c);
+	if (c)
+		nl_conn_thread_done(c, io >= 0);
 	if (r == -ENOENT) {
 		snprintf(err, err_size, "PF %s reports no VF %u: its driver has no SR-IOV VF "
 			 "settings", t->pf_netdev, t->index);
