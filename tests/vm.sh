@@ -131,6 +131,17 @@ printf '%s\n' "$body" | sed "s/type=\"kvm\"/type=\"qemu\"/" >"$tmp/one-42.xml"
 lv define "$tmp/one-42.xml" >/dev/null || fail "libvirt refused the rewrite"
 api GET /v1/vfs?state=attached
 [ "$(jget '.vfs | length')" = 3 ] || fail "one-42's VFs must be attached: $body"
+# released while one-42 is defined and shut off: its VFs were prepared for the running domain
+# and its config, libvirt refuses a live detach from a stopped domain, and the config alone
+# loses the device
+vfs_in_config() { lv dumpxml --inactive one-42 | grep -c "<hostdev \|<interface type='hostdev'"; }
+[ "$(vfs_in_config)" = 3 ] || fail "one-42's config: $(lv dumpxml --inactive one-42)"
+api GET "/v1/allocations?owner=vm:one-42&pool=eth"
+id=$(jget '.allocations[0].id') pci=$(jget '.allocations[0].vfs[0].pci')
+api DELETE "/v1/allocations/$id"
+expect 204
+[ "$(vfs_in_config)" = 2 ] || fail "the released VF stayed in one-42's config"
+[ "$(vf_state "$pci")" = free ] || fail "VF $pci released from a stopped domain: $(vf_state "$pci")"
 lv undefine one-42 >/dev/null
 for _ in $(seq 50); do
 	api GET /v1/vfs?state=attached

@@ -391,6 +391,34 @@ int libvirt_attach(struct libvirt_conn *c, const char *uuid, const char *xml, un
 	return r;
 }
 
+/*
+ * One call with the flags of the attach, as virsh makes it; when libvirt
+ * says they no longer apply (the domain stopped or became transient since),
+ * again with those that still do. A device already gone is not an error.
+ */
+static int detach_device(virDomainPtr dom, const char *xml, unsigned flags, char *err,
+			 size_t err_size)
+{
+	struct libvirt_domain d = { 0 };
+	unsigned f = (flags & LIBVIRT_LIVE ? VIR_DOMAIN_AFFECT_LIVE : 0) |
+		     (flags & LIBVIRT_CONFIG ? VIR_DOMAIN_AFFECT_CONFIG : 0);
+	virErrorPtr e;
+
+	if (!f || virDomainDetachDeviceFlags(dom, xml, f) == 0)
+		return 0;
+	e = virGetLastError();
+	if (e && e->code == VIR_ERR_OPERATION_INVALID) {
+		describe(dom, &d);
+		f = vir_flags(flags, &d);
+		if (!f || virDomainDetachDeviceFlags(dom, xml, f) == 0)
+			return 0;
+		e = virGetLastError();
+	}
+	if (e && e->code == VIR_ERR_DEVICE_MISSING)
+		return 0;
+	return last_error("libvirt refused the detach", err, err_size);
+}
+
 /**
  * libvirt_detach() - detach device @xml from domain @uuid where it can still be
  *
@@ -401,23 +429,14 @@ int libvirt_detach(struct libvirt_conn *c, const char *uuid, const char *xml, un
 		   char *err, size_t err_size)
 {
 	virConnectPtr conn = get(c, err, err_size);
-	struct libvirt_domain d = { 0 };
 	virDomainPtr dom;
-	virErrorPtr e;
-	unsigned f;
 	int r = 0;
 
 	if (!conn)
 		return -ENOTCONN;
 	dom = virDomainLookupByUUIDString(conn, uuid);
 	if (dom) {
-		describe(dom, &d);
-		f = vir_flags(flags, &d);
-		if (f && virDomainDetachDeviceFlags(dom, xml, f) < 0) {
-			e = virGetLastError();
-			if (!e || e->code != VIR_ERR_DEVICE_MISSING)
-				r = last_error("libvirt refused the detach", err, err_size);
-		}
+		r = detach_device(dom, xml, flags, err, err_size);
 		virDomainFree(dom);
 	} else if ((r = last_error("looking up the domain", err, err_size)) == -ENOENT) {
 		r = 0; /* gone with its devices */
