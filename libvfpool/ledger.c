@@ -234,6 +234,8 @@ static int ledger_configure(struct vfp_ledger *l)
 		/* the agent is the single writer: hold the lock, skip per-commit shm locking */
 		"PRAGMA locking_mode = EXCLUSIVE",
 		"PRAGMA trusted_schema = OFF",
+		/* statement journals (a statement undone alone) in memory, not in temporary files */
+		"PRAGMA temp_store = MEMORY",
 	};
 	int r;
 

@@ -139,13 +139,17 @@ static int c_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags
 
 static sqlite3_vfs counted_vfs;
 
-/* Every other method of the VFS is the real one's. */
+/*
+ * Every other method of the VFS is the real one's. Once per process: without
+ * fork (CK_FORK=no, as under valgrind) every test's setup comes here, and
+ * the default VFS is then this one.
+ */
 static void register_counting_vfs(void)
 {
+	if (real_vfs)
+		return;
 	real_vfs = sqlite3_vfs_find(NULL);
 	ck_assert_ptr_nonnull(real_vfs);
-	if (real_vfs == &counted_vfs)
-		return;
 	counted_vfs = *real_vfs;
 	counted_vfs.zName = "vfagent-counted";
 	counted_vfs.szOsFile = (int)sizeof(struct counted_file) + real_vfs->szOsFile;
