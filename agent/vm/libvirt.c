@@ -32,6 +32,7 @@ struct libvirt_conn {
 	volatile bool stop;
 	char seen[SEEN_MAX][VIR_UUID_STRING_BUFLEN]; /* domains defined or started lately */
 	unsigned n_seen;
+	virDomainPtr recent; /* the domain looked up last, on c->conn or c->dead */
 };
 
 static void quiet(void *userdata, virErrorPtr e)
@@ -129,11 +130,21 @@ static void on_close(virConnectPtr conn, int reason, void *opaque)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* Under c->lock. The handle of the domain looked up last, unless it is on @conn. */
+static void forget_recent(struct libvirt_conn *c, virConnectPtr conn)
+{
+	if (c->recent && virDomainGetConnect(c->recent) != conn) {
+		virDomainFree(c->recent);
+		c->recent = NULL;
+	}
+}
+
 static void close_dead(struct libvirt_conn *c)
 {
 	virConnectPtr dead = c->dead;
 
 	c->dead = NULL;
+	forget_recent(c, c->conn);
 	if (!dead)
 		return;
 	virConnectUnregisterCloseCallback(dead, on_close);
@@ -238,6 +249,7 @@ void libvirt_conn_free(struct libvirt_conn *c)
 	pthread_join(c->thread, NULL);
 	virEventRemoveTimeout(c->timer);
 	close_dead(c);
+	forget_recent(c, NULL);
 	if (c->conn) {
 		if (c->lifecycle_id >= 0)
 			virConnectDomainEventDeregisterAny(c->conn, c->lifecycle_id);
@@ -308,14 +320,57 @@ static void put(struct libvirt_conn *c, virConnectPtr conn)
 	virConnectClose(conn);
 }
 
-/* By UUID first (libvirt refuses a non-UUID before asking the daemon), else by name. */
-static virDomainPtr lookup(virConnectPtr conn, const char *name_or_uuid)
+/* Keeps a reference to @dom as the domain looked up last on @conn. */
+static void remember_handle(struct libvirt_conn *c, virConnectPtr conn, virDomainPtr dom)
+{
+	pthread_mutex_lock(&c->lock);
+	if (c->conn == conn && virDomainRef(dom) == 0) {
+		if (c->recent)
+			virDomainFree(c->recent);
+		c->recent = dom;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+/*
+ * Asks the daemon, by UUID first (libvirt refuses a non-UUID before asking
+ * it), else by name.
+ */
+static virDomainPtr lookup(struct libvirt_conn *c, virConnectPtr conn, const char *name_or_uuid)
 {
 	virDomainPtr dom = virDomainLookupByUUIDString(conn, name_or_uuid);
 
-	return dom ? dom : virDomainLookupByName(conn, name_or_uuid);
+	if (!dom)
+		dom = virDomainLookupByName(conn, name_or_uuid);
+	if (dom)
+		remember_handle(c, conn, dom);
+	return dom;
 }
 
+/*
+ * Domain @uuid, as the last lookup found it when it was this one: a handle
+ * names the domain by its UUID, which libvirt resolves again on every call,
+ * so one from a moment ago is as good as a new lookup, without the round trip.
+ */
+static virDomainPtr by_uuid(struct libvirt_conn *c, virConnectPtr conn, const char *uuid)
+{
+	char have[VIR_UUID_STRING_BUFLEN];
+	virDomainPtr dom = NULL;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->recent && virDomainGetConnect(c->recent) == conn &&
+	    virDomainGetUUIDString(c->recent, have) == 0 && strcasecmp(have, uuid) == 0 &&
+	    virDomainRef(c->recent) == 0)
+		dom = c->recent;
+	pthread_mutex_unlock(&c->lock);
+	return dom ? dom : lookup(c, conn, uuid);
+}
+
+/*
+ * What a lookup or a listing of @dom says, without asking the daemon again
+ * where it told already: an inactive domain has no ID and is persistent
+ * (a transient one ceases to exist when it stops).
+ */
 static void describe(virDomainPtr dom, struct libvirt_domain *ret)
 {
 	const char *name = virDomainGetName(dom);
@@ -323,8 +378,8 @@ static void describe(virDomainPtr dom, struct libvirt_domain *ret)
 	snprintf(ret->name, sizeof(ret->name), "%s", name ? name : "");
 	if (virDomainGetUUIDString(dom, ret->uuid) < 0)
 		ret->uuid[0] = '\0';
-	ret->active = virDomainIsActive(dom) == 1;
-	ret->persistent = virDomainIsPersistent(dom) == 1;
+	ret->active = virDomainGetID(dom) != (unsigned)-1;
+	ret->persistent = !ret->active || virDomainIsPersistent(dom) == 1;
 }
 
 /**
@@ -341,7 +396,7 @@ int libvirt_lookup(struct libvirt_conn *c, const char *name_or_uuid, struct libv
 
 	if (!conn)
 		return -ENOTCONN;
-	dom = lookup(conn, name_or_uuid);
+	dom = lookup(c, conn, name_or_uuid);
 	if (dom)
 		describe(dom, ret);
 	else
@@ -381,7 +436,7 @@ int libvirt_attach(struct libvirt_conn *c, const char *uuid, const char *xml, un
 
 	if (!conn)
 		return -ENOTCONN;
-	dom = virDomainLookupByUUIDString(conn, uuid);
+	dom = by_uuid(c, conn, uuid);
 	if (!dom || virDomainAttachDeviceFlags(dom, xml, f) < 0)
 		r = last_error(dom ? "libvirt refused the device" : "looking up the domain", err,
 			       err_size);
@@ -389,6 +444,20 @@ int libvirt_attach(struct libvirt_conn *c, const char *uuid, const char *xml, un
 		virDomainFree(dom);
 	put(c, conn);
 	return r;
+}
+
+/*
+ * Whether domain @dom is gone, after a call that failed for another reason:
+ * a driver may check what it supports before it looks the domain up.
+ */
+static bool gone(virDomainPtr dom)
+{
+	virErrorPtr e;
+
+	if (virDomainIsActive(dom) >= 0)
+		return false;
+	e = virGetLastError();
+	return e && e->code == VIR_ERR_NO_DOMAIN;
 }
 
 /*
@@ -403,20 +472,27 @@ static int detach_device(virDomainPtr dom, const char *xml, unsigned flags, char
 	unsigned f = (flags & LIBVIRT_LIVE ? VIR_DOMAIN_AFFECT_LIVE : 0) |
 		     (flags & LIBVIRT_CONFIG ? VIR_DOMAIN_AFFECT_CONFIG : 0);
 	virErrorPtr e;
+	int r;
 
 	if (!f || virDomainDetachDeviceFlags(dom, xml, f) == 0)
 		return 0;
 	e = virGetLastError();
 	if (e && e->code == VIR_ERR_OPERATION_INVALID) {
-		describe(dom, &d);
+		d.active = virDomainIsActive(dom) == 1; /* now, not when it was looked up */
+		d.persistent = virDomainIsPersistent(dom) == 1;
 		f = vir_flags(flags, &d);
 		if (!f || virDomainDetachDeviceFlags(dom, xml, f) == 0)
 			return 0;
 		e = virGetLastError();
 	}
-	if (e && e->code == VIR_ERR_DEVICE_MISSING)
-		return 0;
-	return last_error("libvirt refused the detach", err, err_size);
+	if (e && (e->code == VIR_ERR_DEVICE_MISSING || e->code == VIR_ERR_NO_DOMAIN))
+		return 0; /* gone, or the domain is gone with its devices */
+	r = last_error("libvirt refused the detach", err, err_size);
+	if (gone(dom)) {
+		err[0] = '\0';
+		r = 0;
+	}
+	return r;
 }
 
 /**
@@ -434,7 +510,7 @@ int libvirt_detach(struct libvirt_conn *c, const char *uuid, const char *xml, un
 
 	if (!conn)
 		return -ENOTCONN;
-	dom = virDomainLookupByUUIDString(conn, uuid);
+	dom = by_uuid(c, conn, uuid);
 	if (dom) {
 		r = detach_device(dom, xml, flags, err, err_size);
 		virDomainFree(dom);
@@ -461,7 +537,7 @@ int libvirt_domain_xml(struct libvirt_conn *c, const char *uuid, char **ret_xml,
 
 	if (!conn)
 		return -ENOTCONN;
-	dom = virDomainLookupByUUIDString(conn, uuid);
+	dom = by_uuid(c, conn, uuid);
 	if (dom)
 		xml = virDomainGetXMLDesc(dom, 0);
 	if (!xml)
