@@ -186,9 +186,10 @@ END_TEST
 START_TEST(test_vfinfo_build_get)
 {
 	char buf[512];
-	size_t len = vfinfo_build_get(buf, 7, 4);
+	size_t len = vfinfo_build_get(buf, 7, "enp175s0f0");
 	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
 	struct nlattr *attr;
+	const char *name = NULL;
 	uint32_t mask = 0;
 
 	ck_assert_uint_eq(nlh->nlmsg_type, RTM_GETLINK);
@@ -196,7 +197,12 @@ START_TEST(test_vfinfo_build_get)
 	mnl_attr_for_each(attr, nlh, sizeof(struct ifinfomsg))
 		if (mnl_attr_get_type(attr) == IFLA_EXT_MASK)
 			mask = mnl_attr_get_u32(attr);
+		else if (mnl_attr_get_type(attr) == IFLA_IFNAME)
+			name = mnl_attr_get_str(attr);
 	ck_assert_uint_eq(mask, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS);
+	ck_assert_ptr_nonnull(name);
+	ck_assert_str_eq(name, "enp175s0f0");
+	ck_assert_int_eq(((struct ifinfomsg *)mnl_nlmsg_get_payload(nlh))->ifi_index, 0);
 }
 END_TEST
 

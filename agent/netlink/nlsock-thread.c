@@ -9,10 +9,9 @@
 #include "config.h"
 
 #include <errno.h>
-#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <sys/socket.h>
 
 #include "agent/netlink/nlsock-thread.h"
 
@@ -33,15 +32,6 @@ static void make_key(void)
 	key_error = pthread_key_create(&key, conn_free);
 }
 
-/* What an earlier exchange left unread (none when it ended well) is dropped. */
-static void drain(struct nl_conn *c)
-{
-	int fd = mnl_socket_get_fd(c->nl);
-
-	while (recv(fd, NULL, 0, MSG_DONTWAIT | MSG_TRUNC) >= 0 || errno == EINTR)
-		;
-}
-
 /**
  * nl_conn_thread_route() - the calling thread's NETLINK_ROUTE connection,
  * opened on first use
@@ -58,8 +48,7 @@ int nl_conn_thread_route(struct nl_conn **ret)
 	if (key_error)
 		return -key_error;
 	c = pthread_getspecific(key);
-	if (c) {
-		drain(c);
+	if (c) { /* nothing unread: a request, its one reply, or closed (below) */
 		*ret = c;
 		return 0;
 	}
@@ -78,8 +67,10 @@ int nl_conn_thread_route(struct nl_conn **ret)
 }
 
 /*
- * @ok false: the exchange failed halfway (a reply may be partly unread, the
- * socket may be broken); the socket is closed and the next use opens another.
+ * @ok true: every reply the exchange asked for was read, so the next user
+ * finds nothing of it. @ok false: the exchange failed halfway (a reply may
+ * be unread, the socket may be broken); the socket is closed and the next
+ * use opens another.
  */
 void nl_conn_thread_done(struct nl_conn *c, bool ok)
 {

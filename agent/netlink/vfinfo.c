@@ -12,10 +12,11 @@
 #include "agent/netlink/vfinfo.h"
 
 /*
- * RTM_GETLINK of one PF with its VF list and without statistics: a
- * per-link request, not a dump of every link's VFs.
+ * RTM_GETLINK of one PF, by name, with its VF list and without statistics:
+ * a per-link request, not a dump of every link's VFs, and no lookup of the
+ * PF's ifindex before it. @pf_name is shorter than IFNAMSIZ.
  */
-size_t vfinfo_build_get(void *buf, uint32_t seq, int pf_ifindex)
+size_t vfinfo_build_get(void *buf, uint32_t seq, const char *pf_name)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
@@ -24,7 +25,7 @@ size_t vfinfo_build_get(void *buf, uint32_t seq, int pf_ifindex)
 	nlh->nlmsg_flags = NLM_F_REQUEST;
 	nlh->nlmsg_seq = seq;
 	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = pf_ifindex;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, pf_name);
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS);
 	return nlh->nlmsg_len;
 }

@@ -12,7 +12,7 @@
 
 #include "libvfpool/libvfpool.h" /* struct vfp_vf_config: one VF's settings */
 
-size_t vfinfo_build_get(void *buf, uint32_t seq, int pf_ifindex);
+size_t vfinfo_build_get(void *buf, uint32_t seq, const char *pf_name);
 size_t vfinfo_build_set(void *buf, size_t size, uint32_t seq, int pf_ifindex,
 			const struct vfp_vf_config *s);
 int vfinfo_parse(const void *buf, size_t len, unsigned index, struct vfp_vf_config *ret);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <libmnl/libmnl.h>
 #include <linux/if_link.h>
+#include <net/if.h>
 #include <linux/rtnetlink.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,8 +74,8 @@ static int pf_ifindex(struct nl_conn *c, const char *name, int *ret, char *err, 
 
 /*
  * VF @index's settings as the PF reports them now (IFLA_VFINFO_LIST of the
- * PF's netdev), over this thread's netlink socket; one that failed to send
- * or receive is not kept.
+ * PF's netdev, asked by name: one exchange), over this thread's netlink
+ * socket; one that failed to send or receive is not kept.
  */
 int vfconfig_read(const struct vf_target *t, struct vfp_vf_config *ret, char *err, size_t err_size)
 {
@@ -82,12 +83,12 @@ int vfconfig_read(const struct vf_target *t, struct vfp_vf_config *ret, char *er
 	_cleanup_free_ void *reply = NULL;
 	char buf[NL_BUF_SIZE];
 	size_t n;
-	int ifindex = 0, io = 0, r = t->pf_netdev ? nl_conn_thread_route(&c) : -ENODEV;
+	int io = 0, r = t->pf_netdev ? nl_conn_thread_route(&c) : -ENODEV;
 
+	if (r >= 0 && strlen(t->pf_netdev) >= IFNAMSIZ)
+		r = -ENODEV;
 	if (r >= 0)
-		r = pf_ifindex(c, t->pf_netdev, &ifindex, err, err_size);
-	if (r >= 0)
-		r = io = nl_conn_send(c, buf, vfinfo_build_get(buf, c->seq++, ifindex));
+		r = io = nl_conn_send(c, buf, vfinfo_build_get(buf, c->seq++, t->pf_netdev));
 	if (r >= 0)
 		r = io = nl_conn_recv(c, &reply, &n);
 	if (r >= 0)
