@@ -20,9 +20,10 @@ static const struct {
 	{ "inventory", suite_inventory }, { "garbage", suite_garbage },
 	{ "config", suite_config },	  { "placement", suite_placement },
 	{ "ledger", suite_ledger },	  { "numvfs", suite_numvfs },
-	{ "nlmsg", suite_nlmsg },	  { "crash", suite_crash },
-	{ "vfinfo", suite_vfinfo },	  { "bind", suite_bind },
-	{ "domxml", suite_domxml },	  { "ledger-sync", suite_ledger_sync },
+	{ "nlmsg", suite_nlmsg },	  { "nlsock", suite_nlsock },
+	{ "crash", suite_crash },	  { "vfinfo", suite_vfinfo },
+	{ "bind", suite_bind },		  { "domxml", suite_domxml },
+	{ "ledger-sync", suite_ledger_sync },
 };
 
 static bool skipped(const char *name)

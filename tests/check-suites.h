@@ -15,6 +15,7 @@ Suite *suite_ledger_sync(void);
 Suite *suite_numvfs(void);
 Suite *suite_crash(void);
 Suite *suite_nlmsg(void);
+Suite *suite_nlsock(void);
 Suite *suite_vfinfo(void);
 Suite *suite_bind(void);
 Suite *suite_domxml(void);

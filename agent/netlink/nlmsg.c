@@ -26,6 +26,25 @@ static struct nlmsghdr *start(void *buf, uint16_t type, uint16_t flags, uint32_t
 	return nlh;
 }
 
+/**
+ * nl_attr_put() - mnl_attr_put(), with the padding after @data zeroed
+ *
+ * libmnl 1.0.4 (Debian 12's) leaves it as the buffer had it: stack bytes
+ * sent to the kernel, which ignores them (valgrind rightly says so).
+ */
+void nl_attr_put(struct nlmsghdr *nlh, uint16_t type, size_t len, const void *data)
+{
+	size_t pad = MNL_ALIGN(len) - len;
+
+	mnl_attr_put(nlh, type, len, data);
+	memset((char *)nlh + nlh->nlmsg_len - pad, 0, pad);
+}
+
+void nl_attr_put_strz(struct nlmsghdr *nlh, uint16_t type, const char *s)
+{
+	nl_attr_put(nlh, type, strlen(s) + 1, s);
+}
+
 /* RTM_GETLINK by index, or by name when @ifindex is 0. */
 size_t nl_build_getlink(void *buf, uint32_t seq, int ifindex, const char *name)
 {
@@ -35,7 +54,7 @@ size_t nl_build_getlink(void *buf, uint32_t seq, int ifindex, const char *name)
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = ifindex;
 	if (!ifindex && name)
-		mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+		nl_attr_put_strz(nlh, IFLA_IFNAME, name);
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
 	return nlh->nlmsg_len;
 }
@@ -79,13 +98,13 @@ size_t nl_build_setlink(void *buf, uint32_t seq, int ifindex, const struct nl_li
 		ifi->ifi_flags = c->up ? IFF_UP : 0;
 	}
 	if (c->name)
-		mnl_attr_put_strz(nlh, IFLA_IFNAME, c->name);
+		nl_attr_put_strz(nlh, IFLA_IFNAME, c->name);
 	if (c->netns_fd >= 0)
 		mnl_attr_put_u32(nlh, IFLA_NET_NS_FD, (uint32_t)c->netns_fd);
 	if (c->mtu)
 		mnl_attr_put_u32(nlh, IFLA_MTU, c->mtu);
 	if (c->mac)
-		mnl_attr_put(nlh, IFLA_ADDRESS, 6, c->mac);
+		nl_attr_put(nlh, IFLA_ADDRESS, 6, c->mac);
 	return nlh->nlmsg_len;
 }
 
@@ -100,8 +119,8 @@ size_t nl_build_addr(void *buf, uint32_t seq, int ifindex, int family, const voi
 	ifa->ifa_prefixlen = (unsigned char)prefixlen;
 	ifa->ifa_index = (unsigned)ifindex;
 	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
-	mnl_attr_put(nlh, IFA_LOCAL, len, addr);
-	mnl_attr_put(nlh, IFA_ADDRESS, len, addr);
+	nl_attr_put(nlh, IFA_LOCAL, len, addr);
+	nl_attr_put(nlh, IFA_ADDRESS, len, addr);
 	return nlh->nlmsg_len;
 }
 
@@ -117,7 +136,7 @@ size_t nl_build_default_route(void *buf, uint32_t seq, int ifindex, int family,
 	rtm->rtm_protocol = RTPROT_STATIC;
 	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
 	rtm->rtm_type = RTN_UNICAST;
-	mnl_attr_put(nlh, RTA_GATEWAY, family == AF_INET ? 4 : 16, gateway);
+	nl_attr_put(nlh, RTA_GATEWAY, family == AF_INET ? 4 : 16, gateway);
 	mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)ifindex);
 	return nlh->nlmsg_len;
 }

@@ -36,6 +36,8 @@ struct nl_link_change {
 	const unsigned char *mac; /* 6 bytes, or NULL: keep */
 };
 
+void nl_attr_put(struct nlmsghdr *nlh, uint16_t type, size_t len, const void *data);
+void nl_attr_put_strz(struct nlmsghdr *nlh, uint16_t type, const char *s);
 size_t nl_build_getlink(void *buf, uint32_t seq, int ifindex, const char *name);
 size_t nl_build_dumplinks(void *buf, uint32_t seq);
 size_t nl_build_getnsid(void *buf, uint32_t seq, int netns_fd);

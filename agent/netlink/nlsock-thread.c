@@ -67,14 +67,14 @@ int nl_conn_thread_route(struct nl_conn **ret)
 }
 
 /*
- * @ok true: every reply the exchange asked for was read, so the next user
- * finds nothing of it. @ok false: the exchange failed halfway (a reply may
- * be unread, the socket may be broken); the socket is closed and the next
- * use opens another.
+ * Keeps the socket when every exchange on it read the reply it asked for
+ * (the kernel's refusal is a reply), so the next user finds nothing of it;
+ * closes it when a send or a receive failed halfway (a reply may be
+ * unread, the socket may be broken): the next use opens another.
  */
-void nl_conn_thread_done(struct nl_conn *c, bool ok)
+void nl_conn_thread_done(struct nl_conn *c)
 {
-	if (ok)
+	if (!c->broken)
 		return;
 	pthread_setspecific(key, NULL);
 	conn_free(c);

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include <stdbool.h>
-
 #include "agent/netlink/nlsock.h"
 
 int nl_conn_thread_route(struct nl_conn **ret);
-void nl_conn_thread_done(struct nl_conn *c, bool ok);
+void nl_conn_thread_done(struct nl_conn *c);

@@ -52,7 +52,10 @@ void nl_conn_close(struct nl_conn *c)
 
 int nl_conn_send(struct nl_conn *c, const void *buf, size_t len)
 {
-	return mnl_socket_sendto(c->nl, buf, len) < 0 ? negative_errno() : 0;
+	if (mnl_socket_sendto(c->nl, buf, len) >= 0)
+		return 0;
+	c->broken = true;
+	return negative_errno();
 }
 
 /**
@@ -70,9 +73,11 @@ int nl_conn_recv(struct nl_conn *c, void **ret_reply, size_t *ret_len)
 	do
 		size = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC);
 	while (size < 0 && errno == EINTR);
+	c->broken = size < 0;
 	if (size < 0)
 		return negative_errno();
 	buf = malloc(size > 0 ? (size_t)size : 1);
+	c->broken = !buf;
 	if (!buf)
 		return -ENOMEM;
 	do
@@ -81,6 +86,7 @@ int nl_conn_recv(struct nl_conn *c, void **ret_reply, size_t *ret_len)
 	if (n < 0) {
 		int r = negative_errno();
 
+		c->broken = true;
 		free(buf);
 		return r;
 	}

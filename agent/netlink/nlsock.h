@@ -15,6 +15,7 @@ struct nl_link;
 struct nl_conn {
 	struct mnl_socket *nl;
 	uint32_t seq;
+	bool broken; /* a send or a receive failed: a reply may be left unread */
 };
 
 int nl_conn_open(int protocol, int netns_fd, struct nl_conn *c);

@@ -25,7 +25,7 @@ size_t vfinfo_build_get(void *buf, uint32_t seq, const char *pf_name)
 	nlh->nlmsg_flags = NLM_F_REQUEST;
 	nlh->nlmsg_seq = seq;
 	ifi->ifi_family = AF_UNSPEC;
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, pf_name);
+	nl_attr_put_strz(nlh, IFLA_IFNAME, pf_name);
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS);
 	return nlh->nlmsg_len;
 }
@@ -40,7 +40,7 @@ static void put_vlan(struct nlmsghdr *nlh, const struct vfp_vf_config *s)
 	};
 	struct nlattr *list = mnl_attr_nest_start(nlh, IFLA_VF_VLAN_LIST);
 
-	mnl_attr_put(nlh, IFLA_VF_VLAN_INFO, sizeof(v), &v);
+	nl_attr_put(nlh, IFLA_VF_VLAN_INFO, sizeof(v), &v);
 	mnl_attr_nest_end(nlh, list);
 }
 
@@ -50,14 +50,14 @@ static void put_u32_pair(struct nlmsghdr *nlh, uint16_t type, unsigned vf, int v
 		uint32_t vf, value;
 	} p = { vf, (uint32_t)value };
 
-	mnl_attr_put(nlh, type, sizeof(p), &p);
+	nl_attr_put(nlh, type, sizeof(p), &p);
 }
 
 static void put_guid(struct nlmsghdr *nlh, uint16_t type, unsigned vf, uint64_t guid)
 {
 	struct ifla_vf_guid g = { .vf = vf, .guid = guid };
 
-	mnl_attr_put(nlh, type, sizeof(g), &g);
+	nl_attr_put(nlh, type, sizeof(g), &g);
 }
 
 /**
@@ -88,7 +88,7 @@ size_t vfinfo_build_set(void *buf, size_t size, uint32_t seq, int pf_ifindex,
 		struct ifla_vf_mac m = { .vf = s->index };
 
 		memcpy(m.mac, s->mac, sizeof(s->mac));
-		mnl_attr_put(nlh, IFLA_VF_MAC, sizeof(m), &m);
+		nl_attr_put(nlh, IFLA_VF_MAC, sizeof(m), &m);
 	}
 	if (s->vlan >= 0)
 		put_vlan(nlh, s);
@@ -99,7 +99,7 @@ size_t vfinfo_build_set(void *buf, size_t size, uint32_t seq, int pf_ifindex,
 			.max_tx_rate = s->max_tx_rate > 0 ? (uint32_t)s->max_tx_rate : 0,
 		};
 
-		mnl_attr_put(nlh, IFLA_VF_RATE, sizeof(r), &r);
+		nl_attr_put(nlh, IFLA_VF_RATE, sizeof(r), &r);
 	}
 	if (s->spoofchk >= 0)
 		put_u32_pair(nlh, IFLA_VF_SPOOFCHK, s->index, s->spoofchk);

@@ -83,20 +83,20 @@ int vfconfig_read(const struct vf_target *t, struct vfp_vf_config *ret, char *er
 	_cleanup_free_ void *reply = NULL;
 	char buf[NL_BUF_SIZE];
 	size_t n;
-	int io = 0, r = t->pf_netdev ? nl_conn_thread_route(&c) : -ENODEV;
+	int r = t->pf_netdev ? nl_conn_thread_route(&c) : -ENODEV;
 
 	if (r >= 0 && strlen(t->pf_netdev) >= IFNAMSIZ)
 		r = -ENODEV;
 	if (r >= 0)
-		r = io = nl_conn_send(c, buf, vfinfo_build_get(buf, c->seq++, t->pf_netdev));
+		r = nl_conn_send(c, buf, vfinfo_build_get(buf, c->seq++, t->pf_netdev));
 	if (r >= 0)
-		r = io = nl_conn_recv(c, &reply, &n);
+		r = nl_conn_recv(c, &reply, &n);
 	if (r >= 0)
 		r = ((struct nlmsghdr *)reply)->nlmsg_type == NLMSG_ERROR
 			    ? nl_parse_ack(reply, n, err, err_size)
 			    : vfinfo_parse(reply, n, t->index, ret);
 	if (c)
-		nl_conn_thread_done(c, io >= 0);
+		nl_conn_thread_done(c);
 	if (r == -ENOENT) {
 		snprintf(err, err_size, "PF %s reports no VF %u: its driver has no SR-IOV VF "
 			 "settings", t->pf_netdev, t->index);
@@ -161,20 +161,21 @@ int vfconfig_snapshot(const struct vf_target *t, const struct vfp_vf_config *wan
 	return 0;
 }
 
+/* Over this thread's netlink socket, as vfconfig_read(). */
 static int set_vf(const struct vf_target *t, const struct vfp_vf_config *s, char *err,
 		  size_t err_size)
 {
-	struct nl_conn c = { 0 };
+	struct nl_conn *c = NULL;
 	_cleanup_free_ char *buf = malloc(MNL_SOCKET_BUFFER_SIZE);
-	int ifindex = 0, r = !buf ? -ENOMEM : t->pf_netdev ? nl_conn_open(NETLINK_ROUTE, -1, &c)
-							    : -ENODEV;
+	int ifindex = 0, r = !buf ? -ENOMEM : t->pf_netdev ? nl_conn_thread_route(&c) : -ENODEV;
 
 	if (r >= 0)
-		r = pf_ifindex(&c, t->pf_netdev, &ifindex, err, err_size);
+		r = pf_ifindex(c, t->pf_netdev, &ifindex, err, err_size);
 	if (r >= 0)
-		r = nl_conn_ack(&c, buf, vfinfo_build_set(buf, MNL_SOCKET_BUFFER_SIZE, c.seq++,
-							   ifindex, s), err, err_size);
-	nl_conn_close(&c);
+		r = nl_conn_ack(c, buf, vfinfo_build_set(buf, MNL_SOCKET_BUFFER_SIZE, c->seq++,
+							  ifindex, s), err, err_size);
+	if (c)
+		nl_conn_thread_done(c);
 	return r;
 }
 
