@@ -165,14 +165,9 @@ static int read_port(struct ibv_context *ctx, struct rdma_port *p)
 int rdma_port_facts(const char *dev, struct rdma_port *ret)
 {
 	struct ibv_device **list;
-	char path[128];
 	int n = 0, r = -ENODEV;
 
-	/* one look at the kernel's sysfs before verbs lists every device (and asks netlink) */
-	if (!dev || (size_t)snprintf(path, sizeof(path), "/sys/class/infiniband/%s", dev) >=
-			    sizeof(path) || access(path, F_OK) < 0)
-		return -ENODEV;
-	if (!(list = ibv_get_device_list(&n)))
+	if (!dev || !(list = ibv_get_device_list(&n)))
 		return -ENODEV;
 	for (int i = 0; i < n && r < 0; i++) {
 		struct ibv_context *ctx;
