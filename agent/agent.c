@@ -94,7 +94,7 @@ static int open_context(struct agent *a)
 	if (r < 0)
 		return r;
 	vfp_ctx_set_log_fn(a->ctx, log_library, a);
-	vfp_ctx_set_log_priority(a->ctx, LOG_INFO);
+	vfp_ctx_set_log_priority(a->ctx, agent_get_log_priority());
 	if (a->opt.simulate_dir) {
 		r = sim_host_create(a->opt.simulate_dir);
 		if (r < 0) {

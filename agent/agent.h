@@ -91,8 +91,11 @@ int agent_intent_confirm(struct agent *a, const char *id, enum vfp_op op, bool o
 			 const char *reason);
 
 void agent_set_log_priority(int priority);
+int agent_get_log_priority(void);
+int agent_log_priority_from_string(const char *s);
 void agent_log(int priority, const char *format, ...) __attribute__((format(printf, 2, 3)));
 void agent_log_escape(const char *s, char *out, size_t size);
+#define log_debug(...) agent_log(7, __VA_ARGS__)
 #define log_info(...) agent_log(6, __VA_ARGS__)
 #define log_warning(...) agent_log(4, __VA_ARGS__)
 #define log_error(...) agent_log(3, __VA_ARGS__)

@@ -8,17 +8,46 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <strings.h>
 
 #include "agent/agent.h"
 
-static int log_max = 7;
+static int log_max = 6;
 
 /* Lines above @priority are dropped (the fuzzers keep only errors). */
 void agent_set_log_priority(int priority)
 {
 	log_max = priority;
+}
+
+int agent_get_log_priority(void)
+{
+	return log_max;
+}
+
+/**
+ * agent_log_priority_from_string() - "err", "warning", "info", "debug" (as
+ * syslog and journalctl -p name them, "error" too) or a digit 0-7
+ *
+ * Returns the priority, or -EINVAL for anything else.
+ */
+int agent_log_priority_from_string(const char *s)
+{
+	static const struct {
+		const char *name;
+		int priority;
+	} names[] = { { "err", 3 }, { "error", 3 }, { "warning", 4 }, { "info", 6 }, { "debug", 7 } };
+
+	if (s[0] >= '0' && s[0] <= '7' && s[1] == '\0')
+		return s[0] - '0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcasecmp(s, names[i].name) == 0)
+			return names[i].priority;
+	return -EINVAL;
 }
 
 /* @s with control characters as \xNN, into @out (always terminated). */

@@ -45,6 +45,8 @@ static void usage(FILE *out)
 		"  -t, --token-file FILE    bearer token for TCP listeners (required with tcp:)\n"
 		"      --simulate DIR       run on a simulated host built in DIR\n"
 		"      --once               reconcile, report, and exit\n"
+		"      --log-level LEVEL    err, warning, info (default) or debug: debug adds a line\n"
+		"                           per read that succeeded (GET)\n"
 		"  -h, --help               show this help\n"
 		"  -V, --version            show the version\n",
 		VFAGENT_CONFIG_FILE, DEFAULT_LISTEN);
@@ -52,7 +54,7 @@ static void usage(FILE *out)
 
 static int parse_options(struct agent_options *o, int argc, char **argv)
 {
-	enum { OPT_SIMULATE = 256, OPT_ONCE };
+	enum { OPT_SIMULATE = 256, OPT_ONCE, OPT_LOG_LEVEL };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "state-dir", required_argument, NULL, 's' },
@@ -61,6 +63,7 @@ static int parse_options(struct agent_options *o, int argc, char **argv)
 		{ "token-file", required_argument, NULL, 't' },
 		{ "simulate", required_argument, NULL, OPT_SIMULATE },
 		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
@@ -75,6 +78,14 @@ static int parse_options(struct agent_options *o, int argc, char **argv)
 		case 't': o->token_file = optarg; break;
 		case OPT_SIMULATE: o->simulate_dir = optarg; break;
 		case OPT_ONCE: o->once = true; break;
+		case OPT_LOG_LEVEL:
+			if (agent_log_priority_from_string(optarg) < 0) {
+				fprintf(stderr, "vfagentd: --log-level: \"%s\" is not err, warning, "
+						"info or debug\n", optarg);
+				return -EINVAL;
+			}
+			agent_set_log_priority(agent_log_priority_from_string(optarg));
+			break;
 		case 'l':
 			if (o->n_listen == AGENT_MAX_LISTEN) {
 				fprintf(stderr, "vfagentd: at most %d --listen\n", AGENT_MAX_LISTEN);

@@ -227,6 +227,11 @@ static int not_allowed(struct api_request *req, const char *method, const char *
 			url, req->extra_value);
 }
 
+static bool is_read(const char *method)
+{
+	return strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+}
+
 /* Routes the request, runs its handler, answers, and logs one line (never the body). */
 static enum MHD_Result dispatch(struct listener *l, struct MHD_Connection *conn, const char *url,
 				const char *method, struct conn_state *st)
@@ -260,8 +265,9 @@ static enum MHD_Result dispatch(struct listener *l, struct MHD_Connection *conn,
 	api_metrics_observe(route,
 			    r < 0 ? api_status_for(r) : req.status, since(&st->start));
 	printable(url, path, sizeof(path));
-	log_info("%s %s %u%s%s", method, path, r < 0 ? api_status_for(r) : req.status,
-		 r < 0 ? " " : "", r < 0 ? req.error : "");
+	/* a read that succeeded changed nothing: a line at debug (probes poll every minute) */
+	agent_log(r >= 0 && is_read(method) ? 7 : 6, "%s %s %u%s%s", method, path,
+		  r < 0 ? api_status_for(r) : req.status, r < 0 ? " " : "", r < 0 ? req.error : "");
 	json_decref(req.json);
 	free(req.text);
 	return ret;

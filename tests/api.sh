@@ -269,4 +269,17 @@ grep -q 'unknown key \\"vendor\\"\|unknown key "vendor"' "$tmp/agent.log" || fai
 api GET /v1/pools; [ "$(jget '.pools | length')" = 1 ] || fail "pools after bad reload: $body"
 stop_agent
 grep -q 'stopped' "$tmp/agent.log" || fail "no clean stop"
+
+# ---- the log: a read that succeeded is a debug line, a change or a failure an info line
+grep -q '^<6>GET /v1/pools 200$' "$tmp/agent.log" && fail "a GET that succeeded is logged at info"
+grep -q '^<6>GET /v1/vfs/0000:99:00.1 404 ' "$tmp/agent.log" || fail "a GET that failed is not logged"
+grep -q '^<6>POST /v1/allocations 201$' "$tmp/agent.log" || fail "a claim is not logged"
+: >"$tmp/agent.log"
+start_agent --log-level debug
+api GET /v1/pools; expect 200
+grep -q '^<7>GET /v1/pools 200$' "$tmp/agent.log" || fail "--log-level debug: no line for a GET"
+stop_agent
+rc=0; "$b/agent/vfagentd" --simulate "$tmp/sys" --log-level verbose >"$tmp/bad.log" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q 'log-level: "verbose" is not' "$tmp/bad.log" ||
+	fail "--log-level verbose: exit $rc: $(cat "$tmp/bad.log")"
 echo "api: all checks passed"
