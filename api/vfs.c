@@ -127,12 +127,14 @@ static json_t *vf_config_json(const struct vfp_vf_config *c)
 /*
  * Only for one VF, not in lists (they ask the kernel): its settings on the
  * PF over netlink (null with the reason when the PF cannot say), and the
- * devices that share its IOMMU group.
+ * devices that share its IOMMU group (listed once per scan of the host).
  */
-static void add_live_facts(struct api_request *req, const struct vfp_vf *vf, json_t *o)
+static void add_live_facts(struct api_request *req, struct vfp_inventory *inv,
+			   const struct vfp_vf *vf, json_t *o)
 {
 	struct vfp_vf_config c;
-	char err[256], **devs = NULL;
+	char err[256];
+	const char *const *devs;
 	size_t n = 0;
 	int group;
 	json_t *list = json_array();
@@ -144,10 +146,9 @@ static void add_live_facts(struct api_request *req, const struct vfp_vf *vf, jso
 		json_object_set_new(o, "pf_settings_error", json_string(err));
 	}
 	if (vfp_vf_get_iommu_group(vf, &group) >= 0 &&
-	    vfp_iommu_group_devices(req->agent->ctx, group, &devs, &n) >= 0)
+	    vfp_inventory_get_iommu_group_devices(inv, group, &devs, &n) >= 0)
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(list, json_string(devs[i]));
-	vfp_iommu_group_devices_free(devs, n);
 	json_object_set_new(o, "iommu_group_devices", list);
 }
 
@@ -167,7 +168,7 @@ int api_get_vf(struct api_request *req)
 			json_object_set_new(o, "rdma_port",
 					    rdma_port_json(vfp_vf_get_rdma_device(vf)));
 		if (o)
-			add_live_facts(req, vf, o);
+			add_live_facts(req, inv, vf, o);
 	}
 	is_pf = !vf && vfp_inventory_find_pf(inv, req->params[0]);
 	vfp_inventory_unref(inv);

@@ -38,6 +38,7 @@ static int inventory_new(struct vfp_ctx *ctx, struct vfp_inventory **ret)
 	if (!inv)
 		return -ENOMEM;
 	inv->refcount = 1;
+	pthread_mutex_init(&inv->groups_lock, NULL);
 	inv->ctx = vfp_ctx_ref(ctx);
 	*ret = inv;
 	return 0;
@@ -110,6 +111,7 @@ VFP_EXPORT struct vfp_inventory *vfp_inventory_unref(struct vfp_inventory *inv)
 		vfp_vf_clear(&inv->vfs[i]);
 	free(inv->pfs);
 	free(inv->vfs);
+	vfp_inventory_forget_iommu_groups(inv);
 	vfp_ctx_unref(inv->ctx);
 	free(inv);
 	return NULL;

@@ -73,6 +73,8 @@ unsigned vfp_inventory_get_warning_count(const struct vfp_inventory *inv);
 struct vfp_pf *vfp_inventory_get_pf(const struct vfp_inventory *inv, size_t i);
 struct vfp_pf *vfp_inventory_find_pf(const struct vfp_inventory *inv, const char *pci);
 struct vfp_vf *vfp_inventory_find_vf(const struct vfp_inventory *inv, const char *pci);
+int vfp_inventory_get_iommu_group_devices(struct vfp_inventory *inv, int group,
+					  const char *const **ret_list, size_t *ret_n);
 
 /* PFs and VFs live as long as the inventory that holds them. */
 const char *vfp_pf_get_pci(const struct vfp_pf *pf);

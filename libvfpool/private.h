@@ -2,6 +2,7 @@
 /* Helpers and object layouts shared by the files of libvfpool only. */
 #pragma once
 
+#include <pthread.h>
 #include <syslog.h>
 
 #include "libvfpool.h"
@@ -78,7 +79,12 @@ struct vfp_inventory {
 	struct vfp_vf *vfs;
 	size_t n_vfs, cap_vfs;
 	unsigned warnings;
+	pthread_mutex_t groups_lock; /* IOMMU groups listed on first use (inventory-iommu.c) */
+	struct vfp_iommu_group *groups;
+	size_t n_groups;
 };
+
+void vfp_inventory_forget_iommu_groups(struct vfp_inventory *inv);
 
 /* Facts a PF and a VF read the same way from their PCI device directory. */
 struct vfp_devfacts {

@@ -228,6 +228,41 @@ START_TEST(test_empty_host)
 }
 END_TEST
 
+/*
+ * An IOMMU group's members are listed once per inventory: a device that
+ * joins the group later (a hotplug, which makes the agent scan again) is
+ * in the next inventory's answer, not in this one's.
+ */
+START_TEST(test_iommu_group_listed_once_per_inventory)
+{
+	struct vfp_inventory *inv = fixture_scan(&fx), *next;
+	const char *const *devs, *const *again;
+	size_t n = 0, n2 = 0;
+
+	ck_assert_int_eq(vfp_inventory_get_iommu_group_devices(inv, 41, &devs, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(devs[0], "0000:3b:00.1");
+	ck_assert_int_eq(sim_symlink(fx.root, "kernel/iommu_groups/41/devices/0000:3b:00.7",
+				     "devices/pci0000:00/0000:3b:00.7"), 0);
+	ck_assert_int_eq(vfp_inventory_get_iommu_group_devices(inv, 41, &again, &n2), 0);
+	ck_assert_ptr_eq(again, devs);
+	ck_assert_uint_eq(n2, 1);
+	next = fixture_scan(&fx);
+	ck_assert_int_eq(vfp_inventory_get_iommu_group_devices(next, 41, &again, &n2), 0);
+	ck_assert_uint_eq(n2, 2);
+	ck_assert_str_eq(again[1], "0000:3b:00.7");
+	ck_assert_int_eq(vfp_inventory_get_iommu_group_devices(inv, -1, &again, &n2), -EINVAL);
+	/* a group that is not there is not remembered: once it exists, it is listed */
+	ck_assert_int_eq(vfp_inventory_get_iommu_group_devices(inv, 999, &again, &n2), -ENOENT);
+	ck_assert_int_eq(sim_symlink(fx.root, "kernel/iommu_groups/999/devices/0000:3b:00.7",
+				     "devices/pci0000:00/0000:3b:00.7"), 0);
+	ck_assert_int_eq(vfp_inventory_get_iommu_group_devices(inv, 999, &again, &n2), 0);
+	ck_assert_uint_eq(n2, 1);
+	vfp_inventory_unref(next);
+	vfp_inventory_unref(inv);
+}
+END_TEST
+
 Suite *suite_inventory(void)
 {
 	Suite *s = suite_create("inventory");
@@ -244,6 +279,7 @@ Suite *suite_inventory(void)
 	tcase_add_test(tc, test_link_type_fallbacks);
 	tcase_add_test(tc, test_missing_root);
 	tcase_add_test(tc, test_empty_host);
+	tcase_add_test(tc, test_iommu_group_listed_once_per_inventory);
 	suite_add_tcase(s, tc);
 	return s;
 }
