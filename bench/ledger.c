@@ -32,10 +32,21 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* CPU time of the calling thread (its own work, user and kernel, not the waits) */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double floor_cpu; /* CPU seconds per write + fdatasync, the last time measured */
+
 static double fsync_rate(const char *dir)
 {
 	char path[2 * PATH_MAX], buf[4096];
-	double t0;
+	double t0, c0;
 	int fd;
 
 	memset(buf, 'x', sizeof(buf));
@@ -44,9 +55,11 @@ static double fsync_rate(const char *dir)
 	if (fd < 0)
 		return -1;
 	t0 = now_s();
+	c0 = cpu_s();
 	for (int i = 0; i < OPS; i++)
 		if (pwrite(fd, buf, sizeof(buf), (off_t)(i % 16) * 4096) < 0 || fdatasync(fd) < 0)
 			return -1;
+	floor_cpu = (cpu_s() - c0) / OPS;
 	t0 = now_s() - t0;
 	close(fd);
 	unlink(path);
@@ -75,18 +88,24 @@ struct env {
 	char state[PATH_MAX + 64];
 };
 
-/* @n claims of one VF, then their releases; returns the two rates. */
-static int client(struct env *e, int n, double *ret_claims, double *ret_releases)
+struct rates {
+	double claims, releases;     /* per second */
+	double claim_cpu, release_cpu; /* CPU seconds per operation */
+};
+
+/* @n claims of one VF, then their releases: their rates and CPU time. */
+static int client(struct env *e, int n, struct rates *ret)
 {
 	static const struct vfp_owner owner = { .kind = VFP_OWNER_VM, .name = "bench" };
 	struct vfp_claim req = { .pool = "all", .count = 1, .owner = &owner, .numa_node = -1 };
 	struct vfp_ledger *l = NULL;
 	char **ids = calloc((size_t)n, sizeof(*ids));
-	double t0;
+	double t0, c0;
 
 	if (!ids || vfp_ledger_open(e->ctx, e->state, &l) < 0)
 		return -1;
 	t0 = now_s();
+	c0 = cpu_s();
 	for (int i = 0; i < n; i++) {
 		struct vfp_allocation *a = NULL;
 
@@ -97,15 +116,18 @@ static int client(struct env *e, int n, double *ret_claims, double *ret_releases
 		ids[i] = strdup(vfp_allocation_get_id(a));
 		vfp_allocation_unref(a);
 	}
-	*ret_claims = n / (now_s() - t0);
+	ret->claims = n / (now_s() - t0);
+	ret->claim_cpu = (cpu_s() - c0) / n;
 	t0 = now_s();
+	c0 = cpu_s();
 	for (int i = 0; i < n; i++) {
 		if (vfp_ledger_begin(l, ids[i], VFP_OP_RELEASE) < 0 ||
 		    vfp_ledger_confirm(l, ids[i], VFP_OP_RELEASE, true, NULL) < 0)
 			return -1;
 		free(ids[i]);
 	}
-	*ret_releases = n / (now_s() - t0);
+	ret->releases = n / (now_s() - t0);
+	ret->release_cpu = (cpu_s() - c0) / n;
 	free(ids);
 	vfp_ledger_unref(l);
 	return 0;
@@ -190,7 +212,8 @@ int main(void)
 	json_t *cfg = json_loads("{\"pools\": [{\"name\": \"all\", \"selector\": "
 				 "{\"vendors\": [\"15b3\"]}}]}", 0, NULL);
 	struct vfp_ledger *l = NULL;
-	double floor, floor2, claims, releases, conc, first_ms, steady_ms;
+	double floor, floor2, conc, first_ms, steady_ms;
+	struct rates one;
 
 	/* the sysfs root must be absolute */
 	if (!realpath(getenv("BENCH_DIR") ? getenv("BENCH_DIR") : ".", base))
@@ -208,7 +231,7 @@ int main(void)
 
 	/* the floor drifts on a shared machine: take it around the runs and use the mean */
 	floor = fsync_rate(root);
-	if (floor < 0 || client(&e, OPS, &claims, &releases) < 0 || (conc = concurrent(&e)) < 0 ||
+	if (floor < 0 || client(&e, OPS, &one) < 0 || (conc = concurrent(&e)) < 0 ||
 	    reconcile_cost(&e, &first_ms, &steady_ms) < 0 || (floor2 = fsync_rate(root)) < 0) {
 		fprintf(stderr, "bench/ledger: failed\n");
 		return EXIT_FAILURE;
@@ -217,10 +240,13 @@ int main(void)
 	printf("  4 KiB write + fdatasync      %8.0f /s   (floor: mean of %.0f before, %.0f after)\n",
 	       (floor + floor2) / 2, floor, floor2);
 	floor = (floor + floor2) / 2;
-	printf("  claim, 1 client              %8.0f /s   ratio %.2f\n", claims, claims / floor);
-	printf("  release, 1 client            %8.0f /s   ratio %.2f "
+	printf("  claim, 1 client              %8.0f /s   ratio %.2f   CPU %.0f us each\n",
+	       one.claims, one.claims / floor, one.claim_cpu * 1e6);
+	printf("  release, 1 client            %8.0f /s   ratio %.2f   CPU %.0f us each "
 	       "(the intent waits for the disk, the confirmation does not)\n",
-	       releases, releases / floor);
+	       one.releases, one.releases / floor, one.release_cpu * 1e6);
+	printf("  (the floor's own CPU: %.0f us per 4 KiB write + fdatasync)\n",
+	       floor_cpu * 1e6);
 	printf("  claim, %d clients (grouped)  %8.0f /s   ratio %.2f\n", CLIENTS, conc,
 	       conc / floor);
 	printf("  reconcile, 4,096 VFs         %8.1f ms first (inserts), %.1f ms steady\n", first_ms,

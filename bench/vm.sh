@@ -3,8 +3,8 @@
 # agent (HTTP, ledger intents, libvirt API) against `virsh attach-device
 # --config` and `detach-device --config` of the same device XML, same run,
 # same private libvirtd. Both sides: one process and one connection for all
-# N pairs (curl --next; one virsh with N commands), and one process per
-# request (what a hook pays). Needs root, libvirtd and qemu.
+# N pairs (curl --next; one virsh with N commands), in alternating rounds,
+# and one process per request (what a hook pays). Needs root, libvirtd and qemu.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=${top_builddir:-$top/build}
@@ -48,8 +48,15 @@ for _ in $(seq "$n"); do
 done
 curl -sf "$@" >/dev/null # warm both up
 virsh -q -c "$LV_URI" "$cmds" >/dev/null
-t0=$(now_ms); curl -sf "$@"; t1=$(now_ms)
-virsh -q -c "$LV_URI" "$cmds" >/dev/null; t2=$(now_ms)
+# rounds alternate, so a slow minute of the machine falls on both sides
+rounds=${BENCH_VM_ROUNDS:-5}
+: >"$tmp/rounds"
+for _ in $(seq "$rounds"); do
+	t0=$(now_ms); curl -sf "$@"; t1=$(now_ms)
+	virsh -q -c "$LV_URI" "$cmds" >/dev/null; t2=$(now_ms)
+	echo "$t0 $t1 $t2" >>"$tmp/rounds"
+done
+t2=$(now_ms)
 for _ in $(seq 10); do
 	curl -sf --unix-socket "$tmp/s" -o /dev/null -X POST -d '{"domain":"vfagent-test","config":true}' \
 		"http://x/v1/allocations/$id/attach"
@@ -63,9 +70,17 @@ done
 t4=$(now_ms)
 [ "$(virsh -q -c "$LV_URI" dumpxml --inactive vfagent-test | grep -c hostdev)" = 0 ] ||
 	{ echo "bench/vm: a device was left in the config"; exit 1; }
-awk -v n="$n" -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v e="$t4" 'BEGIN {
-	agent = (b - a) / n; virsh = (c - b) / n; agent1 = (d - c) / 10; virsh1 = (e - d) / 10
-	printf "bench/vm: attach+detach to the config, ms per pair (%d pairs, one connection):\n", n
+# the median round by its ratio
+sort_rounds=$(awk '{printf "%.6f %.3f %.3f\n", ($2 - $1) / ($3 - $2), $2 - $1, $3 - $2}' "$tmp/rounds" |
+	sort -n | awk -v m="$(( (rounds + 1) / 2 ))" 'NR == m {print $2, $3}
+		{r = r sprintf(" %.2f", $1)} END {print r}')
+median=$(echo "$sort_rounds" | head -1)
+all=$(echo "$sort_rounds" | tail -1)
+awk -v n="$n" -v r="$rounds" -v a="${median% *}" -v v="${median#* }" -v all="$all" \
+	-v c="$t2" -v d="$t3" -v e="$t4" 'BEGIN {
+	agent = a / n; virsh = v / n; agent1 = (d - c) / 10; virsh1 = (e - d) / 10
+	printf "bench/vm: attach+detach to the config, ms per pair (%d pairs, one connection;\n", n
+	printf "  the median of %d alternating rounds, ratios%s):\n", r, all
 	printf "  agent %.2f  virsh %.2f  ratio %.2f\n", agent, virsh, agent / virsh
 	printf "bench/vm: one process per request (10 pairs):\n"
 	printf "  agent (curl) %.2f  virsh %.2f  ratio %.2f\n", agent1, virsh1, agent1 / virsh1
