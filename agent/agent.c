@@ -187,17 +187,23 @@ static const struct vfp_reconcile_ops reconcile_ops = {
 
 /*
  * libvirt: the config's URI, else test:///default on a simulated host (its
- * VFs exist nowhere else) and qemu:///system on a real one.
+ * VFs exist nowhere else) and qemu:///system on a real one; none at all
+ * (libvirt never loaded) when the config says "libvirt": false.
  */
 static int open_libvirt(struct agent *a)
 {
 	const char *uri = vfp_config_get_libvirt_uri(a->config);
 	int r;
 
+	if (!vfp_config_get_libvirt_enabled(a->config)) {
+		log_info("libvirt: off (\"libvirt\": false in the config): containers get VFs, "
+			 "VMs do not");
+		return 0;
+	}
 	if (!uri)
 		uri = a->opt.simulate_dir ? "test:///default" : "qemu:///system";
 	r = libvirt_conn_new(uri, &a->libvirt);
-	if (r < 0)
+	if (r < 0 && r != -ENOPKG) /* that one said why already */
 		log_error("libvirt %s: %s", uri, strerror(-r));
 	return r;
 }

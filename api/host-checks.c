@@ -15,7 +15,11 @@ static void check_libvirt(struct agent *a, struct vfp_host_checks *c)
 {
 	const char *uri = libvirt_conn_get_uri(a->libvirt);
 
-	if (libvirt_conn_is_connected(a->libvirt))
+	if (!uri)
+		vfp_host_checks_add(c, VFP_CHECK_SKIP, "libvirt", NULL, NULL,
+				    "off (\"libvirt\": false in the config): VMs cannot get VFs "
+				    "(containers can)");
+	else if (libvirt_conn_is_connected(a->libvirt))
 		vfp_host_checks_add(c, VFP_CHECK_PASS, "libvirt", NULL, NULL, "%s: connected", uri);
 	else
 		vfp_host_checks_add(c, VFP_CHECK_WARN, "libvirt", NULL,

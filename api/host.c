@@ -40,7 +40,7 @@ static json_t *libvirt_facts(struct agent *a)
 							 f->domain, "uuid", f->uuid));
 	}
 	pthread_mutex_unlock(&a->ledger_lock);
-	return json_pack("{s:s, s:b, s:o}", "uri", libvirt_conn_get_uri(a->libvirt), "connected",
+	return json_pack("{s:s?, s:b, s:o}", "uri", libvirt_conn_get_uri(a->libvirt), "connected",
 			 libvirt_conn_is_connected(a->libvirt), "foreign_vfs", foreign);
 }
 

@@ -47,6 +47,7 @@ struct vfp_config {
 	char *socket_group;
 	char *libvirt_uri;    /* NULL: the agent's default */
 	bool libvirt_managed; /* libvirt binds VFs to vfio-pci (managed='yes') */
+	bool libvirt_off;     /* "libvirt": false: a host without VMs */
 	struct vfp_retention retention;
 	long long orphan_seconds; /* a reservation whose owner does not exist lasts this long */
 	long long repair_retry;	  /* a quarantined VF is repaired again after this; 0: never */
@@ -410,7 +411,10 @@ static int parse_socket_group(struct vfp_config *c, json_t *v, char **err)
 	return c->socket_group ? 0 : -ENOMEM;
 }
 
-/* {"uri": "qemu:///system", "managed": true}: where VMs live, and who binds vfio-pci. */
+/*
+ * {"uri": "qemu:///system", "managed": true}: where VMs live, and who binds
+ * vfio-pci; or false: a host without VMs, where the agent never loads libvirt.
+ */
 static int parse_libvirt(struct vfp_config *c, json_t *o, char **err)
 {
 	static const char *const keys[] = { "uri", "managed", NULL };
@@ -418,8 +422,12 @@ static int parse_libvirt(struct vfp_config *c, json_t *o, char **err)
 	const char *s = json_string_value(uri);
 	int r;
 
+	c->libvirt_off = json_is_false(o);
+	if (c->libvirt_off)
+		return 0;
 	if (!json_is_object(o))
-		return vfp_config_error(err, "libvirt", "must be an object like {\"uri\": \"qemu:///system\"}");
+		return vfp_config_error(err, "libvirt", "must be false (no VMs on this host) or an "
+				       "object like {\"uri\": \"qemu:///system\"}");
 	r = vfp_json_check_keys(o, "libvirt", keys, err);
 	if (r < 0)
 		return r;
@@ -774,6 +782,12 @@ VFP_EXPORT const char *vfp_config_get_socket_group(const struct vfp_config *c)
 VFP_EXPORT const char *vfp_config_get_libvirt_uri(const struct vfp_config *c)
 {
 	return c->libvirt_uri;
+}
+
+/* False when the config says "libvirt": false (a host without VMs). */
+VFP_EXPORT bool vfp_config_get_libvirt_enabled(const struct vfp_config *c)
+{
+	return !c->libvirt_off;
 }
 
 /* Whether libvirt binds VFs to vfio-pci itself (managed='yes', the default). */

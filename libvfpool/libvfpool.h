@@ -137,6 +137,7 @@ bool vfp_config_get_guid_range(const struct vfp_config *config, unsigned long lo
 json_t *vfp_config_pools_to_json(const struct vfp_config *config);
 const char *vfp_config_get_socket_group(const struct vfp_config *config);
 const char *vfp_config_get_libvirt_uri(const struct vfp_config *config);
+bool vfp_config_get_libvirt_enabled(const struct vfp_config *config);
 bool vfp_config_get_libvirt_managed(const struct vfp_config *config);
 
 /* What the ledger keeps of the past: released allocations and audit rows. */

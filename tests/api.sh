@@ -279,6 +279,27 @@ start_agent --log-level debug
 api GET /v1/pools; expect 200
 grep -q '^<7>GET /v1/pools 200$' "$tmp/agent.log" || fail "--log-level debug: no line for a GET"
 stop_agent
+# ---- libvirt is loaded with the first connection; "libvirt": false never loads it
+maps_libvirt() { grep -c '/libvirt\.so' "/proc/$agent_pid/maps" || true; }
+start_agent
+[ "$(maps_libvirt)" -gt 0 ] || fail "the simulated host's agent has not loaded libvirt"
+stop_agent
+printf '{"pools":[{"name":"eth","selector":{"vendors":["8086"]}}],"libvirt":false}' >"$tmp/novm.json"
+start_agent --config "$tmp/novm.json"
+[ "$(maps_libvirt)" = 0 ] || fail "\"libvirt\": false: libvirt.so is mapped"
+grep -q 'libvirt: off' "$tmp/agent.log" || fail "\"libvirt\": false is not logged"
+api GET /v1/host; expect 200
+[ "$(jget '.libvirt.uri')" = null ] && [ "$(jget '.libvirt.connected')" = false ] ||
+	fail "GET /v1/host without libvirt: $body"
+api GET /v1/host/checks; expect 200
+jget '.checks[] | select(.check == "libvirt") | .status' | grep -qx skip ||
+	fail "host checks without libvirt: $body"
+api POST /v1/allocations -d '{"pool":"eth","count":1,"owner":{"kind":"vm","name":"one-7"}}'; expect 201
+id=$(jget .id)
+api POST "/v1/allocations/$id/attach" -d '{"domain":"one-7"}'; expect 503
+printf '%s' "$body" | grep -q 'runs without libvirt' || fail "attach without libvirt: $body"
+[ "$(maps_libvirt)" = 0 ] || fail "\"libvirt\": false: libvirt.so was loaded by a request"
+stop_agent
 rc=0; "$b/agent/vfagentd" --simulate "$tmp/sys" --log-level verbose >"$tmp/bad.log" 2>&1 || rc=$?
 [ "$rc" = 2 ] && grep -q 'log-level: "verbose" is not' "$tmp/bad.log" ||
 	fail "--log-level verbose: exit $rc: $(cat "$tmp/bad.log")"

@@ -117,7 +117,11 @@ static const struct {
 	{ "{\"opennebula_mac_prefix\": 2}",
 	  "opennebula_mac_prefix: must be two MAC bytes like \"02:1b\"" },
 	{ "{\"libvirt\": \"qemu:///system\"}",
-	  "libvirt: must be an object like {\"uri\": \"qemu:///system\"}" },
+	  "libvirt: must be false (no VMs on this host) or an object like {\"uri\": "
+	  "\"qemu:///system\"}" },
+	{ "{\"libvirt\": true}",
+	  "libvirt: must be false (no VMs on this host) or an object like {\"uri\": "
+	  "\"qemu:///system\"}" },
 	{ "{\"libvirt\": {\"uri\": \"qemu\"}}",
 	  "libvirt.uri: must be a libvirt URI like \"qemu:///system\"" },
 	{ "{\"libvirt\": {\"uri\": 7}}", "libvirt.uri: must be a libvirt URI like \"qemu:///system\"" },
@@ -211,6 +215,7 @@ START_TEST(test_config_selectors_first_match)
 	ck_assert_uint_eq(vfp_config_get_pool_count(c), 5);
 	ck_assert_str_eq(vfp_config_get_libvirt_uri(c), "qemu+ssh://kvm1/system");
 	ck_assert(!vfp_config_get_libvirt_managed(c));
+	ck_assert(vfp_config_get_libvirt_enabled(c));
 	vfp_config_unref(c);
 	vfp_inventory_unref(inv);
 	fixture_teardown(&fx);
@@ -284,6 +289,7 @@ START_TEST(test_config_empty_and_defaults)
 	ck_assert_uint_eq(vfp_config_get_opennebula_mac_prefix(c)[1], 0x00);
 	ck_assert_ptr_null(vfp_config_get_libvirt_uri(c));
 	ck_assert(vfp_config_get_libvirt_managed(c));
+	ck_assert(vfp_config_get_libvirt_enabled(c));
 	vfp_config_get_retention(c, &keep);
 	ck_assert_int_eq(keep.seconds, 7 * 86400);
 	ck_assert_uint_eq(keep.allocations, 10000);
@@ -296,6 +302,20 @@ START_TEST(test_config_empty_and_defaults)
 END_TEST
 
 /* The example config the project ships, with every key set, parses. */
+/* A host without VMs: "libvirt": false, and nothing else of libvirt's is read. */
+START_TEST(test_config_libvirt_off)
+{
+	char *err = NULL;
+	int r;
+	struct vfp_config *c = load("{\"libvirt\": false}", &r, &err);
+
+	ck_assert_int_eq(r, 0);
+	ck_assert(!vfp_config_get_libvirt_enabled(c));
+	ck_assert_ptr_null(vfp_config_get_libvirt_uri(c));
+	vfp_config_unref(c);
+}
+END_TEST
+
 START_TEST(test_config_example)
 {
 	char path[512], *err = NULL;
@@ -322,6 +342,7 @@ Suite *suite_config(void)
 	tcase_add_test(tc, test_vf_range_forms);
 	tcase_add_test(tc, test_config_file);
 	tcase_add_test(tc, test_config_empty_and_defaults);
+	tcase_add_test(tc, test_config_libvirt_off);
 	tcase_add_test(tc, test_config_example);
 	suite_add_tcase(s, tc);
 	return s;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "agent/vm/libvirt-api.h"
 #include "agent/vm/libvirt.h"
 
 #define BACKOFF_MAX 60
@@ -35,6 +36,8 @@ struct libvirt_conn {
 	virDomainPtr recent; /* the domain looked up last, on c->conn or c->dead */
 };
 
+static const struct libvirt_api *lv; /* set by the first libvirt_conn_new() */
+
 static void quiet(void *userdata, virErrorPtr e)
 {
 	(void)userdata;
@@ -43,8 +46,8 @@ static void quiet(void *userdata, virErrorPtr e)
 
 static void register_event_impl(void)
 {
-	virSetErrorFunc(NULL, quiet);
-	virEventRegisterDefaultImpl();
+	lv->virSetErrorFunc(NULL, quiet);
+	lv->virEventRegisterDefaultImpl();
 }
 
 static void signal_event(struct libvirt_conn *c)
@@ -59,7 +62,7 @@ static void signal_event(struct libvirt_conn *c)
 /* libvirt's words for the last error of this thread, and an errno for HTTP. */
 static int last_error(const char *what, char *err, size_t err_size)
 {
-	virErrorPtr e = virGetLastError();
+	virErrorPtr e = lv->virGetLastError();
 	int code = e ? e->code : VIR_ERR_INTERNAL_ERROR;
 
 	snprintf(err, err_size, "%s: %s", what, e && e->message ? e->message : "unknown error");
@@ -86,7 +89,7 @@ static void remember(struct libvirt_conn *c, virDomainPtr dom)
 {
 	char uuid[VIR_UUID_STRING_BUFLEN];
 
-	if (virDomainGetUUIDString(dom, uuid) < 0)
+	if (lv->virDomainGetUUIDString(dom, uuid) < 0)
 		return;
 	pthread_mutex_lock(&c->lock);
 	memcpy(c->seen[c->n_seen++ % SEEN_MAX], uuid, sizeof(uuid));
@@ -108,6 +111,8 @@ bool libvirt_conn_was_seen(struct libvirt_conn *c, const char *uuid)
 {
 	bool seen = false;
 
+	if (!c)
+		return false;
 	pthread_mutex_lock(&c->lock);
 	for (unsigned i = 0; i < SEEN_MAX && i < c->n_seen && !seen; i++)
 		seen = strcasecmp(c->seen[i], uuid) == 0;
@@ -133,8 +138,8 @@ static void on_close(virConnectPtr conn, int reason, void *opaque)
 /* Under c->lock. The handle of the domain looked up last, unless it is on @conn. */
 static void forget_recent(struct libvirt_conn *c, virConnectPtr conn)
 {
-	if (c->recent && virDomainGetConnect(c->recent) != conn) {
-		virDomainFree(c->recent);
+	if (c->recent && lv->virDomainGetConnect(c->recent) != conn) {
+		lv->virDomainFree(c->recent);
 		c->recent = NULL;
 	}
 }
@@ -147,14 +152,14 @@ static void close_dead(struct libvirt_conn *c)
 	forget_recent(c, c->conn);
 	if (!dead)
 		return;
-	virConnectUnregisterCloseCallback(dead, on_close);
-	virConnectClose(dead);
+	lv->virConnectUnregisterCloseCallback(dead, on_close);
+	lv->virConnectClose(dead);
 }
 
 /* Under c->lock. Subscribes to lifecycle events; failure sets the next try. */
 static int connect_locked(struct libvirt_conn *c, char *err, size_t err_size)
 {
-	virConnectPtr conn = virConnectOpen(c->uri);
+	virConnectPtr conn = lv->virConnectOpen(c->uri);
 
 	if (!conn) {
 		int r = last_error(c->uri, err, err_size);
@@ -166,9 +171,9 @@ static int connect_locked(struct libvirt_conn *c, char *err, size_t err_size)
 		c->backoff = c->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : c->backoff * 2;
 		return r == -EREMOTEIO ? -ENOTCONN : r;
 	}
-	virConnectSetKeepAlive(conn, 5, 3); /* local drivers have none; that is fine */
-	virConnectRegisterCloseCallback(conn, on_close, c, NULL);
-	c->lifecycle_id = virConnectDomainEventRegisterAny(
+	lv->virConnectSetKeepAlive(conn, 5, 3); /* local drivers have none; that is fine */
+	lv->virConnectRegisterCloseCallback(conn, on_close, c, NULL);
+	c->lifecycle_id = lv->virConnectDomainEventRegisterAny(
 		conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE, VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), c,
 		NULL);
 	c->conn = conn;
@@ -197,7 +202,7 @@ static void *event_thread(void *arg)
 	struct libvirt_conn *c = arg;
 
 	while (!c->stop)
-		virEventRunDefaultImpl();
+		lv->virEventRunDefaultImpl();
 	return NULL;
 }
 
@@ -209,9 +214,15 @@ static void *event_thread(void *arg)
 int libvirt_conn_new(const char *uri, struct libvirt_conn **ret)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	struct libvirt_conn *c = calloc(1, sizeof(*c));
+	struct libvirt_conn *c;
 	char err[512];
 
+	if (libvirt_api_load(&lv, err, sizeof(err)) < 0) {
+		log_error("libvirt %s: %s (install libvirt's client library, or set \"libvirt\": "
+			  "false in the config on a host without VMs)", uri, err);
+		return -ENOPKG;
+	}
+	c = calloc(1, sizeof(*c));
 	if (!c || !(c->uri = strdup(uri))) {
 		free(c);
 		return -ENOMEM;
@@ -221,11 +232,11 @@ int libvirt_conn_new(const char *uri, struct libvirt_conn **ret)
 	c->backoff = 1;
 	c->lifecycle_id = -1;
 	c->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	c->timer = virEventAddTimeout(1000, tick, c, NULL);
+	c->timer = lv->virEventAddTimeout(1000, tick, c, NULL);
 	if (c->event_fd < 0 || c->timer < 0 ||
 	    pthread_create(&c->thread, NULL, event_thread, c) != 0) {
 		if (c->timer >= 0)
-			virEventRemoveTimeout(c->timer);
+			lv->virEventRemoveTimeout(c->timer);
 		if (c->event_fd >= 0)
 			close(c->event_fd);
 		pthread_mutex_destroy(&c->lock);
@@ -245,16 +256,16 @@ void libvirt_conn_free(struct libvirt_conn *c)
 	if (!c)
 		return;
 	c->stop = true;
-	virEventUpdateTimeout(c->timer, 0); /* wakes the event thread */
+	lv->virEventUpdateTimeout(c->timer, 0); /* wakes the event thread */
 	pthread_join(c->thread, NULL);
-	virEventRemoveTimeout(c->timer);
+	lv->virEventRemoveTimeout(c->timer);
 	close_dead(c);
 	forget_recent(c, NULL);
 	if (c->conn) {
 		if (c->lifecycle_id >= 0)
-			virConnectDomainEventDeregisterAny(c->conn, c->lifecycle_id);
-		virConnectUnregisterCloseCallback(c->conn, on_close);
-		virConnectClose(c->conn);
+			lv->virConnectDomainEventDeregisterAny(c->conn, c->lifecycle_id);
+		lv->virConnectUnregisterCloseCallback(c->conn, on_close);
+		lv->virConnectClose(c->conn);
 	}
 	close(c->event_fd);
 	pthread_mutex_destroy(&c->lock);
@@ -262,17 +273,20 @@ void libvirt_conn_free(struct libvirt_conn *c)
 	free(c);
 }
 
+/* The URI, or NULL when the agent runs without libvirt (@c NULL). */
 const char *libvirt_conn_get_uri(const struct libvirt_conn *c)
 {
-	return c->uri;
+	return c ? c->uri : NULL;
 }
 
 bool libvirt_conn_is_connected(struct libvirt_conn *c)
 {
 	bool up;
 
+	if (!c)
+		return false;
 	pthread_mutex_lock(&c->lock);
-	up = c->conn && virConnectIsAlive(c->conn) == 1;
+	up = c->conn && lv->virConnectIsAlive(c->conn) == 1;
 	pthread_mutex_unlock(&c->lock);
 	return up;
 }
@@ -280,14 +294,14 @@ bool libvirt_conn_is_connected(struct libvirt_conn *c)
 /* Readable after a domain stopped or was undefined, and after every (re)connect. */
 int libvirt_conn_get_event_fd(const struct libvirt_conn *c)
 {
-	return c->event_fd;
+	return c ? c->event_fd : -1; /* poll() skips a negative fd */
 }
 
 void libvirt_conn_drain(struct libvirt_conn *c)
 {
 	uint64_t n;
 
-	if (read(c->event_fd, &n, sizeof(n)) < 0) {
+	if (c && read(c->event_fd, &n, sizeof(n)) < 0) {
 		/* nothing pending */
 	}
 }
@@ -297,12 +311,17 @@ static virConnectPtr get(struct libvirt_conn *c, char *err, size_t err_size)
 {
 	virConnectPtr conn;
 
+	if (!c) {
+		snprintf(err, err_size, "this agent runs without libvirt (\"libvirt\": false in its "
+			 "config): VMs cannot get VFs here");
+		return NULL;
+	}
 	pthread_mutex_lock(&c->lock);
 	if (!c->conn)
 		connect_locked(c, err, err_size);
 	conn = c->conn;
 	if (conn)
-		virConnectRef(conn);
+		lv->virConnectRef(conn);
 	pthread_mutex_unlock(&c->lock);
 	return conn;
 }
@@ -311,22 +330,22 @@ static virConnectPtr get(struct libvirt_conn *c, char *err, size_t err_size)
 static void put(struct libvirt_conn *c, virConnectPtr conn)
 {
 	pthread_mutex_lock(&c->lock);
-	if (c->conn == conn && virConnectIsAlive(conn) != 1) {
+	if (c->conn == conn && lv->virConnectIsAlive(conn) != 1) {
 		c->dead = c->conn;
 		c->conn = NULL;
 		c->next_try = 0;
 	}
 	pthread_mutex_unlock(&c->lock);
-	virConnectClose(conn);
+	lv->virConnectClose(conn);
 }
 
 /* Keeps a reference to @dom as the domain looked up last on @conn. */
 static void remember_handle(struct libvirt_conn *c, virConnectPtr conn, virDomainPtr dom)
 {
 	pthread_mutex_lock(&c->lock);
-	if (c->conn == conn && virDomainRef(dom) == 0) {
+	if (c->conn == conn && lv->virDomainRef(dom) == 0) {
 		if (c->recent)
-			virDomainFree(c->recent);
+			lv->virDomainFree(c->recent);
 		c->recent = dom;
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -338,10 +357,10 @@ static void remember_handle(struct libvirt_conn *c, virConnectPtr conn, virDomai
  */
 static virDomainPtr lookup(struct libvirt_conn *c, virConnectPtr conn, const char *name_or_uuid)
 {
-	virDomainPtr dom = virDomainLookupByUUIDString(conn, name_or_uuid);
+	virDomainPtr dom = lv->virDomainLookupByUUIDString(conn, name_or_uuid);
 
 	if (!dom)
-		dom = virDomainLookupByName(conn, name_or_uuid);
+		dom = lv->virDomainLookupByName(conn, name_or_uuid);
 	if (dom)
 		remember_handle(c, conn, dom);
 	return dom;
@@ -358,9 +377,9 @@ static virDomainPtr by_uuid(struct libvirt_conn *c, virConnectPtr conn, const ch
 	virDomainPtr dom = NULL;
 
 	pthread_mutex_lock(&c->lock);
-	if (c->recent && virDomainGetConnect(c->recent) == conn &&
-	    virDomainGetUUIDString(c->recent, have) == 0 && strcasecmp(have, uuid) == 0 &&
-	    virDomainRef(c->recent) == 0)
+	if (c->recent && lv->virDomainGetConnect(c->recent) == conn &&
+	    lv->virDomainGetUUIDString(c->recent, have) == 0 && strcasecmp(have, uuid) == 0 &&
+	    lv->virDomainRef(c->recent) == 0)
 		dom = c->recent;
 	pthread_mutex_unlock(&c->lock);
 	return dom ? dom : lookup(c, conn, uuid);
@@ -373,13 +392,13 @@ static virDomainPtr by_uuid(struct libvirt_conn *c, virConnectPtr conn, const ch
  */
 static void describe(virDomainPtr dom, struct libvirt_domain *ret)
 {
-	const char *name = virDomainGetName(dom);
+	const char *name = lv->virDomainGetName(dom);
 
 	snprintf(ret->name, sizeof(ret->name), "%s", name ? name : "");
-	if (virDomainGetUUIDString(dom, ret->uuid) < 0)
+	if (lv->virDomainGetUUIDString(dom, ret->uuid) < 0)
 		ret->uuid[0] = '\0';
-	ret->active = virDomainGetID(dom) != (unsigned)-1;
-	ret->persistent = !ret->active || virDomainIsPersistent(dom) == 1;
+	ret->active = lv->virDomainGetID(dom) != (unsigned)-1;
+	ret->persistent = !ret->active || lv->virDomainIsPersistent(dom) == 1;
 }
 
 /**
@@ -404,7 +423,7 @@ int libvirt_lookup(struct libvirt_conn *c, const char *name_or_uuid, struct libv
 	if (r == -ENOENT)
 		snprintf(err, err_size, "libvirt %s has no domain %s", c->uri, name_or_uuid);
 	if (dom)
-		virDomainFree(dom);
+		lv->virDomainFree(dom);
 	put(c, conn);
 	return r;
 }
@@ -437,11 +456,11 @@ int libvirt_attach(struct libvirt_conn *c, const char *uuid, const char *xml, un
 	if (!conn)
 		return -ENOTCONN;
 	dom = by_uuid(c, conn, uuid);
-	if (!dom || virDomainAttachDeviceFlags(dom, xml, f) < 0)
+	if (!dom || lv->virDomainAttachDeviceFlags(dom, xml, f) < 0)
 		r = last_error(dom ? "libvirt refused the device" : "looking up the domain", err,
 			       err_size);
 	if (dom)
-		virDomainFree(dom);
+		lv->virDomainFree(dom);
 	put(c, conn);
 	return r;
 }
@@ -454,9 +473,9 @@ static bool gone(virDomainPtr dom)
 {
 	virErrorPtr e;
 
-	if (virDomainIsActive(dom) >= 0)
+	if (lv->virDomainIsActive(dom) >= 0)
 		return false;
-	e = virGetLastError();
+	e = lv->virGetLastError();
 	return e && e->code == VIR_ERR_NO_DOMAIN;
 }
 
@@ -474,16 +493,16 @@ static int detach_device(virDomainPtr dom, const char *xml, unsigned flags, char
 	virErrorPtr e;
 	int r;
 
-	if (!f || virDomainDetachDeviceFlags(dom, xml, f) == 0)
+	if (!f || lv->virDomainDetachDeviceFlags(dom, xml, f) == 0)
 		return 0;
-	e = virGetLastError();
+	e = lv->virGetLastError();
 	if (e && e->code == VIR_ERR_OPERATION_INVALID) {
-		d.active = virDomainIsActive(dom) == 1; /* now, not when it was looked up */
-		d.persistent = virDomainIsPersistent(dom) == 1;
+		d.active = lv->virDomainIsActive(dom) == 1; /* now, not when it was looked up */
+		d.persistent = lv->virDomainIsPersistent(dom) == 1;
 		f = vir_flags(flags, &d);
-		if (!f || virDomainDetachDeviceFlags(dom, xml, f) == 0)
+		if (!f || lv->virDomainDetachDeviceFlags(dom, xml, f) == 0)
 			return 0;
-		e = virGetLastError();
+		e = lv->virGetLastError();
 	}
 	if (e && (e->code == VIR_ERR_DEVICE_MISSING || e->code == VIR_ERR_NO_DOMAIN))
 		return 0; /* gone, or the domain is gone with its devices */
@@ -513,7 +532,7 @@ int libvirt_detach(struct libvirt_conn *c, const char *uuid, const char *xml, un
 	dom = by_uuid(c, conn, uuid);
 	if (dom) {
 		r = detach_device(dom, xml, flags, err, err_size);
-		virDomainFree(dom);
+		lv->virDomainFree(dom);
 	} else if ((r = last_error("looking up the domain", err, err_size)) == -ENOENT) {
 		r = 0; /* gone with its devices */
 		err[0] = '\0';
@@ -539,11 +558,11 @@ int libvirt_domain_xml(struct libvirt_conn *c, const char *uuid, char **ret_xml,
 		return -ENOTCONN;
 	dom = by_uuid(c, conn, uuid);
 	if (dom)
-		xml = virDomainGetXMLDesc(dom, 0);
+		xml = lv->virDomainGetXMLDesc(dom, 0);
 	if (!xml)
 		r = last_error("reading the domain's XML", err, err_size);
 	if (dom)
-		virDomainFree(dom);
+		lv->virDomainFree(dom);
 	put(c, conn);
 	if (r < 0)
 		return r;
@@ -569,17 +588,17 @@ int libvirt_list_domains(struct libvirt_conn *c, struct libvirt_domain_desc **re
 
 	if (!conn)
 		return -ENOTCONN;
-	n = virConnectListAllDomains(conn, &doms, 0);
+	n = lv->virConnectListAllDomains(conn, &doms, 0);
 	if (n < 0)
 		n = last_error("listing domains", err, err_size);
 	else if (!(list = calloc((size_t)n + 1, sizeof(*list))))
 		n = -ENOMEM;
 	for (int i = 0; doms && i < n; i++) {
 		describe(doms[i], &list[i].d);
-		list[i].xml = virDomainGetXMLDesc(doms[i], 0);
+		list[i].xml = lv->virDomainGetXMLDesc(doms[i], 0);
 	}
 	for (int i = 0; doms && doms[i]; i++)
-		virDomainFree(doms[i]);
+		lv->virDomainFree(doms[i]);
 	free(doms);
 	put(c, conn);
 	if (n < 0)

@@ -7,6 +7,11 @@
  * 60 s, and a call made meanwhile tries once at once. Domain lifecycle
  * events and every reconnect make event_fd readable: the main loop then
  * checks the leases of the VM allocations.
+ *
+ * libvirt itself is loaded with the first connection (libvirt-api.c). An
+ * agent configured without libvirt has no connection: every function here
+ * takes NULL for it and answers as for a libvirt that is not there (calls
+ * that need a domain fail with -ENOTCONN and say why).
  */
 #pragma once
 

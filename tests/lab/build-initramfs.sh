@@ -43,12 +43,17 @@ bins="$build/agent/vfagentd $build/agent/vfctl/vfctl /usr/sbin/ip /usr/bin/rdma 
 # shellcheck disable=SC2086 # a list of paths without spaces
 cp $bins "$i/usr/bin/"
 rxe=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
-# vfctl dlopen()s libcurl when it first talks to the agent: ldd does not name it
-curl_so=$(ldconfig -p | awk '/libcurl\.so\.4 .*x86-64/ {print $NF; exit}')
-[ -n "$curl_so" ] || { echo "build-initramfs: no libcurl.so.4 on this machine" >&2; exit 1; }
-cp -L "$curl_so" "$i/usr/lib/x86_64-linux-gnu/"
+# libraries loaded with dlopen(), which ldd does not name: libcurl (vfctl, when it first talks
+# to the agent) and libvirt (vfagentd, at its first libvirt connection)
+dlopened=
+for so in libcurl.so.4 libvirt.so.0; do
+	path=$(ldconfig -p | awk -v so="$so" '$1 == so && /x86-64/ {print $NF; exit}')
+	[ -n "$path" ] || { echo "build-initramfs: no $so on this machine" >&2; exit 1; }
+	cp -L "$path" "$i/usr/lib/x86_64-linux-gnu/"
+	dlopened="$dlopened $path"
+done
 # shellcheck disable=SC2086
-for b in $bins "$i/bin/udevadm" $rxe "$curl_so"; do ldd "$b"; done | awk '/=> \// {print $3}' |
+for b in $bins "$i/bin/udevadm" $rxe $dlopened; do ldd "$b"; done | awk '/=> \// {print $3}' |
 	sort -u | while read -r l; do cp -L "$l" "$i/usr/lib/x86_64-linux-gnu/"; done
 cp -L /lib64/ld-linux-x86-64.so.2 "$i/lib64/"
 ln -s ../usr/lib/x86_64-linux-gnu "$i/lib/x86_64-linux-gnu"
