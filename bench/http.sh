@@ -2,7 +2,8 @@
 # bench/http: wrk against vfagentd on TCP loopback (GET /v1/vfs/{pci} and
 # GET /v1/vfs on 1,024 VFs) and, in the same run, against nginx serving the
 # same bytes as static files. Prints req/s for both and the ratio, and the
-# agent's RSS at 4,096 VFs. Needs wrk and nginx (apt-get install wrk nginx-light).
+# agent's RSS at 4,096 VFs, with libvirt and with "libvirt": false. Needs wrk and nginx
+# (apt-get install wrk nginx-light).
 set -eu
 b=${top_builddir:-$(dirname "$0")/..}
 for t in wrk nginx curl; do command -v $t >/dev/null || { echo "bench/http: $t is missing"; exit 77; }; done
@@ -75,4 +76,10 @@ stop
 start 32
 curl -sf -H "Authorization: Bearer $token" "http://127.0.0.1:$aport/v1/vfs" >/dev/null
 printf '  agent RSS at 4,096 VFs after a full GET /v1/vfs: %s KiB\n' "$(rss_kb)"
+stop
+# a host without VMs: libvirt (loaded with the first connection) is never loaded
+printf '{"pools":[{"name":"ib","selector":{"vendors":["15b3"]}}],"libvirt":false}' >"$tmp/config.json"
+start 32
+curl -sf -H "Authorization: Bearer $token" "http://127.0.0.1:$aport/v1/vfs" >/dev/null
+printf '  the same, "libvirt": false (a host without VMs): %s KiB\n' "$(rss_kb)"
 stop
