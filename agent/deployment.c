@@ -14,6 +14,7 @@
 #include "agent/claim.h"
 #include "agent/deployment.h"
 #include "agent/deployment-held.h"
+#include "agent/owner.h"
 #include "agent/pf/pf-side.h"
 #include "agent/release.h"
 #include "agent/vm/domain-xml.h"
@@ -297,18 +298,18 @@ static void allocation_ids(const struct rewrite *w, char *buf, size_t size)
 					vfp_allocation_get_id(w->allocs[p]));
 }
 
-/* Whether VF @pci, held by allocation @id, is held for the VM named @owner. */
-static bool held_by(struct agent *a, const char *id, const char *owner)
+/* Whether allocation @id is held for this file's domain: by its UUID, else by name. */
+static bool held_by(struct rewrite *w, const char *id, const char *owner)
 {
 	struct vfp_allocation *alloc = NULL;
 	const struct vfp_owner *o;
 	char ignored[256];
 	bool mine;
 
-	if (agent_get_allocation(a, id, &alloc, ignored, sizeof(ignored)) < 0)
+	if (agent_get_allocation(w->agent, id, &alloc, ignored, sizeof(ignored)) < 0)
 		return false;
 	o = vfp_allocation_get_owner(alloc);
-	mine = o && o->kind == VFP_OWNER_VM && o->name && strcmp(o->name, owner) == 0;
+	mine = o && owner_check_domain(o, owner, w->uuid, ignored, sizeof(ignored)) == 0;
 	vfp_allocation_unref(alloc);
 	return mine;
 }
@@ -341,7 +342,7 @@ static int check_hostdevs(struct rewrite *w)
 			r = fail(w, -EBUSY, "devices/hostdev %s: a VF of pool %s, managed by vfagent: "
 				 "ask for it through an SR-IOV network, not as a PCI device", list[i],
 				 v.pool);
-		else if (r >= 0 && !held_by(w->agent, v.allocation, owner))
+		else if (r >= 0 && !held_by(w, v.allocation, owner))
 			r = fail(w, -EBUSY, "devices/hostdev %s: held by allocation %s of another "
 				 "owner", list[i], v.allocation);
 	}
@@ -354,10 +355,8 @@ static int check_hostdevs(struct rewrite *w)
 static int rewrite(struct rewrite *w, char **ret_xml, char *ret_ids, size_t ids_size)
 {
 	const char *owner = w->in->owner;
-	int r = domxml_ensure_uuid(w->doc, w->uuid);
+	int r;
 
-	if (r < 0)
-		return fail(w, r, "body: <uuid> is not a UUID");
 	w->name = domxml_get_name(w->doc);
 	if (!owner && !(owner = w->name))
 		return fail(w, -EINVAL, "body: the domain has no <name>; give ?owner=");
@@ -401,6 +400,8 @@ int agent_rewrite_deployment(struct agent *a, const struct agent_deployment *d, 
 	ret_ids[0] = '\0';
 	if (r >= 0)
 		r = domxml_sriov_nics(w.doc, w.config, &w.nics, &w.n_nics, err, err_size);
+	if (r >= 0 && domxml_ensure_uuid(w.doc, w.uuid) < 0)
+		r = fail(&w, -EINVAL, "body: <uuid> is not a UUID");
 	if (r >= 0)
 		r = check_hostdevs(&w);
 	if (r >= 0 && w.n_nics == 0)
