@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/container/rdma-devices.h"
 #include "api/admission.h"
 #include "api/api.h"
 
@@ -394,5 +395,6 @@ void api_server_stop(struct api_server *s, int grace_seconds)
 		admission_free(s->listeners[i].adm);
 	}
 	api_vf_list_cache_clear();
+	rdma_devices_clear();
 	free(s);
 }

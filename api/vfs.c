@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/container/rdma.h"
+#include "agent/container/rdma-devices.h"
 #include "agent/pf/pf-side.h"
 #include "agent/vf-reset.h"
 #include "api/api.h"
@@ -45,11 +45,11 @@ json_t *api_vf_json(struct api_request *req, const struct vfp_vf *vf)
 }
 
 /* Port 1 of the VF's RDMA device, or null. */
-static json_t *rdma_port_json(const char *dev)
+static json_t *rdma_port_json(struct vfp_inventory *inv, const char *dev)
 {
 	struct rdma_port p;
 
-	if (rdma_port_facts(dev, &p) < 0)
+	if (rdma_port_facts(inv, dev, &p) < 0)
 		return json_null();
 	return json_pack("{s:s, s:i, s:s, s:s?, s:i}", "state", p.state, "lid", p.lid,
 			 "link_layer", p.link_layer, "gid0", p.gid0[0] ? p.gid0 : NULL,
@@ -166,7 +166,7 @@ int api_get_vf(struct api_request *req)
 		/* only here, not in lists: it opens the device */
 		if (o)
 			json_object_set_new(o, "rdma_port",
-					    rdma_port_json(vfp_vf_get_rdma_device(vf)));
+					    rdma_port_json(inv, vfp_vf_get_rdma_device(vf)));
 		if (o)
 			add_live_facts(req, inv, vf, o);
 	}

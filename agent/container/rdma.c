@@ -137,53 +137,6 @@ int rdma_check_open(int netns_fd, const char *dev, char *err, size_t err_size)
 	return r;
 }
 
-static int read_port(struct ibv_context *ctx, struct rdma_port *p)
-{
-	static const char *const layers[] = { [IBV_LINK_LAYER_UNSPECIFIED] = "unspecified",
-					      [IBV_LINK_LAYER_INFINIBAND] = "infiniband",
-					      [IBV_LINK_LAYER_ETHERNET] = "ethernet" };
-	struct ibv_port_attr pa;
-	union ibv_gid gid;
-
-	if (ibv_query_port(ctx, 1, &pa) != 0)
-		return -EIO;
-	*p = (struct rdma_port){ .lid = pa.lid, .active_mtu = 128 << pa.active_mtu };
-	snprintf(p->state, sizeof(p->state), "%s", ibv_port_state_str(pa.state));
-	snprintf(p->link_layer, sizeof(p->link_layer), "%s",
-		 pa.link_layer < ELEMENTSOF(layers) ? layers[pa.link_layer] : "unknown");
-	if (ibv_query_gid(ctx, 1, 0, &gid) == 0)
-		inet_ntop(AF_INET6, gid.raw, p->gid0, sizeof(p->gid0));
-	return 0;
-}
-
-/**
- * rdma_port_facts() - port 1 of @dev: state, LID, link layer, GID 0, active MTU
- *
- * -ENODEV when this kernel has no RDMA or no such device: not an error to
- * report, only a fact that is not there.
- */
-int rdma_port_facts(const char *dev, struct rdma_port *ret)
-{
-	struct ibv_device **list;
-	int n = 0, r = -ENODEV;
-
-	if (!dev || !(list = ibv_get_device_list(&n)))
-		return -ENODEV;
-	for (int i = 0; i < n && r < 0; i++) {
-		struct ibv_context *ctx;
-
-		if (strcmp(ibv_get_device_name(list[i]), dev) != 0)
-			continue;
-		ctx = ibv_open_device(list[i]);
-		if (ctx) {
-			r = read_port(ctx, ret);
-			ibv_close_device(ctx);
-		}
-	}
-	ibv_free_device_list(list);
-	return r;
-}
-
 /* For GET /v1/host: how many RDMA devices and the netns mode, or why there is no RDMA. */
 void rdma_host_facts(struct rdma_host *ret)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * RDMA devices: the subsystem's netns mode and moving a device between
- * namespaces (RDMA netlink), and its port facts from rdma-core's libibverbs.
+ * namespaces (RDMA netlink), and the host's devices from rdma-core's libibverbs
+ * (port facts: rdma-devices.h).
  * A kernel without RDMA is normal: every function says so and nothing fails
  * for it.
  */
@@ -12,15 +13,6 @@
 int rdma_netns_exclusive(int *ret_exclusive, char *err, size_t err_size);
 int rdma_move(const char *dev, int from_netns_fd, int to_netns_fd, char *err, size_t err_size);
 int rdma_check_open(int netns_fd, const char *dev, char *err, size_t err_size);
-/* Port 1 of an RDMA device, as libibverbs reports it. */
-struct rdma_port {
-	char state[32];
-	int lid;
-	char link_layer[16];
-	char gid0[48]; /* "" when it has none */
-	int active_mtu;
-};
-
 /* The host's RDMA: devices -1 when there is none (status says why). */
 struct rdma_host {
 	int devices;
@@ -28,5 +20,4 @@ struct rdma_host {
 	char status[160];    /* why not, or "" */
 };
 
-int rdma_port_facts(const char *dev, struct rdma_port *ret);
 void rdma_host_facts(struct rdma_host *ret);
