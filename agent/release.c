@@ -66,6 +66,20 @@ void agent_prune_ledger(struct agent *a)
 	pthread_mutex_unlock(&a->ledger_lock);
 }
 
+/*
+ * The release's intent: durable for a VM's VFs (they leave a domain config
+ * that outlives a power cut); a container's are kernel state only, and
+ * after a power cut its namespace is gone and the sweep releases them.
+ */
+static int release_begin(struct vfp_ledger *l, const struct vfp_allocation *alloc)
+{
+	const char *id = vfp_allocation_get_id(alloc);
+
+	return vfp_allocation_get_owner(alloc)->kind == VFP_OWNER_CONTAINER
+		       ? vfp_ledger_begin_volatile(l, id, VFP_OP_RELEASE)
+		       : vfp_ledger_begin(l, id, VFP_OP_RELEASE);
+}
+
 /**
  * agent_release_allocation() - restore and free the VFs of allocation @id
  *
@@ -89,7 +103,7 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
 	else if (vfp_allocation_get_state(alloc) == VFP_ALLOCATION_RELEASED)
 		r = -ENOENT, snprintf(err, err_size, "allocation %s was released already", id);
-	else if ((r = vfp_ledger_begin(a->ledger, id, VFP_OP_RELEASE)) < 0)
+	else if ((r = release_begin(a->ledger, alloc)) < 0)
 		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
 	if (r >= 0)

@@ -398,6 +398,20 @@ static int claim_one_in_batch(struct vfp_ledger *l, const struct vfp_config *con
 	return r;
 }
 
+/*
+ * Whether any of @reqs is for an owner that outlives a power cut. A
+ * container's does not: its namespace dies with the host, and the next
+ * start would release its VFs anyway, so its claims need not wait for
+ * the disk (see vfp_ledger_begin_lazy_tx()). A VM's domain config stays.
+ */
+static bool outlives_power_cut(const struct vfp_claim *reqs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!reqs[i].owner || reqs[i].owner->kind != VFP_OWNER_CONTAINER)
+			return true;
+	return false;
+}
+
 /**
  * vfp_ledger_claim_batch() - @n claims in one durable commit (group commit)
  * @ret_results: per claim, what vfp_ledger_claim() would return
@@ -405,8 +419,9 @@ static int claim_one_in_batch(struct vfp_ledger *l, const struct vfp_config *con
  * @ret_errors: per claim, NULL or the message of its failure (free() them); may be NULL
  *
  * Each claim is all or none on its own (a savepoint each); one commit and
- * one fsync make them all durable. Returns < 0 only when the commit
- * itself fails, and then no claim took effect.
+ * one fsync make them all durable (no fsync when every owner is a
+ * container: nothing of theirs outlives a power cut). Returns < 0 only
+ * when the commit itself fails, and then no claim took effect.
  */
 VFP_EXPORT int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_config *config,
 				      const struct vfp_claim *reqs, size_t n, int *ret_results,
@@ -417,7 +432,7 @@ VFP_EXPORT int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_con
 
 	if (!ids)
 		return -ENOMEM;
-	r = vfp_ledger_begin_tx(l);
+	r = outlives_power_cut(reqs, n) ? vfp_ledger_begin_tx(l) : vfp_ledger_begin_lazy_tx(l);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		ret_results[i] = claim_one_in_batch(l, config, &reqs[i], ids[i]);
 		if (ret_errors)
