@@ -187,11 +187,14 @@ elif [ -d /sys/module/rdma_rxe ]; then
 		/etc/vfagent/vfagent.json >/run/cfg && mv /run/cfg /etc/vfagent/vfagent.json
 	kill "$agent"; wait "$agent" 2>/dev/null
 	start_agent
-	rd=$(api show "$pci3" | jq -r .rdma_device)
-	if [ "$rd" = rxe0 ]; then
-		pass "rxe: rxe0 on $n3 inventoried as VF $pci3's RDMA device"
+	api show "$pci3" >/run/show
+	rd=$(jq -r .rdma_device /run/show)
+	# its port asked of libibverbs (the host's verbs devices listed once per inventory)
+	port=$(jq -r '[.rdma_port.link_layer, .rdma_port.state] | map(. // "null") | join(" ")' /run/show)
+	if [ "$rd" = rxe0 ] && [ "${port%% *}" = ethernet ]; then
+		pass "rxe: rxe0 on $n3 inventoried as VF $pci3's RDMA device, its port: $port"
 	else
-		fail rxe "VF $pci3 rdma_device $rd; $(cd "/sys/bus/pci/devices/$pci3/" && echo *)"
+		fail rxe "VF $pci3 rdma_device $rd, rdma_port $port; $(cd "/sys/bus/pci/devices/$pci3/" && echo *)"
 	fi
 	$ip netns add c3
 	id3=$(api alloc rxe --owner netns:/run/netns/c3 | jq -r .id)
