@@ -128,7 +128,7 @@ static int parse_vm_owner(struct api_request *req, json_t *j, struct vfp_owner *
 
 	if (r >= 0)
 		r = api_get_string(req, j, "uuid", false, &o->uuid);
-	if (r >= 0 && o->uuid && !valid_uuid(o->uuid))
+	if (r >= 0 && o->uuid && !vfp_uuid_is_valid(o->uuid))
 		r = api_fail(req, -EINVAL, "owner.uuid: \"%.40s\" is not a UUID", o->uuid);
 	if (r >= 0 && (json_object_get(j, "netns") || json_object_get(j, "pid")))
 		r = api_fail(req, -EINVAL, "owner.%s: a VM owner has no namespace",
@@ -359,7 +359,7 @@ static int owner_filter(struct api_request *req, const char **owner, char key[st
 	const char *name;
 
 	*ret_uuid = NULL;
-	if (*owner && strncmp(*owner, "vm:", 3) == 0 && valid_uuid(*owner + 3)) {
+	if (*owner && strncmp(*owner, "vm:", 3) == 0 && vfp_uuid_is_valid(*owner + 3)) {
 		*ret_uuid = *owner + 3;
 		*owner = NULL;
 	}

@@ -66,14 +66,3 @@ bool valid_token(const char *s)
 	return true;
 }
 
-/* "8f6fd3c5-8a5e-4c19-9e0e-3c2d1f0a4b43": 36 characters, hex digits and four dashes. */
-bool valid_uuid(const char *s)
-{
-	for (int i = 0; i < 36; i++) {
-		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-
-		if (dash ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
-			return false;
-	}
-	return s[36] == '\0';
-}

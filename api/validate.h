@@ -7,4 +7,3 @@ bool valid_mac(const char *s);
 bool valid_guid(const char *s);
 bool valid_ip_prefix(const char *s, int *ret_family);
 bool valid_token(const char *s);
-bool valid_uuid(const char *s);

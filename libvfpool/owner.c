@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,24 @@ VFP_EXPORT const char *vfp_owner_netns_name(const char *netns)
 	    strlen(name) >= 64)
 		return NULL;
 	return name;
+}
+
+/**
+ * vfp_uuid_is_valid() - @s is a UUID as libvirt spells a domain's: 36
+ * characters, hex digits of either case with dashes at 8, 13, 18 and 23
+ */
+VFP_EXPORT bool vfp_uuid_is_valid(const char *s)
+{
+	if (!s)
+		return false;
+	for (int i = 0; i < 36; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		/* a NUL fails both tests, so a short string ends the loop there */
+		if (dash ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
+			return false;
+	}
+	return s[36] == '\0';
 }
 
 /**

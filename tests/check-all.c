@@ -23,7 +23,7 @@ static const struct {
 	{ "nlmsg", suite_nlmsg },	  { "nlsock", suite_nlsock },
 	{ "crash", suite_crash },	  { "vfinfo", suite_vfinfo },
 	{ "bind", suite_bind },		  { "domxml", suite_domxml },
-	{ "ledger-sync", suite_ledger_sync },
+	{ "ledger-sync", suite_ledger_sync }, { "uuid", suite_uuid },
 };
 
 static bool skipped(const char *name)

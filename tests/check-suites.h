@@ -6,6 +6,7 @@
 
 Suite *suite_sysfs(void);
 Suite *suite_pci_addr(void);
+Suite *suite_uuid(void);
 Suite *suite_inventory(void);
 Suite *suite_garbage(void);
 Suite *suite_config(void);

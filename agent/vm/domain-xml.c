@@ -210,17 +210,6 @@ char *domxml_get_name(xmlDocPtr doc)
 	return name;
 }
 
-static bool valid_uuid(const char *s)
-{
-	if (strlen(s) != 36)
-		return false;
-	for (int i = 0; i < 36; i++)
-		if ((i == 8 || i == 13 || i == 18 || i == 23) ? s[i] != '-'
-							      : !strchr("0123456789abcdefABCDEF", s[i]))
-			return false;
-	return true;
-}
-
 /**
  * domxml_ensure_uuid() - the domain's UUID; one is added when it has none
  *
@@ -233,7 +222,7 @@ int domxml_ensure_uuid(xmlDocPtr doc, char uuid[37])
 	unsigned char b[16];
 
 	if (node) {
-		bool ok = s && valid_uuid((const char *)s);
+		bool ok = s && vfp_uuid_is_valid((const char *)s);
 
 		if (ok)
 			for (int i = 0; i < 37; i++)
