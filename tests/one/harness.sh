@@ -47,8 +47,11 @@ JSON
 one_host_start() { # NAME
 	d=$ONE_DIR/$1
 	one_host_files "$d"
-	mkdir -p /run/vfagent /run/libvirt /var/lib/libvirt /etc/libvirt /var/log/libvirt \
-		/var/cache/libvirt /var/tmp/one /var/lib/one
+	# the mountpoints this machine lacks are made here, noted, and removed by one_stop
+	for m in /run/vfagent /run/libvirt /var/lib/libvirt /etc/libvirt /var/log/libvirt \
+		/var/cache/libvirt /var/tmp/one /var/lib/one; do
+		[ -d "$m" ] || { mkdir -p "$m" && echo "$m" >>"$ONE_DIR/mountpoints"; }
+	done
 	# shellcheck disable=SC2016
 	unshare -m --propagation private sh -c '
 		d=$1 b=$2
@@ -118,6 +121,10 @@ one_stop() {
 	for h in "$ONE_DIR"/*/pid; do
 		[ -f "$h" ] && one_host_stop "$(basename "$(dirname "$h")")"
 	done
+	sleep 0.2 # the hosts' mount namespaces go with their last process
+	if [ -f "$ONE_DIR/mountpoints" ]; then
+		while read -r m; do rmdir "$m" 2>/dev/null || true; done <"$ONE_DIR/mountpoints"
+	fi
 	rm -rf "$ONE_DIR"
 }
 
