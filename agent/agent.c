@@ -414,6 +414,34 @@ int agent_intent_begin(struct agent *a, const char *id, enum vfp_op op, bool dur
 	return r;
 }
 
+/* agent_intent_begin(), not durable, for each of @ids in one transaction: all or none. */
+int agent_intents_begin_volatile(struct agent *a, const char *const *ids, size_t n,
+				 enum vfp_op op, char *err, size_t err_size)
+{
+	int r;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_ledger_begin_volatile_many(a->ledger, ids, n, op);
+	if (r < 0)
+		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
+	pthread_mutex_unlock(&a->ledger_lock);
+	return r;
+}
+
+/* agent_intent_confirm() for each of @ids in one transaction. */
+int agent_intents_confirm(struct agent *a, const char *const *ids, size_t n, enum vfp_op op,
+			  bool ok, const char *reason)
+{
+	int r;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_ledger_confirm_many(a->ledger, ids, n, op, ok, reason);
+	if (r < 0)
+		log_error("%s", vfp_ledger_get_error(a->ledger));
+	pthread_mutex_unlock(&a->ledger_lock);
+	return r;
+}
+
 /* How intent @op of allocation @id ended (@ok; @reason when not); a failure is logged. */
 int agent_intent_confirm(struct agent *a, const char *id, enum vfp_op op, bool ok,
 			 const char *reason)

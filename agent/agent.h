@@ -89,6 +89,10 @@ int agent_intent_begin(struct agent *a, const char *id, enum vfp_op op, bool dur
 		       size_t err_size);
 int agent_intent_confirm(struct agent *a, const char *id, enum vfp_op op, bool ok,
 			 const char *reason);
+int agent_intents_begin_volatile(struct agent *a, const char *const *ids, size_t n,
+				 enum vfp_op op, char *err, size_t err_size);
+int agent_intents_confirm(struct agent *a, const char *const *ids, size_t n, enum vfp_op op,
+			  bool ok, const char *reason);
 
 void agent_set_log_priority(int priority);
 int agent_get_log_priority(void);

@@ -261,30 +261,41 @@ static void give_back(struct agent *a, struct rewrite *w)
 	}
 }
 
+/* The ids of the first @n allocations, into @ids. */
+static void allocation_id_list(const struct rewrite *w, size_t n, const char *ids[MAX_POOLS])
+{
+	for (size_t p = 0; p < n; p++)
+		ids[p] = vfp_allocation_get_id(w->allocs[p]);
+}
+
 /*
- * Each allocation's attach intent: begun before its VFs are prepared (a
- * failed begin stops the rewrite), confirmed after for those begun. No
- * libvirt config changes here (the domain does not exist yet): only kernel
- * state, so the begins do not wait for the disk.
+ * The allocations' attach intents, in one transaction, begun before their
+ * VFs are prepared (a failed begin stops the rewrite, none begun) and
+ * confirmed together after. No libvirt config changes here (the domain
+ * does not exist yet): only kernel state, so they do not wait for the disk.
  */
 static int begin_intents(struct rewrite *w)
 {
-	int r = 0;
+	const char *ids[MAX_POOLS];
+	size_t n = 0;
+	int r;
 
-	for (w->n_begun = 0; r >= 0 && w->n_begun < w->n_pools && w->allocs[w->n_begun];) {
-		r = agent_intent_begin(w->agent, vfp_allocation_get_id(w->allocs[w->n_begun]),
-				       VFP_OP_ATTACH, false, w->err, w->err_size);
-		if (r >= 0)
-			w->n_begun++;
-	}
+	while (n < w->n_pools && w->allocs[n])
+		n++;
+	allocation_id_list(w, n, ids);
+	r = agent_intents_begin_volatile(w->agent, ids, n, VFP_OP_ATTACH, w->err, w->err_size);
+	w->n_begun = r >= 0 ? n : 0;
 	return r;
 }
 
 static void confirm_intents(struct rewrite *w, bool ok)
 {
-	for (size_t p = 0; p < w->n_begun; p++)
-		agent_intent_confirm(w->agent, vfp_allocation_get_id(w->allocs[p]),
-				     VFP_OP_ATTACH, ok, ok ? NULL : "rewrite failed");
+	const char *ids[MAX_POOLS];
+
+	allocation_id_list(w, w->n_begun, ids);
+	if (w->n_begun)
+		agent_intents_confirm(w->agent, ids, w->n_begun, VFP_OP_ATTACH, ok,
+				      ok ? NULL : "rewrite failed");
 }
 
 /* "id1, id2" for X-Allocation-Id: the claims this request made (none when reused). */

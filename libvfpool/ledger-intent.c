@@ -202,12 +202,14 @@ static int begin_in_tx(struct vfp_ledger *l, const char *id, enum vfp_op op)
 	return r;
 }
 
-static int begin_op(struct vfp_ledger *l, const char *id, enum vfp_op op, bool durable)
+/* @op begun on every allocation of @ids in one transaction, all or none. */
+static int begin_op(struct vfp_ledger *l, const char *const *ids, size_t n, enum vfp_op op,
+		    bool durable)
 {
 	int r = durable ? vfp_ledger_begin_tx(l) : vfp_ledger_begin_lazy_tx(l);
 
-	if (r >= 0)
-		r = begin_in_tx(l, id, op);
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = begin_in_tx(l, ids[i], op);
 	if (r < 0) {
 		vfp_ledger_rollback_tx(l);
 		return r;
@@ -224,7 +226,7 @@ static int begin_op(struct vfp_ledger *l, const char *id, enum vfp_op op, bool d
  */
 VFP_EXPORT int vfp_ledger_begin(struct vfp_ledger *l, const char *id, enum vfp_op op)
 {
-	return begin_op(l, id, op, true);
+	return begin_op(l, &id, 1, op, true);
 }
 
 /**
@@ -238,7 +240,18 @@ VFP_EXPORT int vfp_ledger_begin(struct vfp_ledger *l, const char *id, enum vfp_o
  */
 VFP_EXPORT int vfp_ledger_begin_volatile(struct vfp_ledger *l, const char *id, enum vfp_op op)
 {
-	return begin_op(l, id, op, false);
+	return begin_op(l, &id, 1, op, false);
+}
+
+/**
+ * vfp_ledger_begin_volatile_many() - vfp_ledger_begin_volatile() on each of
+ * the @n allocations @ids, in one transaction: all begun, or none (the
+ * error is the first refusal's)
+ */
+VFP_EXPORT int vfp_ledger_begin_volatile_many(struct vfp_ledger *l, const char *const *ids,
+					      size_t n, enum vfp_op op)
+{
+	return begin_op(l, ids, n, op, false);
 }
 
 /* The states an operation ends in, when it worked and when it did not. */
@@ -298,17 +311,28 @@ static int confirm_in_tx(struct vfp_ledger *l, const char *id, enum vfp_op op, b
 VFP_EXPORT int vfp_ledger_confirm(struct vfp_ledger *l, const char *id, enum vfp_op op, bool ok,
 				  const char *reason)
 {
+	return vfp_ledger_confirm_many(l, &id, 1, op, ok, reason);
+}
+
+/**
+ * vfp_ledger_confirm_many() - vfp_ledger_confirm() for each of the @n
+ * allocations @ids, in one transaction: all confirmed, or none (-ENOENT
+ * when one had no @op in progress)
+ */
+VFP_EXPORT int vfp_ledger_confirm_many(struct vfp_ledger *l, const char *const *ids, size_t n,
+				       enum vfp_op op, bool ok, const char *reason)
+{
 	int r = vfp_ledger_begin_lazy_tx(l);
 
-	if (r >= 0)
-		r = confirm_in_tx(l, id, op, ok, reason);
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = confirm_in_tx(l, ids[i], op, ok, reason);
 	if (r < 0) {
 		vfp_ledger_rollback_tx(l);
 		return r;
 	}
 	r = vfp_ledger_commit_tx(l);
-	if (r >= 0)
-		vfp_info(l->ctx, "allocation %s: %s %s", id, vfp_op_to_string(op),
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		vfp_info(l->ctx, "allocation %s: %s %s", ids[i], vfp_op_to_string(op),
 			 ok ? "done" : "failed");
 	return r;
 }

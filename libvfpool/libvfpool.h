@@ -378,8 +378,12 @@ int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_config *config
 			   struct vfp_allocation **ret_allocations, char **ret_errors);
 int vfp_ledger_begin(struct vfp_ledger *l, const char *id, enum vfp_op op);
 int vfp_ledger_begin_volatile(struct vfp_ledger *l, const char *id, enum vfp_op op);
+int vfp_ledger_begin_volatile_many(struct vfp_ledger *l, const char *const *ids, size_t n,
+				   enum vfp_op op);
 int vfp_ledger_confirm(struct vfp_ledger *l, const char *id, enum vfp_op op, bool ok,
 		       const char *reason);
+int vfp_ledger_confirm_many(struct vfp_ledger *l, const char *const *ids, size_t n,
+			    enum vfp_op op, bool ok, const char *reason);
 const char *vfp_op_to_string(enum vfp_op op);
 int vfp_ledger_sync(struct vfp_ledger *l, const struct vfp_inventory *inv,
 		    const struct vfp_config *config, struct vfp_reconcile_report *ret_report);

@@ -205,6 +205,34 @@ START_TEST(test_transitions)
 }
 END_TEST
 
+/* Several allocations' intents begun, and confirmed, in one transaction: all or none. */
+START_TEST(test_intents_many)
+{
+	struct vfp_allocation *a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
+	struct vfp_allocation *b = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
+	const char *ids[] = { alloc_id(a), alloc_id(b) };
+	const char *bogus[] = { alloc_id(a), "no-such-id" };
+
+	ck_assert_int_eq(vfp_ledger_begin(t.l, ids[1], VFP_OP_ATTACH), 0);
+	ck_assert_int_eq(vfp_ledger_begin_volatile_many(t.l, ids, 2, VFP_OP_ATTACH), -EBUSY);
+	ck_assert_int_eq(lfx_query_int(&t, "SELECT count(*) FROM intents"), 1); /* b's own */
+	ck_assert_int_eq(vfp_ledger_confirm(t.l, ids[1], VFP_OP_ATTACH, false, "no"), 0);
+	ck_assert_int_eq(vfp_ledger_begin_volatile_many(t.l, ids, 2, VFP_OP_ATTACH), 0);
+	ck_assert_int_eq(lfx_query_int(&t, "SELECT count(*) FROM intents"), 2);
+	ck_assert_int_eq(vfp_ledger_confirm_many(t.l, bogus, 2, VFP_OP_ATTACH, true, NULL), -ENOENT);
+	ck_assert_int_eq(lfx_query_int(&t, "SELECT count(*) FROM intents"), 2); /* none confirmed */
+	ck_assert_str_eq(lfx_vf_state(&t, alloc_vf(a, 0)), "reserved");
+	ck_assert_int_eq(vfp_ledger_confirm_many(t.l, ids, 2, VFP_OP_ATTACH, true, NULL), 0);
+	ck_assert_int_eq(lfx_query_int(&t, "SELECT count(*) FROM intents"), 0);
+	ck_assert_str_eq(lfx_vf_state(&t, alloc_vf(a, 0)), "attached");
+	ck_assert_str_eq(lfx_vf_state(&t, alloc_vf(b, 0)), "attached");
+	ck_assert_int_eq(lfx_query_int(&t, "PRAGMA synchronous"), 2);
+	lfx_assert_invariants(&t);
+	vfp_allocation_unref(a);
+	vfp_allocation_unref(b);
+}
+END_TEST
+
 START_TEST(test_audit_log)
 {
 	struct vfp_allocation *a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
@@ -650,6 +678,7 @@ Suite *suite_ledger(void)
 	tcase_add_test(tc, test_claim_batch);
 	tcase_add_test(tc, test_idempotency);
 	tcase_add_test(tc, test_transitions);
+	tcase_add_test(tc, test_intents_many);
 	tcase_add_test(tc, test_audit_log);
 	tcase_add_test(tc, test_owner_lookup);
 	tcase_add_test(tc, test_guids);
