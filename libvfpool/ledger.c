@@ -185,8 +185,9 @@ int vfp_ledger_begin_tx(struct vfp_ledger *l)
  * (a crash of the agent keeps it) and becomes durable with the next
  * durable commit, since the WAL is replayed in order. For what a power cut
  * makes moot: a confirmation (the intent stays open, and the next start
- * resolves it against the host), and intents and restore points of kernel
- * state, which the power cut resets too. SQLite takes the synchronous
+ * resolves it against the host), intents and restore points of kernel
+ * state, which the power cut resets too, and a container's claims and
+ * releases (its namespace does not outlive the host). SQLite takes the synchronous
  * setting only outside a transaction.
  */
 int vfp_ledger_begin_lazy_tx(struct vfp_ledger *l)
