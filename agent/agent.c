@@ -428,7 +428,7 @@ int agent_intents_begin_volatile(struct agent *a, const char *const *ids, size_t
 	return r;
 }
 
-/* agent_intent_confirm() for each of @ids in one transaction. */
+/* How intent @op of each allocation of @ids ended, in one transaction; a failure is logged. */
 int agent_intents_confirm(struct agent *a, const char *const *ids, size_t n, enum vfp_op op,
 			  bool ok, const char *reason)
 {
@@ -446,12 +446,5 @@ int agent_intents_confirm(struct agent *a, const char *const *ids, size_t n, enu
 int agent_intent_confirm(struct agent *a, const char *id, enum vfp_op op, bool ok,
 			 const char *reason)
 {
-	int r;
-
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_confirm(a->ledger, id, op, ok, reason);
-	if (r < 0)
-		log_error("%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
-	return r;
+	return agent_intents_confirm(a, &id, 1, op, ok, reason);
 }
