@@ -74,16 +74,17 @@ int vfp_device_read_id(struct vfp_inventory *inv, const char *pci, const char *a
 		       char **ret_id)
 {
 	char buf[VFP_ATTR_MAX], id[5];
-	int v;
 
 	if (!read_attr(inv, pci, attr, buf, sizeof(buf)))
 		return 0;
 	if (strncmp(buf, "0x", 2) != 0 || strlen(buf) != 6 ||
-	    vfp_parse_int(buf + 2, 16, 0, 0xffff, &v) < 0) {
+	    strspn(buf + 2, "0123456789abcdefABCDEF") != 4) {
 		vfp_inventory_warn(inv, pci, attr, "not a PCI id: \"%s\"", buf);
 		return 0;
 	}
-	snprintf(id, sizeof(id), "%04x", v);
+	for (size_t i = 0; i < 4; i++)
+		id[i] = (char)tolower((unsigned char)buf[2 + i]);
+	id[4] = '\0';
 	return dup_or_null(id, ret_id);
 }
 

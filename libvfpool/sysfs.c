@@ -26,15 +26,38 @@ const char *vfp_sysfs_default_root(void)
 	return SYSFS_DEFAULT_ROOT;
 }
 
-/* @fmt (NULL: nothing) after the @n bytes @buf holds; the length, or -ENAMETOOLONG. */
-static int append_v(char *buf, size_t size, int n, const char *fmt, va_list ap)
+/* @n bytes of @s at @off in @buf; the new length, or -ENAMETOOLONG. */
+static int append_str(char *buf, size_t size, int off, const char *s, size_t n)
 {
+	if (off < 0 || (size_t)off + n >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf + off, s, n);
+	buf[off + n] = '\0';
+	return off + (int)n;
+}
+
+/*
+ * @fmt (NULL: nothing) after the @off bytes @buf holds; the length, or
+ * -ENAMETOOLONG. A full scan builds tens of thousands of paths, most of them
+ * "%s" or a plain name: those are copied, not formatted.
+ */
+static int append_v(char *buf, size_t size, int off, const char *fmt, va_list ap)
+{
+	const char *s;
 	int m;
 
-	if (n < 0 || (size_t)n >= size)
+	if (off < 0 || (size_t)off >= size)
 		return -ENAMETOOLONG;
-	m = fmt ? vsnprintf(buf + n, size - n, fmt, ap) : 0;
-	return m < 0 || (size_t)m >= size - n ? -ENAMETOOLONG : n + m;
+	if (!fmt)
+		return off;
+	if (strcmp(fmt, "%s") == 0) {
+		s = va_arg(ap, const char *);
+		return append_str(buf, size, off, s, strlen(s));
+	}
+	if (!strchr(fmt, '%'))
+		return append_str(buf, size, off, fmt, strlen(fmt));
+	m = vsnprintf(buf + off, size - off, fmt, ap);
+	return m < 0 || (size_t)m >= size - off ? -ENAMETOOLONG : off + m;
 }
 
 int vfp_sysfs_path(const struct vfp_ctx *ctx, char *buf, size_t size, const char *fmt, ...)
@@ -43,7 +66,10 @@ int vfp_sysfs_path(const struct vfp_ctx *ctx, char *buf, size_t size, const char
 	int r;
 
 	va_start(ap, fmt);
-	r = append_v(buf, size, snprintf(buf, size, "%s/", ctx->sysfs_root), fmt, ap);
+	r = append_str(buf, size, 0, ctx->sysfs_root, strlen(ctx->sysfs_root));
+	if (r >= 0)
+		r = append_str(buf, size, r, "/", 1);
+	r = append_v(buf, size, r, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -56,12 +82,16 @@ int vfp_sysfs_path(const struct vfp_ctx *ctx, char *buf, size_t size, const char
  */
 int vfp_sysfs_dev(char *buf, size_t size, const char *pci, const char *fmt, ...)
 {
+	static const char dir[] = "bus/pci/devices/";
 	va_list ap;
 	int r;
 
 	va_start(ap, fmt);
-	r = append_v(buf, size, snprintf(buf, size, "bus/pci/devices/%s%s", pci, fmt ? "/" : ""),
-		     fmt, ap);
+	r = append_str(buf, size, 0, dir, sizeof(dir) - 1);
+	r = append_str(buf, size, r, pci, strlen(pci));
+	if (fmt)
+		r = append_str(buf, size, r, "/", 1);
+	r = append_v(buf, size, r, fmt, ap);
 	va_end(ap);
 	return r;
 }

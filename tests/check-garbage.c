@@ -161,6 +161,31 @@ START_TEST(test_vendor_garbage)
 }
 END_TEST
 
+/* strtol would read "0x0x12" as 0x12 and " +1b3" as 0x1b3: neither is an id */
+START_TEST(test_vendor_six_chars_not_hex)
+{
+	static const char *const garbage[] = { "0x0x12\n", "0x+1b3\n", "0x 1b3\n" };
+	struct vfp_inventory *inv;
+
+	spoil(VF0, "vendor", garbage[_i]);
+	inv = scan_one_warning(VF0 "/vendor", "not a PCI id");
+	ck_assert_ptr_null(vfp_vf_get_vendor(vfp_inventory_find_vf(inv, VF0)));
+	vfp_inventory_unref(inv);
+}
+END_TEST
+
+START_TEST(test_vendor_upper_case)
+{
+	struct vfp_inventory *inv;
+
+	spoil(VF0, "vendor", "0x15B3\n");
+	inv = fixture_scan(&fx);
+	ck_assert_uint_eq(fx.n_warnings, 0);
+	ck_assert_str_eq(vfp_vf_get_vendor(vfp_inventory_find_vf(inv, VF0)), "15b3");
+	vfp_inventory_unref(inv);
+}
+END_TEST
+
 START_TEST(test_virtfn_dangling)
 {
 	char path[PATH_MAX];
@@ -381,6 +406,8 @@ Suite *suite_garbage(void)
 	tcase_add_test(tc, test_numa_node_garbage);
 	tcase_add_test(tc, test_numa_node_out_of_range);
 	tcase_add_test(tc, test_vendor_garbage);
+	tcase_add_loop_test(tc, test_vendor_six_chars_not_hex, 0, 3);
+	tcase_add_test(tc, test_vendor_upper_case);
 	tcase_add_test(tc, test_virtfn_dangling);
 	tcase_add_test(tc, test_virtfn_outside_pci_tree);
 	tcase_add_test(tc, test_virtfn_absolute_target);

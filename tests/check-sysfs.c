@@ -26,6 +26,47 @@ static void teardown(void)
 	fixture_teardown(&fx);
 }
 
+/* The three shapes of @fmt (a plain name, "%s", a real format) and NULL, each to the byte. */
+START_TEST(test_dev_path)
+{
+	char buf[64];
+
+	ck_assert_int_eq(vfp_sysfs_dev(buf, sizeof(buf), "0000:3b:00.1", NULL), 28);
+	ck_assert_str_eq(buf, "bus/pci/devices/0000:3b:00.1");
+	ck_assert_int_eq(vfp_sysfs_dev(buf, sizeof(buf), "0000:3b:00.1", "physfn"), 35);
+	ck_assert_str_eq(buf, "bus/pci/devices/0000:3b:00.1/physfn");
+	ck_assert_int_eq(vfp_sysfs_dev(buf, sizeof(buf), "0000:3b:00.1", "%s", "net"), 32);
+	ck_assert_str_eq(buf, "bus/pci/devices/0000:3b:00.1/net");
+	ck_assert_int_eq(vfp_sysfs_dev(buf, sizeof(buf), "0000:3b:00.0", "sriov/%u/node", 7u), 41);
+	ck_assert_str_eq(buf, "bus/pci/devices/0000:3b:00.0/sriov/7/node");
+}
+END_TEST
+
+/* A path that fills the buffer but for its NUL fits; one byte more does not, in every shape. */
+START_TEST(test_path_too_long)
+{
+	const char *pci = "0000:3b:00.1";
+	char buf[64];
+
+	ck_assert_int_eq(vfp_sysfs_dev(buf, 36, pci, "physfn"), 35);
+	ck_assert_int_eq(vfp_sysfs_dev(buf, 35, pci, "physfn"), -ENAMETOOLONG);
+	ck_assert_int_eq(vfp_sysfs_dev(buf, 36, pci, "%s", "physfn"), 35);
+	ck_assert_int_eq(vfp_sysfs_dev(buf, 35, pci, "%s", "physfn"), -ENAMETOOLONG);
+	ck_assert_int_eq(vfp_sysfs_dev(buf, 36, pci, "phys%s", "fn"), 35);
+	ck_assert_int_eq(vfp_sysfs_dev(buf, 35, pci, "phys%s", "fn"), -ENAMETOOLONG);
+	ck_assert_int_eq(vfp_sysfs_dev(buf, 29, pci, NULL), 28);
+	ck_assert_int_eq(vfp_sysfs_dev(buf, 28, pci, NULL), -ENAMETOOLONG);
+	ck_assert_int_eq(vfp_sysfs_dev(buf, 10, pci, "physfn"), -ENAMETOOLONG);
+
+	ck_assert_int_eq(vfp_ctx_set_sysfs_root(fx.ctx, "/r"), 0);
+	ck_assert_int_eq(vfp_sysfs_path(fx.ctx, buf, 10, "%s", "abcdef"), 9);
+	ck_assert_str_eq(buf, "/r/abcdef");
+	ck_assert_int_eq(vfp_sysfs_path(fx.ctx, buf, 9, "%s", "abcdef"), -ENAMETOOLONG);
+	ck_assert_int_eq(vfp_sysfs_path(fx.ctx, buf, 3, "%s", "abcdef"), -ENAMETOOLONG);
+	ck_assert_int_eq(vfp_sysfs_path(fx.ctx, buf, 2, NULL), -ENAMETOOLONG);
+}
+END_TEST
+
 START_TEST(test_read_strips_newline)
 {
 	char buf[16];
@@ -172,6 +213,8 @@ Suite *suite_sysfs(void)
 	TCase *tc = tcase_create("helpers");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_dev_path);
+	tcase_add_test(tc, test_path_too_long);
 	tcase_add_test(tc, test_read_strips_newline);
 	tcase_add_test(tc, test_read_empty_is_not_an_error);
 	tcase_add_test(tc, test_read_too_long);

@@ -83,12 +83,45 @@ static void usage(FILE *out)
 		"  -h, --help, -V, --version\n");
 }
 
+struct text_buf {
+	char *data;
+	size_t len, size;
+};
+
+/* jansson's dump callback: one token more in @userdata, a struct text_buf. */
+static int text_buf_append(const char *s, size_t n, void *userdata)
+{
+	struct text_buf *b = userdata;
+
+	if (b->len + n + 1 > b->size) {
+		size_t size = (b->len + n + 1) * 2;
+		char *d = realloc(b->data, size);
+
+		if (!d)
+			return -1;
+		b->data = d;
+		b->size = size;
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	return 0;
+}
+
+/*
+ * @o indented, then a newline. The text is built in memory and written at
+ * once: a listing of a thousand VFs is some 100,000 tokens, and a stdio call
+ * per token cost more than building the text.
+ */
 static int print_json(json_t *o)
 {
-	if (json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
-		return EXIT_FAILURE;
-	fputc('\n', stdout);
-	return EXIT_SUCCESS;
+	struct text_buf b = { 0 };
+	int ret = EXIT_FAILURE;
+
+	if (json_dump_callback(o, text_buf_append, &b, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 &&
+	    text_buf_append("\n", 1, &b) == 0 && fwrite(b.data, 1, b.len, stdout) == b.len)
+		ret = EXIT_SUCCESS;
+	free(b.data);
+	return ret;
 }
 
 static __attribute__((format(printf, 6, 0))) void
