@@ -22,14 +22,12 @@ static char fixed_id[64];
 
 static void setup(void)
 {
-	static char dir[64] = "/dev/shm/vfagent-fuzz-api-XXXXXX";
+	static char dir[96];
 	static const struct vfp_owner owner = { .kind = VFP_OWNER_VM, .name = "fuzz" };
 	struct vfp_allocation *alloc = NULL;
 	struct vfp_claim c = { .pool = "eth", .count = 1, .owner = &owner, .numa_node = -1 };
 
-	if (!mkdtemp(dir))
-		abort();
-	strcat(dir, "/host");
+	snprintf(dir, sizeof(dir), "%s/host", fuzz_tmpdir("api"));
 	a.opt.simulate_dir = dir;
 	agent_set_log_priority(3);
 	if (agent_init(&a) < 0)

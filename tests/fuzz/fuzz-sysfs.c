@@ -58,8 +58,8 @@ static void setup(void)
 {
 	char path[256];
 
-	snprintf(root, sizeof(root), "/dev/shm/vfagent-fuzz-sysfs-XXXXXX");
-	if (!mkdtemp(root) || sim_host_build_default(root) < 0)
+	snprintf(root, sizeof(root), "%s", fuzz_tmpdir("sysfs"));
+	if (sim_host_build_default(root) < 0)
 		abort();
 	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", root, attrs[i]);

@@ -13,3 +13,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* @data as a NUL-terminated string (free() it); NULL on a NUL inside or no memory. */
 char *fuzz_string(const uint8_t *data, size_t size);
+
+/* A scratch directory under /dev/shm, removed at exit; once per process. */
+const char *fuzz_tmpdir(const char *name);
