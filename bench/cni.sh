@@ -13,6 +13,7 @@ cni=${CNI_PATH:-/usr/lib/cni}
 [ "$(id -u)" = 0 ] || { echo "bench/cni: needs root"; exit 77; }
 [ -x "$cni/host-device" ] || { echo "bench/cni: no $cni/host-device (apt-get install containernetworking-plugins)"; exit 77; }
 tmp=$(mktemp -d /tmp/vfagent-bench-cni-XXXXXX)
+sim=$(sh "$(dirname "$0")/sim-dir.sh" cni) # the simulated sysfs: see sim-dir.sh
 ns=vfa-cni-$$
 agent=
 cleanup() {
@@ -20,7 +21,7 @@ cleanup() {
 	ip netns del "$ns" 2>/dev/null || true
 	ip link del ens5f0v0 2>/dev/null || true
 	ip link del cnidev0 2>/dev/null || true
-	rm -rf "$tmp"
+	rm -rf "$tmp" "$sim"
 }
 trap cleanup EXIT
 ip netns add "$ns"
@@ -33,7 +34,7 @@ median() { sort -n "$1" | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2
 start_agent() { # RESET (flr|none)
 	printf '{"pools":[{"name":"c","selector":{"pci_addresses":["0000:af:01.0"]},"reset":"%s"}]}' "$1" \
 		>"$tmp/config.json"
-	"$b/agent/vfagentd" --simulate "$tmp/sys" --config "$tmp/config.json" --state-dir "$tmp/state-$1" \
+	"$b/agent/vfagentd" --simulate "$sim/sys" --config "$tmp/config.json" --state-dir "$tmp/state-$1" \
 		--listen "unix:$tmp/s" >"$tmp/agent.log" 2>&1 &
 	agent=$!
 	for _ in $(seq 100); do curl -sf --unix-socket "$tmp/s" http://x/v1/health >/dev/null && return; sleep 0.1; done
@@ -58,7 +59,7 @@ cni_round() {
 	done
 	ms "$t0" "$(now)"
 }
-"$b/agent/vfagentd" --simulate "$tmp/sys" --once >/dev/null 2>&1
+"$b/agent/vfagentd" --simulate "$sim/sys" --once >/dev/null 2>&1
 for reset in flr none; do
 	start_agent "$reset"
 	for _ in $(seq "$N"); do

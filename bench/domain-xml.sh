@@ -12,16 +12,17 @@ src=${top_srcdir:-$(dirname "$0")/..}
 N=${BENCH_ROUNDS:-30}
 for t in curl jq; do command -v $t >/dev/null || { echo "bench/domain-xml: $t is missing"; exit 77; }; done
 tmp=$(mktemp -d /tmp/vfagent-bench-dxml-XXXXXX)
+sim=$(sh "$(dirname "$0")/sim-dir.sh" dxml) # the simulated sysfs: see sim-dir.sh
 agent=
 cleanup() {
 	[ -n "$agent" ] && kill "$agent" 2>/dev/null && wait "$agent" 2>/dev/null
-	rm -rf "$tmp"
+	rm -rf "$tmp" "$sim"
 }
 trap cleanup EXIT
 median() { sort -n "$1" | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 api() { curl -sf --unix-socket "$tmp/s" "$@"; }
 
-"$b/agent/vfagentd" --simulate "$tmp/sys" --state-dir "$tmp/state" --listen "unix:$tmp/s" \
+"$b/agent/vfagentd" --simulate "$sim/sys" --state-dir "$tmp/state" --listen "unix:$tmp/s" \
 	>"$tmp/agent.log" 2>&1 &
 agent=$!
 for _ in $(seq 100); do api http://x/v1/health >/dev/null && break; sleep 0.1; done

@@ -12,11 +12,12 @@ n=${BENCH_VM_PAIRS:-50}
 . "$top/tests/libvirtd-lib.sh"
 libvirtd_can_run || { echo "bench/vm: needs root, libvirtd and qemu"; exit 0; }
 tmp=$(mktemp -d /tmp/vfagent-bench-vm-XXXXXX)
+sim=$(sh "$(dirname "$0")/sim-dir.sh" vm) # the simulated sysfs: see sim-dir.sh
 agent=
 cleanup() {
 	[ -n "$agent" ] && kill "$agent" 2>/dev/null
 	libvirtd_stop
-	rm -rf "$tmp"
+	rm -rf "$tmp" "$sim"
 }
 trap cleanup EXIT
 libvirtd_start
@@ -24,7 +25,7 @@ libvirtd_define_domain
 cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "eth", "selector": {"vendors": ["8086"]}}], "libvirt": {"uri": "$LV_URI"}}
 JSON
-"$b/agent/vfagentd" --simulate "$tmp/sys" --config "$tmp/vfagent.json" --listen "unix:$tmp/s" \
+"$b/agent/vfagentd" --simulate "$sim/sys" --state-dir "$tmp/state" --config "$tmp/vfagent.json" --listen "unix:$tmp/s" \
 	>"$tmp/agent.log" 2>&1 &
 agent=$!
 until curl -sf --unix-socket "$tmp/s" http://x/v1/health >/dev/null; do sleep 0.1; done
