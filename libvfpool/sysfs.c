@@ -26,7 +26,7 @@ const char *vfp_sysfs_default_root(void)
 	return SYSFS_DEFAULT_ROOT;
 }
 
-/* @n bytes of @s at @off in @buf; the new length, or -ENAMETOOLONG. */
+/* @n bytes of @s at @off in @buf; the new length, or -ENAMETOOLONG (so too when @off is). */
 static int append_str(char *buf, size_t size, int off, const char *s, size_t n)
 {
 	if (off < 0 || (size_t)off + n >= size)
@@ -67,8 +67,7 @@ int vfp_sysfs_path(const struct vfp_ctx *ctx, char *buf, size_t size, const char
 
 	va_start(ap, fmt);
 	r = append_str(buf, size, 0, ctx->sysfs_root, strlen(ctx->sysfs_root));
-	if (r >= 0)
-		r = append_str(buf, size, r, "/", 1);
+	r = append_str(buf, size, r, "/", 1);
 	r = append_v(buf, size, r, fmt, ap);
 	va_end(ap);
 	return r;
