@@ -161,7 +161,7 @@ START_TEST(test_vendor_garbage)
 }
 END_TEST
 
-/* strtol would read "0x0x12" as 0x12 and " +1b3" as 0x1b3: neither is an id */
+/* Six characters, "0x" first, yet no id: strtol took "0x0x12" for 0x12; a sign or a space */
 START_TEST(test_vendor_six_chars_not_hex)
 {
 	static const char *const garbage[] = { "0x0x12\n", "0x+1b3\n", "0x 1b3\n" };
