@@ -66,18 +66,14 @@ void agent_prune_ledger(struct agent *a)
 	pthread_mutex_unlock(&a->ledger_lock);
 }
 
-/*
- * The release's intent: durable for a VM's VFs (they leave a domain config
- * that outlives a power cut); a container's are kernel state only, and
- * after a power cut its namespace is gone and the sweep releases them.
- */
+/* The release's intent: durable when the owner's VFs outlive a power cut (a VM's config). */
 static int release_begin(struct vfp_ledger *l, const struct vfp_allocation *alloc)
 {
 	const char *id = vfp_allocation_get_id(alloc);
 
-	return vfp_allocation_get_owner(alloc)->kind == VFP_OWNER_CONTAINER
-		       ? vfp_ledger_begin_volatile(l, id, VFP_OP_RELEASE)
-		       : vfp_ledger_begin(l, id, VFP_OP_RELEASE);
+	return vfp_owner_outlives_power_cut(vfp_allocation_get_owner(alloc))
+		       ? vfp_ledger_begin(l, id, VFP_OP_RELEASE)
+		       : vfp_ledger_begin_volatile(l, id, VFP_OP_RELEASE);
 }
 
 /**

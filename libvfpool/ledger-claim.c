@@ -398,16 +398,11 @@ static int claim_one_in_batch(struct vfp_ledger *l, const struct vfp_config *con
 	return r;
 }
 
-/*
- * Whether any of @reqs is for an owner that outlives a power cut. A
- * container's does not: its namespace dies with the host, and the next
- * start would release its VFs anyway, so its claims need not wait for
- * the disk (see vfp_ledger_begin_lazy_tx()). A VM's domain config stays.
- */
+/* Whether any of @reqs is for an owner whose claims must wait for the disk. */
 static bool outlives_power_cut(const struct vfp_claim *reqs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!reqs[i].owner || reqs[i].owner->kind != VFP_OWNER_CONTAINER)
+		if (vfp_owner_outlives_power_cut(reqs[i].owner))
 			return true;
 	return false;
 }

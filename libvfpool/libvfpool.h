@@ -200,6 +200,7 @@ struct vfp_owner {
 
 int vfp_owner_key(const struct vfp_owner *owner, char **ret_key, char **ret_error);
 bool vfp_uuid_is_valid(const char *s);
+bool vfp_owner_outlives_power_cut(const struct vfp_owner *o);
 const char *vfp_owner_netns_name(const char *netns);
 
 /*

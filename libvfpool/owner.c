@@ -56,6 +56,19 @@ VFP_EXPORT bool vfp_uuid_is_valid(const char *s)
 }
 
 /**
+ * vfp_owner_outlives_power_cut() - whether what @o holds outlives a power cut
+ *
+ * A VM's does: its domain's config stays, so its claims and releases wait
+ * for the disk. A container's does not: its namespace dies with the host and
+ * the next start releases its VFs anyway (see vfp_ledger_begin_lazy_tx()).
+ * No owner: assume it does.
+ */
+VFP_EXPORT bool vfp_owner_outlives_power_cut(const struct vfp_owner *o)
+{
+	return !o || o->kind != VFP_OWNER_CONTAINER;
+}
+
+/**
  * vfp_owner_key() - the lookup key of an owner, after checking its shape
  *
  * A VM "vm:one-42" (its name); a container "netns:c1" (however the
