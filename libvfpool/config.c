@@ -147,6 +147,7 @@ static int parse_pool(struct vfp_config *c, json_t *o, const char *path, char **
 		r = vfp_health_policy_parse(json_object_get(o, "health"), sub, &p->health, err);
 	if (r < 0) {
 		vfp_health_policy_clear(&p->health);
+		vfp_selector_clear(&p->selector);
 		return r;
 	}
 	p->selector_json = json_incref(json_object_get(o, "selector"));

@@ -31,14 +31,18 @@ static json_t *opt_int(struct vfp_opt_int v)
 	return v.valid ? json_integer(v.value) : json_null();
 }
 
-/* @key (a literal) = @v in @o; false (and @v released) when either is missing. */
-static bool set(json_t *o, const char *key, json_t *v)
+/*
+ * @key (a literal) = @v in @o; 0 (and @v released) when either is missing.
+ * An int, so that callers can chain calls with '&': every call runs, and so
+ * every value made for it is either set or released.
+ */
+static int set(json_t *o, const char *key, json_t *v)
 {
 	return json_object_set_new_nocheck(o, key, v) == 0;
 }
 
 /* The facts PFs and VFs share, after "pci" (and a VF's "pf" and "index"). */
-static bool set_facts(json_t *o, const char *vendor, const char *device, const char *driver,
+static int set_facts(json_t *o, const char *vendor, const char *device, const char *driver,
 		      const char *netdev)
 {
 	return set(o, "vendor", str_or_null(vendor)) & set(o, "device", str_or_null(device)) &
@@ -48,7 +52,7 @@ static bool set_facts(json_t *o, const char *vendor, const char *device, const c
 VFP_EXPORT json_t *vfp_vf_to_json(const struct vfp_vf *vf)
 {
 	json_t *o = json_object();
-	bool ok;
+	int ok;
 
 	if (!o)
 		return NULL;
@@ -69,7 +73,7 @@ VFP_EXPORT json_t *vfp_vf_to_json(const struct vfp_vf *vf)
 static json_t *pf_facts_to_json(const struct vfp_pf *pf)
 {
 	json_t *o = json_object();
-	bool ok;
+	int ok;
 
 	if (!o)
 		return NULL;

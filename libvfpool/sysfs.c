@@ -41,7 +41,7 @@ static int append_str(char *buf, size_t size, int off, const char *s, size_t n)
  * -ENAMETOOLONG. A full scan builds tens of thousands of paths, most of them
  * "%s" or a plain name: those are copied, not formatted.
  */
-static int append_v(char *buf, size_t size, int off, const char *fmt, va_list ap)
+_printf_(4, 0) static int append_v(char *buf, size_t size, int off, const char *fmt, va_list ap)
 {
 	const char *s;
 	int m;

@@ -82,6 +82,11 @@ static const struct {
 	  "pools[0].grow: step: must be an integer in [1, 65535]" },
 	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"is_rdma\": true}, \"grow\": {\"steps\": 1}}]}",
 	  "pools[0].grow: unknown key \"steps\"" },
+	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"pf_names\": [\"ens2f0#0-3\"]}, \"reset\": 1}]}",
+	  "pools[0].reset: must be \"flr\" or \"none\"" },
+	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"pf_names\": [\"ens2f0#0-3\"],"
+	  " \"vendors\": [\"8086\"]}, \"health\": []}]}",
+	  "pools[0].health: must be an object (drivers, pf_link, iommu_group)" },
 	{ "{\"exclude\": [\"3b:00.1\"]}", "exclude[0]: bad PCI address \"3b:00.1\" (dddd:bb:ss.f)" },
 	{ "{\"exclude\": [7]}", "exclude[0]: bad PCI address (not a string) (dddd:bb:ss.f)" },
 	{ "{\"networks\": [{\"bridge\": \"sriov_ib0\", \"pool\": \"ib\"}]}",
