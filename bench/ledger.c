@@ -2,15 +2,18 @@
 /*
  * bench/ledger: durable allocations and releases per second, against the
  * raw rate of a 4 KiB write + fdatasync in the same directory (the floor a
- * durable commit cannot beat), for one client and for 16 concurrent
- * client threads whose claims the agent's queue commits in groups, and the
- * cost of a reconcile at 4,096 VFs. BENCH_DIR picks the directory.
+ * durable commit cannot beat) and against SQLite's own smallest durable
+ * commit there (one row, WAL, synchronous=FULL, as the ledger's), for one
+ * client and for 16 concurrent client threads whose claims the agent's
+ * queue commits in groups, and the cost of a reconcile at 4,096 VFs.
+ * BENCH_DIR picks the directory.
  */
 #include "config.h"
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +67,37 @@ static double fsync_rate(const char *dir)
 	close(fd);
 	unlink(path);
 	return OPS / t0;
+}
+
+/* Transactions of one inserted row per second, in a database of its own in @dir. */
+static double sqlite_row_rate(const char *dir)
+{
+	char path[2 * PATH_MAX], aux[2 * PATH_MAX + 8];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	double t0;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/sqlite-probe", dir);
+	ok = sqlite3_open(path, &db) == SQLITE_OK &&
+	     sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; "
+				  "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)",
+			  NULL, NULL, NULL) == SQLITE_OK &&
+	     sqlite3_prepare_v2(db, "INSERT INTO t (v) VALUES ('x')", -1, &st, NULL) == SQLITE_OK;
+	t0 = now_s();
+	for (int i = 0; ok && i < OPS; i++)
+		ok = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
+		     sqlite3_step(st) == SQLITE_DONE && sqlite3_reset(st) == SQLITE_OK &&
+		     sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+	t0 = now_s() - t0;
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	unlink(path);
+	for (int i = 0; i < 2; i++) {
+		snprintf(aux, sizeof(aux), "%s%s", path, i ? "-shm" : "-wal");
+		unlink(aux);
+	}
+	return ok ? OPS / t0 : -1;
 }
 
 static int build_host(const char *root, unsigned n_pfs)
@@ -212,7 +246,7 @@ int main(void)
 	json_t *cfg = json_loads("{\"pools\": [{\"name\": \"all\", \"selector\": "
 				 "{\"vendors\": [\"15b3\"]}}]}", 0, NULL);
 	struct vfp_ledger *l = NULL;
-	double floor, floor2, conc, first_ms, steady_ms;
+	double floor, floor2, row, conc, first_ms, steady_ms;
 	struct rates one;
 
 	/* the sysfs root must be absolute */
@@ -231,7 +265,8 @@ int main(void)
 
 	/* the floor drifts on a shared machine: take it around the runs and use the mean */
 	floor = fsync_rate(root);
-	if (floor < 0 || client(&e, OPS, &one) < 0 || (conc = concurrent(&e)) < 0 ||
+	row = sqlite_row_rate(root);
+	if (floor < 0 || row < 0 || client(&e, OPS, &one) < 0 || (conc = concurrent(&e)) < 0 ||
 	    reconcile_cost(&e, &first_ms, &steady_ms) < 0 || (floor2 = fsync_rate(root)) < 0) {
 		fprintf(stderr, "bench/ledger: failed\n");
 		return EXIT_FAILURE;
@@ -240,6 +275,8 @@ int main(void)
 	printf("  4 KiB write + fdatasync      %8.0f /s   (floor: mean of %.0f before, %.0f after)\n",
 	       (floor + floor2) / 2, floor, floor2);
 	floor = (floor + floor2) / 2;
+	printf("  SQLite, one row per commit   %8.0f /s   ratio %.2f   (WAL, synchronous=FULL: "
+	       "the store's own floor)\n", row, row / floor);
 	printf("  claim, 1 client              %8.0f /s   ratio %.2f   CPU %.0f us each\n",
 	       one.claims, one.claims / floor, one.claim_cpu * 1e6);
 	printf("  release, 1 client            %8.0f /s   ratio %.2f   CPU %.0f us each "
