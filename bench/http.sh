@@ -2,7 +2,8 @@
 # bench/http: wrk against vfagentd on TCP loopback (GET /v1/vfs/{pci} and
 # GET /v1/vfs on 1,024 VFs) and, in the same run, against nginx serving the
 # same bytes as static files. Prints req/s for both and the ratio, and the
-# agent's RSS at 4,096 VFs, with libvirt and with "libvirt": false. Needs wrk and nginx
+# agent's RSS at 4,096 VFs, with libvirt and with "libvirt": false, next to the
+# RSS of a process that only opens a libvirt connection. Needs wrk and nginx
 # (apt-get install wrk nginx-light).
 set -eu
 b=${top_builddir:-$(dirname "$0")/..}
@@ -83,3 +84,6 @@ start 32
 curl -sf -H "Authorization: Bearer $token" "http://127.0.0.1:$aport/v1/vfs" >/dev/null
 printf '  the same, "libvirt": false (a host without VMs): %s KiB\n' "$(rss_kb)"
 stop
+# the floor on a host with VMs: a process that only holds a libvirt connection
+printf '  a process that only opens a libvirt connection (test:///default): %s KiB\n' \
+	"$("$b/bench/libvirt-rss" test:///default)"
