@@ -43,7 +43,7 @@ static int set(json_t *o, const char *key, json_t *v)
 
 /* The facts PFs and VFs share, after "pci" (and a VF's "pf" and "index"). */
 static int set_facts(json_t *o, const char *vendor, const char *device, const char *driver,
-		      const char *netdev)
+		     const char *netdev)
 {
 	return set(o, "vendor", str_or_null(vendor)) & set(o, "device", str_or_null(device)) &
 	       set(o, "driver", str_or_null(driver)) & set(o, "netdev", str_or_null(netdev));
