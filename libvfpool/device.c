@@ -73,18 +73,19 @@ static bool read_attr(struct vfp_inventory *inv, const char *pci, const char *at
 int vfp_device_read_id(struct vfp_inventory *inv, const char *pci, const char *attr,
 		       char **ret_id)
 {
-	char buf[VFP_ATTR_MAX], id[5];
+	char buf[VFP_ATTR_MAX], id[5] = "";
 
 	if (!read_attr(inv, pci, attr, buf, sizeof(buf)))
 		return 0;
-	if (strncmp(buf, "0x", 2) != 0 || strlen(buf) != 6 ||
-	    strspn(buf + 2, "0123456789abcdefABCDEF") != 4) {
+	if (strncmp(buf, "0x", 2) == 0 && strlen(buf) == 6) {
+		for (size_t i = 0; i < 4; i++)
+			id[i] = (char)tolower((unsigned char)buf[2 + i]);
+		id[4] = '\0';
+	}
+	if (!vfp_pci_id_is_valid(id)) {
 		vfp_inventory_warn(inv, pci, attr, "not a PCI id: \"%s\"", buf);
 		return 0;
 	}
-	for (size_t i = 0; i < 4; i++)
-		id[i] = (char)tolower((unsigned char)buf[2 + i]);
-	id[4] = '\0';
 	return dup_or_null(id, ret_id);
 }
 
