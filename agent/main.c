@@ -27,6 +27,7 @@
 #include "agent/listen.h"
 #include "agent/privileges.h"
 #include "agent/release.h"
+#include "agent/sim/sim-host.h"
 #include "agent/udev-monitor.h"
 #include "agent/vf-reset.h"
 #include "agent/vm/vm.h"
@@ -251,6 +252,35 @@ static int serve(struct agent *a, const sigset_t *mask)
 	return EXIT_SUCCESS;
 }
 
+/*
+ * A simulated host's stand-in links carry the names of real VFs' netdevs: the
+ * agent makes a network namespace of its own for them (sim-netns.c), unless
+ * VFAGENT_SIM_NETNS=inherit says its caller made one. Without CAP_SYS_ADMIN
+ * it stays where it is: a process that cannot unshare cannot change links.
+ */
+static int isolate_simulated_host(void)
+{
+	const char *how = secure_getenv("VFAGENT_SIM_NETNS");
+	int r;
+
+	if (how && strcmp(how, "inherit") == 0)
+		return 0;
+	if (how && *how) {
+		log_error("VFAGENT_SIM_NETNS=%s: expected \"inherit\" or nothing", how);
+		return -EINVAL;
+	}
+	r = sim_netns_isolate();
+	if (r == -EPERM)
+		return 0;
+	if (r < 0) {
+		log_error("simulated host: making its network namespace: %s", strerror(-r));
+		return r;
+	}
+	log_info("simulated host: in a network namespace of its own; stand-in links go in "
+		 "with nsenter --net=/proc/%d/ns/net", (int)getpid());
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct agent a = { 0 };
@@ -259,6 +289,8 @@ int main(int argc, char **argv)
 
 	if (parse_options(&a.opt, argc, argv) < 0)
 		return 2;
+	if (a.opt.simulate_dir && isolate_simulated_host() < 0)
+		return EXIT_FAILURE;
 	block_signals(&mask);
 	if (a.opt.token_file) {
 		r = listen_read_token(a.opt.token_file, &a.token);

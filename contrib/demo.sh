@@ -7,14 +7,17 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/contrib/deps.sh"
 "$top/contrib/build.sh"
 b=$top/build
-sim=${VFAGENT_SIM_DIR:-/tmp/vfagent-sim}
+# a directory of its own, so that two demos (or a demo beside a test) never share one; the
+# agent makes a network namespace of its own for the simulated host's links
+work=$(mktemp -d /tmp/vfagent-demo-XXXXXX)
+sim=${VFAGENT_SIM_DIR:-$work/sim}
 sock=$sim.sock
 rm -rf "$sim" "$sock"
 export VFAGENT_SOCKET="$sock"
 
 "$b/agent/vfagentd" --simulate "$sim" --listen "unix:$sock" 2>"$sim.log" &
 agent=$!
-trap 'kill $agent 2>/dev/null; wait $agent 2>/dev/null' EXIT
+trap 'kill $agent 2>/dev/null; wait $agent 2>/dev/null; [ -n "${KEEP_TMP:-}" ] || rm -rf "$work"' EXIT
 for _ in $(seq 50); do
 	"$b/agent/vfctl/vfctl" pools >/dev/null 2>&1 && break
 	sleep 0.1
@@ -24,7 +27,7 @@ run() {
 	"$b/agent/vfctl/vfctl" "$@"
 }
 
-echo "vfagentd is serving a simulated host (sysfs in $sim, socket $sock, log $sim.log)"
+echo "vfagentd is serving a simulated host (sysfs in $sim, socket $sock, log $sim.log; removed at exit unless KEEP_TMP=1), its links in a network namespace of its own"
 run list
 run pools
 run alloc ib --owner vm:one-42 -n 2 --ip 10.1.0.5/16

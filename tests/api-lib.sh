@@ -1,6 +1,9 @@
 # shellcheck shell=sh
 # Helpers for the API tests: start a vfagentd on a simulated host and a temp
 # socket, call it with curl, and stop it (always, even when a test fails).
+# A test run by hand goes into a network namespace of its own, as make check does.
+[ -n "${VFAGENT_TEST_WRAPPED:-}" ] ||
+	exec sh "${top_srcdir:-.}/tests/in-netns.sh" sh "$0" "$@"
 b=${top_builddir:-.}
 tmp=$(mktemp -d /tmp/vfagent-api-XXXXXX)
 sock=$tmp/vfagent.sock

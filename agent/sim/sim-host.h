@@ -71,3 +71,4 @@ int sim_add_vf(const char *root, const struct sim_pf_spec *spec, unsigned index,
 int sim_add_vf_functions(const char *root, const struct sim_pf_spec *spec, const char *vf_addr);
 int sim_vf_addr(const struct sim_pf_spec *spec, unsigned index, char *buf, size_t size);
 const char *sim_card_vf_driver(enum sim_card card);
+int sim_netns_isolate(void);
