@@ -67,6 +67,8 @@ struct agent {
 	unsigned releases_unpruned; /* under ledger_lock */
 	/* VF resets and repairs, by result (atomic counters, for /metrics) */
 	unsigned long resets[2], repairs[2]; /* [0] failed, [1] ok */
+	/* looks at an owner that failed (EMFILE…) and kept its allocation (atomic, /metrics) */
+	unsigned long lease_errors;
 	struct agent_repair_wait *repair_waits;
 	size_t n_repair_waits, cap_repair_waits;
 };

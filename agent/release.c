@@ -132,15 +132,33 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 	return 0;
 }
 
+/*
+ * A look at an owner failed with @r, which is not its absence (EMFILE,
+ * ENOMEM, EACCES…): the allocation is kept, and the failure logged and
+ * counted (vfagent_lease_check_errors_total).
+ */
+static void look_failed(struct agent *a, const struct vfp_allocation *alloc, const char *what,
+			int r)
+{
+	__atomic_add_fetch(&a->lease_errors, 1, __ATOMIC_RELAXED);
+	log_warning("allocation %s: looking for its %s failed: %s: kept", vfp_allocation_get_id(alloc),
+		    what, strerror(-r));
+}
+
 /* A reserved allocation's owner does not exist (a VM's domain: by UUID, else by name). */
 static bool reserved_orphan(struct agent *a, const struct vfp_allocation *alloc)
 {
 	const struct vfp_owner *o = vfp_allocation_get_owner(alloc);
 	struct libvirt_domain d;
 	char ignored[256];
+	int r;
 
-	if (o->kind == VFP_OWNER_CONTAINER)
-		return !owner_exists(o);
+	if (o->kind == VFP_OWNER_CONTAINER) {
+		r = owner_exists(o);
+		if (r < 0)
+			look_failed(a, alloc, "owner's network namespace", r);
+		return r == 0;
+	}
 	if (!libvirt_conn_is_connected(a->libvirt))
 		return false; /* unknown */
 	return libvirt_lookup(a->libvirt, o->uuid ? o->uuid : o->name, &d, ignored,
@@ -152,11 +170,13 @@ static bool reserved_orphan(struct agent *a, const struct vfp_allocation *alloc)
  * An attached allocation's owner is where its VFs went; a reserved one's
  * is its owner as claimed, and it outlives a missing owner by the config's
  * orphan lease (a deployment is claimed for before its domain exists).
+ * Only absence is gone: a look that fails keeps the allocation.
  */
 static const char *owner_gone(struct agent *a, const struct vfp_allocation *alloc,
 			      unsigned owners, long long orphan_seconds)
 {
 	enum vfp_allocation_state state = vfp_allocation_get_state(alloc);
+	int r;
 
 	if (state == VFP_ALLOCATION_RESERVED)
 		return owners == SWEEP_ALL &&
@@ -166,8 +186,13 @@ static const char *owner_gone(struct agent *a, const struct vfp_allocation *allo
 			       : NULL;
 	if (state != VFP_ALLOCATION_ATTACHED)
 		return NULL;
-	if (owners & SWEEP_NETNS && container_netns_alive(a, alloc) == 0)
-		return "its network namespace is gone";
+	if (owners & SWEEP_NETNS) {
+		r = container_netns_alive(a, alloc);
+		if (r == 0)
+			return "its network namespace is gone";
+		if (r < 0 && r != -ENXIO)
+			look_failed(a, alloc, "network namespace", r);
+	}
 	if (owners & SWEEP_DOMAINS && vm_domain_alive(a, alloc) == 0)
 		return "its domain is gone";
 	return NULL;

@@ -239,11 +239,14 @@ int container_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, in
 	return r;
 }
 
-/* 1 while @vf's recorded namespace (name and inode) is there, 0 once gone, -1 if it has none. */
+/*
+ * 1 while @vf's recorded namespace (name and inode) is there, 0 once gone,
+ * -ENXIO if it went into none, another -errno when the look failed.
+ */
 static int vf_netns_alive(struct agent *a, const struct vfp_allocation_vf *vf)
 {
 	struct vfp_restore_point *rp = restore_point_load(a, vf->pci);
-	int r = -1;
+	int r = -ENXIO;
 
 	if (rp && rp->netns && rp->ifname)
 		r = netns_alive(rp->netns, (ino_t)rp->netns_inode);
@@ -253,13 +256,16 @@ static int vf_netns_alive(struct agent *a, const struct vfp_allocation_vf *vf)
 
 /**
  * container_netns_alive() - 1 while the namespace @alloc's VFs went into
- * exists, 0 once it is gone, -1 when none of them went into one
+ * exists, 0 once it is gone, -ENXIO when none of them went into one
+ *
+ * Any other -errno (EMFILE, ENOMEM…) is a look that failed: it says
+ * nothing of the namespace, which is not gone.
  */
 int container_netns_alive(struct agent *a, const struct vfp_allocation *alloc)
 {
 	const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, 0);
 
-	return vf ? vf_netns_alive(a, vf) : -1;
+	return vf ? vf_netns_alive(a, vf) : -ENXIO;
 }
 
 /**
@@ -267,18 +273,18 @@ int container_netns_alive(struct agent *a, const struct vfp_allocation *alloc)
  *
  * For the reconcile after a crash during an attach: every VF's netdev must
  * be in the namespace its restore point names (found by its device); else
- * 0, and the attach is rolled back.
+ * 0, and the attach is rolled back; -errno when a look failed.
  */
 int container_is_attached(struct agent *a, const struct vfp_allocation *alloc)
 {
 	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {
 		const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
 		struct vfp_restore_point *rp = restore_point_load(a, pci);
-		bool in = rp && rp->ifname && vf_netdev_in_netns(pci, rp);
+		int in = rp && rp->ifname ? vf_netdev_in_netns(pci, rp) : 0;
 
 		vfp_restore_point_free(rp);
-		if (!in)
-			return 0;
+		if (in <= 0)
+			return in;
 	}
 	return 1;
 }

@@ -203,6 +203,14 @@ static int settle_in_host(const struct nl_link *l, const struct vfp_restore_poin
 	return r;
 }
 
+/* A look that failed, in @err: it says nothing of where the netdev is. */
+static int looked(int r, char *err, size_t err_size, const char *what, const char *where)
+{
+	snprintf(err, err_size, "%s %s failed: %s: where the netdev is is unknown", what,
+		 where ? where : "?", strerror(-r));
+	return r;
+}
+
 /**
  * vf_netdev_detach() - VF @pci's netdev back in the host, as @rp says it was
  * @netns_fd: the namespace, or -1 to open the one @rp names (if it is still
@@ -224,29 +232,43 @@ int vf_netdev_detach(const char *pci, const struct vfp_restore_point *rp, int ne
 	struct vf_link_id id = link_id(pci, rp);
 	char fallback[NL_IFNAMSIZ];
 	struct nl_link l;
-	int fd = netns_fd, r = 0;
+	int fd = netns_fd, found, r = 0;
 
 	err[0] = '\0';
 	if (!rp->name || !rp->ifname)
 		return 0; /* never attached */
 	snprintf(fallback, sizeof(fallback), "vfr%.12s", rp->name);
 	if (fd < 0 && rp->netns)
-		fd = netns_open_if_same(rp->netns, (ino_t)rp->netns_inode);
-	if (fd >= 0 && vf_link_find(&id, fd, &l) >= 0)
+		r = netns_open_if_same(rp->netns, (ino_t)rp->netns_inode, &fd);
+	if (r == -ENOENT)
+		r = 0, fd = -1; /* gone: the netdev is in the host, or went with it */
+	else if (r < 0) /* the namespace may be there: nothing is known */
+		return looked(r, err, err_size, "opening namespace", rp->netns);
+	if (fd >= 0 && (r = vf_link_find(&id, fd, &l)) >= 0)
 		r = move_home(fd, &l, rp->name, fallback, err, err_size);
+	else if (r == -ENODEV)
+		r = 0;
+	else if (r < 0)
+		looked(r, err, err_size, "looking for its netdev in", rp->netns);
 	if (fd >= 0 && fd != netns_fd)
 		close(fd);
-	if (vf_link_find(&id, -1, &l) < 0) {
-		if (r >= 0 && fd < 0)
+	if (r < 0 && !err[0])
+		snprintf(err, err_size, "moving it home: %s", strerror(-r));
+	found = vf_link_find(&id, -1, &l);
+	if (found < 0 && found != -ENODEV)
+		return looked(found, err, err_size, "looking for its netdev in", "the host");
+	if (found < 0 && r >= 0) {
+		if (fd < 0)
 			snprintf(err, err_size, "the netdev of VF %s is not back in the host, and "
 				 "namespace %s is gone: destroyed with it", pci,
 				 rp->netns ? rp->netns : "?");
-		else if (r >= 0)
+		else
 			snprintf(err, err_size, "the netdev of VF %s is neither in namespace %s nor "
 				 "in the host: moved on or deleted from inside", pci,
 				 rp->netns ? rp->netns : "?");
-		return r < 0 ? r : -ENODEV;
 	}
+	if (found < 0)
+		return r < 0 ? r : -ENODEV;
 	if (home)
 		home(arg);
 	return settle_in_host(&l, rp, fallback, err, err_size);
@@ -287,17 +309,19 @@ int vf_netdev_attach(const char *pci, int netns_fd, const struct netns_config *c
 }
 
 /**
- * vf_netdev_in_netns() - VF @pci's netdev is in the namespace @rp names
- * (still the same one), under whatever name
+ * vf_netdev_in_netns() - 1 when VF @pci's netdev is in the namespace @rp
+ * names (still the same one), under whatever name; 0 when not; -errno when
+ * a look failed
  */
-bool vf_netdev_in_netns(const char *pci, const struct vfp_restore_point *rp)
+int vf_netdev_in_netns(const char *pci, const struct vfp_restore_point *rp)
 {
 	struct vf_link_id id = link_id(pci, rp);
 	struct nl_link l;
-	int fd = rp->netns ? netns_open_if_same(rp->netns, (ino_t)rp->netns_inode) : -1;
-	bool in = fd >= 0 && vf_link_find(&id, fd, &l) >= 0;
+	int fd = -1, r = netns_open_if_same(rp->netns, (ino_t)rp->netns_inode, &fd);
 
-	if (fd >= 0)
+	if (r >= 0) {
+		r = vf_link_find(&id, fd, &l);
 		close(fd);
-	return in;
+	}
+	return r >= 0 ? 1 : r == -ENOENT || r == -ENODEV ? 0 : r;
 }
