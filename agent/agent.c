@@ -156,13 +156,29 @@ static int op_is_attached(void *userdata, const struct vfp_allocation *alloc)
 	return vf && vm_is_vm_vf(a, vf) ? vm_is_attached(a, alloc) : container_is_attached(a, alloc);
 }
 
+/*
+ * What a crash left half done, undone VF by VF; a VF that does not come
+ * back (its namespace died with it, the tenant moved it on) is quarantined
+ * with the reason: the confirm that follows leaves it so.
+ */
 static int op_undo(void *userdata, const struct vfp_allocation *alloc)
 {
-	char err[256];
-	int r = agent_detach_all(userdata, alloc, err, sizeof(err));
+	struct agent *a = userdata;
+	int r = 0;
 
-	if (r < 0)
-		log_error("allocation %s: %s", vfp_allocation_get_id(alloc), err);
+	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {
+		const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, i);
+		char err[512], reason[700];
+		int rr = vm_is_vm_vf(a, vf) ? vm_restore_vf(a, vf, err, sizeof(err))
+					    : container_restore_vf(a, vf, -1, err, sizeof(err));
+
+		if (rr >= 0)
+			continue;
+		snprintf(reason, sizeof(reason), "undoing allocation %.40s after a restart failed: "
+			 "%.600s", vfp_allocation_get_id(alloc), err);
+		agent_quarantine_vf(a, vf->pci, reason);
+		r = r < 0 ? r : rr;
+	}
 	return r;
 }
 

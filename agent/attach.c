@@ -12,6 +12,7 @@
 #include "agent/events.h"
 #include "agent/owner.h"
 #include "agent/release.h"
+#include "agent/vf-reset.h"
 #include "agent/vm/libvirt.h"
 #include "agent/vm/vm.h"
 
@@ -34,6 +35,17 @@ static int ifname_for(struct agent *a, const struct agent_netns_request *q, cons
 	return -EINVAL;
 }
 
+/* A VF whose rollback failed is not known to be home: never free, never silently reserved. */
+static void rollback_failed(struct agent *a, const struct vfp_allocation *alloc, const char *pci,
+			    const char *why)
+{
+	char reason[700];
+
+	snprintf(reason, sizeof(reason), "rollback of a failed attach of allocation %.40s failed: "
+		 "%.600s", vfp_allocation_get_id(alloc), why);
+	agent_quarantine_vf(a, pci, reason);
+}
+
 /* The VFs before @n back, in reverse: what a failed attach undoes. */
 static void undo_netns(struct agent *a, const struct vfp_allocation *alloc, size_t n, int fd)
 {
@@ -42,7 +54,7 @@ static void undo_netns(struct agent *a, const struct vfp_allocation *alloc, size
 		char err[256];
 
 		if (container_restore_vf(a, vf, fd, err, sizeof(err)) < 0)
-			log_error("VF %s: rollback: %s", vf->pci, err);
+			rollback_failed(a, alloc, vf->pci, err);
 	}
 }
 
@@ -55,14 +67,19 @@ static int netns_vfs(struct agent *a, const struct vfp_allocation *alloc,
 
 	for (i = 0; r >= 0 && i < n; i++) {
 		const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
+		struct container_undo undone;
 		char ifname[80], msg[256] = "";
 
 		r = ifname_for(a, q, pci, i, n, ifname, sizeof(ifname), err, err_size);
 		if (r < 0)
 			break;
-		r = container_attach_vf(a, alloc, i, t, ifname, msg, sizeof(msg));
+		r = container_attach_vf(a, alloc, i, t, ifname, &undone, msg, sizeof(msg));
+		if (r < 0 && undone.failed)
+			rollback_failed(a, alloc, pci, undone.why);
 		if (r < 0)
-			snprintf(err, err_size, "VF %s: %s", pci, msg[0] ? msg : strerror(-r));
+			snprintf(err, err_size, "VF %s: %s%s%s", pci, msg[0] ? msg : strerror(-r),
+				 undone.failed ? "; rolling back failed, VF quarantined: " : "",
+				 undone.failed ? undone.why : "");
 		else
 			log_info("VF %s: allocation %s: %s in %s", pci,
 				 vfp_allocation_get_id(alloc), ifname, t->netns);
@@ -179,7 +196,7 @@ static void undo_domain(struct agent *a, const struct vfp_allocation *alloc, siz
 		char err[512];
 
 		if (vm_restore_vf(a, vf, err, sizeof(err)) < 0)
-			log_error("VF %s: rollback: %s", vf->pci, err);
+			rollback_failed(a, alloc, vf->pci, err);
 	}
 }
 

@@ -13,6 +13,7 @@ if [ -z "${VFA_PRIVATE_HOST:-}" ]; then
 	VFA_PRIVATE_HOST=1 exec unshare --net --mount -- "$0" "$@"
 fi
 . "${top_srcdir:-.}/tests/api-lib.sh"
+mount -t tmpfs -o mode=755 tmpfs /run/netns # its namespaces' names stay in here
 ip link set lo up
 ns=vfa-le-$$
 ip netns add "$ns" || { echo "cannot make network namespaces"; exit 77; }
@@ -35,24 +36,26 @@ while [ -e "/proc/$agent_pid/fd/$lowest" ]; do lowest=$((lowest + 1)); done
 hard=$(prlimit --pid "$agent_pid" --nofile --noheadings --output HARD)
 soft=$(prlimit --pid "$agent_pid" --nofile --noheadings --output SOFT)
 prlimit --pid "$agent_pid" --nofile="$lowest:$hard"
-wait_log() {
+# waits until the agent looked at allocation $1 $2 times: kept (EMFILE) or released
+looked() {
 	for _ in $(seq 50); do
-		[ "$(grep -c "$1" "$tmp/agent.log")" -ge "$2" ] && return 0
+		[ "$(grep -c "allocation $1: \(looking for its .* failed: Too many open files: kept\|.*: releasing\)" \
+			"$tmp/agent.log")" -ge "$2" ] && return 0
 		sleep 0.1
 	done
-	fail "not logged ($2 times): $1"
+	fail "allocation $1: not looked at $2 times"
 }
+gone() { grep -q "allocation $1: .*: releasing" "$tmp/agent.log" && fail "$2: EMFILE was taken for absence"; true; }
 # a link event in the host: the agent looks at every attached tenant's namespace
 ip link add vfa-ev-$$ type veth peer name vfa-ev2-$$
-wait_log "allocation $live: looking for its network namespace failed: Too many open files: kept" 1
+looked "$live" 1; gone "$live" "a link event"
 # the full sweep, as every quiet minute: attached and reserved owners
 kill -HUP "$agent_pid"
-wait_log "allocation $live: looking for its network namespace failed: Too many open files: kept" 2
-wait_log "allocation $held: looking for its owner's network namespace failed: Too many open files: kept" 1
+looked "$live" 2; gone "$live" "the sweep"
+looked "$held" 1; gone "$held" "the sweep of reservations"
+grep -q "allocation $live: looking for its network namespace failed: Too many open files: kept" \
+	"$tmp/agent.log" || fail "the failed look is not logged"
 prlimit --pid "$agent_pid" --nofile="$soft:$hard"
-sleep 0.5
-grep -q "allocation $live: its network namespace is gone" "$tmp/agent.log" &&
-	fail "EMFILE was taken for a namespace gone"
 
 api GET "/v1/allocations/$live"; [ "$(jget .state)" = attached ] || fail "the live tenant lost its VF: $body"
 api GET "/v1/allocations/$held"; [ "$(jget .state)" = reserved ] || fail "the reservation went: $body"

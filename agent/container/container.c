@@ -120,10 +120,13 @@ static void pf_side_undo(void *arg)
  * PF-side settings first (an IB GUID needs a rebind, which makes a new
  * netdev), then the netdev, then the RDMA device. Any failure undoes the
  * steps before it, and @err says which step failed, in the kernel's words.
+ * An undo that fails (the tenant took the netdev on the instant it came)
+ * sets @undone: the VF is not known to be home, and its restore point stays.
  */
 static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
 		     const struct container_target *t, const char *ifname,
-		     struct vfp_restore_point *rp, char *err, size_t err_size)
+		     struct vfp_restore_point *rp, struct container_undo *undone, char *err,
+		     size_t err_size)
 {
 	const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, i);
 	const struct vfp_settings *settings = vfp_allocation_get_settings(alloc);
@@ -133,7 +136,7 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 	unsigned char mac[6];
 	struct pf_side_undo undo = { .a = a, .pci = vf->pci, .rp = rp };
 	char netdev[64], msg[256];
-	bool applied = false;
+	bool applied = false, moved = false;
 	int r = vf_facts_read(a, vf->pci, &f);
 
 	if (r < 0)
@@ -148,15 +151,23 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 		netns_config_for(t, settings, i == 0, f.ethernet, ifname, mac, &cfg);
 	if (r >= 0 && (r = record_target(netdev, vf->pci, t, ifname, rp, err, err_size)) >= 0)
 		r = restore_point_update(a, vf->pci, rp); /* where it goes, before it goes */
-	if (r >= 0)
+	if (r >= 0) {
+		moved = true;
 		r = vf_netdev_attach(vf->pci, t->fd, &cfg, rp, err, err_size);
-	if (r >= 0 && (r = move_rdma(&f, t->fd, rp, err, err_size)) < 0)
-		vf_netdev_detach(vf->pci, rp, t->fd, applied ? pf_side_undo : NULL, &undo, msg,
-				 sizeof(msg));
-	if (r < 0 && applied) {
-		pf_side_undo(&undo);
-		restore_point_save(a, vf->pci, NULL);
 	}
+	if (r >= 0)
+		r = move_rdma(&f, t->fd, rp, err, err_size);
+	if (r < 0 && moved && vf_netdev_detach(vf->pci, rp, t->fd, applied ? pf_side_undo : NULL,
+					       &undo, msg, sizeof(msg)) < 0)
+		snprintf(undone->why, sizeof(undone->why), "%s", msg);
+	if (r < 0 && applied)
+		pf_side_undo(&undo); /* when the netdev never came home: the PF side all the same */
+	if (r < 0 && undo.msg[0] && !undone->why[0])
+		snprintf(undone->why, sizeof(undone->why), "restoring VF settings on the PF: %.200s",
+			 undo.msg);
+	undone->failed = undone->why[0] != '\0';
+	if (r < 0 && applied && !undone->failed)
+		restore_point_save(a, vf->pci, NULL);
 	if (r >= 0) /* what the move added: the RDMA device that went with it */
 		r = restore_point_update(a, vf->pci, rp);
 	return r;
@@ -205,15 +216,18 @@ static int restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, int n
  * container_attach_vf() - VF @i of @alloc into the namespace as @ifname
  *
  * Under its PF's lock. Any failure undoes the steps taken; @err says which
- * step failed, in the kernel's words.
+ * step failed, in the kernel's words, and @undone whether the undo failed
+ * (then the VF must not be offered again: quarantine it).
  */
 int container_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
-			const struct container_target *t, const char *ifname, char *err,
-			size_t err_size)
+			const struct container_target *t, const char *ifname,
+			struct container_undo *undone, char *err, size_t err_size)
 {
 	struct vfp_restore_point *rp = pf_side_begin(vfp_allocation_get_vf(alloc, i));
-	int r = rp ? attach_vf(a, alloc, i, t, ifname, rp, err, err_size) : -ENOMEM;
+	int r;
 
+	*undone = (struct container_undo){ 0 };
+	r = rp ? attach_vf(a, alloc, i, t, ifname, rp, undone, err, err_size) : -ENOMEM;
 	if (rp)
 		pf_side_end(vfp_allocation_get_vf(alloc, i), rp);
 	return r;

@@ -279,8 +279,9 @@ int vf_netdev_detach(const char *pci, const struct vfp_restore_point *rp, int ne
  * @netns_fd configured as @cfg says
  *
  * Configured through its ifindex inside, found by its device after the
- * move. On failure it is brought back (only it: nothing else in the
- * namespace is touched), and @err says which step failed.
+ * move. On failure @err says which step failed; bringing it back is the
+ * caller's (vf_netdev_detach()), which must look at how that went: a tenant
+ * may have taken the netdev on the instant it appeared.
  */
 int vf_netdev_attach(const char *pci, int netns_fd, const struct netns_config *cfg,
 		     struct vfp_restore_point *rp, char *err, size_t err_size)
@@ -299,11 +300,6 @@ int vf_netdev_attach(const char *pci, int netns_fd, const struct netns_config *c
 	if (r >= 0) {
 		rp->ifindex = l.ifindex;
 		r = configure_inside(netns_fd, l.ifindex, cfg, err, err_size);
-	}
-	if (r < 0) {
-		char ignored[256];
-
-		vf_netdev_detach(pci, rp, netns_fd, NULL, NULL, ignored, sizeof(ignored)); /* undo */
 	}
 	return r;
 }
