@@ -94,12 +94,12 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 	bool prune = false;
 
 	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_get_allocation(a->ledger, id, &alloc);
-	if (r < 0)
+	r = agent_ledger_ready(a, err, err_size); /* an earlier end first: the state is now's */
+	if (r >= 0 && (r = vfp_ledger_get_allocation(a->ledger, id, &alloc)) < 0)
 		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-	else if (vfp_allocation_get_state(alloc) == VFP_ALLOCATION_RELEASED)
+	else if (r >= 0 && vfp_allocation_get_state(alloc) == VFP_ALLOCATION_RELEASED)
 		r = -ENOENT, snprintf(err, err_size, "allocation %s was released already", id);
-	else if ((r = release_begin(a->ledger, alloc)) < 0)
+	else if (r >= 0 && (r = release_begin(a->ledger, alloc)) < 0)
 		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
 	if (r >= 0)
@@ -115,8 +115,12 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 		pthread_mutex_lock(&a->ledger_lock);
 		r = vfp_ledger_confirm(a->ledger, id, VFP_OP_RELEASE, restored >= 0,
 				       restored < 0 ? why : NULL);
-		if (r < 0)
-			snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
+		if (r < 0) { /* the VFs stay releasing, out of every claim's reach, until it is */
+			snprintf(err, err_size, "the release is done, but the ledger cannot record it "
+				 "yet: %s", vfp_ledger_get_error(a->ledger));
+			log_error("allocation %s: %s", id, err);
+			agent_intent_defer_locked(a, id, VFP_OP_RELEASE, restored >= 0, why);
+		}
 		prune = r >= 0 && ++a->releases_unpruned >= PRUNE_EVERY;
 		pthread_mutex_unlock(&a->ledger_lock);
 		if (prune)

@@ -20,6 +20,12 @@ fi
 mount -t tmpfs -o mode=755 tmpfs /run/netns # its namespaces' names stay in here
 ip link set lo up
 ns=vfa-un-$$ hide=vfa-unh-$$ mover= cpus=
+# every thread of the agent on CPUs $1, scheduled as chrt $2 says (threads come and go)
+agent_sched() {
+	for task in "/proc/$agent_pid/task/"*; do
+		taskset -c -p "$1" "${task##*/}" >/dev/null 2>&1 && chrt "$2" -p 0 "${task##*/}" 2>/dev/null || true
+	done
+}
 trap 'stop_mover; cleanup' EXIT
 ip netns add "$ns" && ip netns add "$hide" || { echo "cannot make network namespaces"; exit 77; }
 for l in ens5f0v0 ens5f0v1 ens5f0v2; do ip link add "$l" type veth peer name "peer-$l"; done
@@ -44,12 +50,12 @@ start_mover() {
 		sleep 0.02
 	done
 	cpus=$(taskset -c -p "$agent_pid" | sed 's/.*: //')
-	taskset -a -c -p 0 "$agent_pid" >/dev/null && chrt -a -i -p 0 "$agent_pid"
+	agent_sched 0 -i
 }
 stop_mover() {
 	[ -z "$mover" ] || { kill "$mover" 2>/dev/null; wait "$mover" 2>/dev/null || true; }
 	mover=
-	[ -z "$agent_pid" ] || { chrt -a -o -p 0 "$agent_pid" && taskset -a -c -p "$cpus" "$agent_pid"; } >/dev/null
+	[ -z "$agent_pid" ] || agent_sched "$cpus" -o
 
 }
 vf_state() { api GET "/v1/vfs/$1"; jget .state; }

@@ -157,6 +157,8 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 	}
 	if (r >= 0)
 		r = move_rdma(&f, t->fd, rp, err, err_size);
+	if (r >= 0) /* what the move added: the RDMA device that went with it */
+		r = restore_point_update(a, vf->pci, rp);
 	if (r < 0 && moved && vf_netdev_detach(vf->pci, rp, t->fd, applied ? pf_side_undo : NULL,
 					       &undo, msg, sizeof(msg)) < 0)
 		snprintf(undone->why, sizeof(undone->why), "%s", msg);
@@ -168,8 +170,6 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 	undone->failed = undone->why[0] != '\0';
 	if (r < 0 && applied && !undone->failed)
 		restore_point_save(a, vf->pci, NULL);
-	if (r >= 0) /* what the move added: the RDMA device that went with it */
-		r = restore_point_update(a, vf->pci, rp);
 	return r;
 }
 
@@ -206,8 +206,13 @@ static int restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, int n
 		snprintf(err, err_size, "restoring VF settings on the PF: %s", undo.msg);
 		r = -EIO;
 	}
-	if (r >= 0) /* restored: a second restore changes nothing */
-		r = restore_point_update(a, vf->pci, NULL);
+	/*
+	 * Restored: a second restore changes nothing. A restore point the
+	 * ledger cannot drop (a full disk) is not a VF astray: one more
+	 * restore from it puts back what is there already.
+	 */
+	if (r >= 0 && restore_point_update(a, vf->pci, NULL) < 0)
+		log_warning("VF %s: restored, but its restore point stays in the ledger", vf->pci);
 	vfp_restore_point_free(rp);
 	return r;
 }
