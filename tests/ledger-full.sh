@@ -16,7 +16,7 @@ fi
 . "${top_srcdir:-.}/tests/api-lib.sh"
 mount -t tmpfs -o mode=755 tmpfs /run/netns # its namespaces' names stay in here
 ip link set lo up
-ns=vfa-lf-$$ state=$tmp/state filler= cpus=
+ns=vfa-lf-$$ state=$tmp/state filler='' cpus=''
 stop_filler() {
 	[ -z "$filler" ] || { kill "$filler" 2>/dev/null; wait "$filler" 2>/dev/null || true; }
 	filler=

@@ -19,7 +19,7 @@ fi
 . "${top_srcdir:-.}/tests/api-lib.sh"
 mount -t tmpfs -o mode=755 tmpfs /run/netns # its namespaces' names stay in here
 ip link set lo up
-ns=vfa-un-$$ hide=vfa-unh-$$ mover= cpus=
+ns=vfa-un-$$ hide=vfa-unh-$$ mover='' cpus=''
 # every thread of the agent on CPUs $1, scheduled as chrt $2 says (threads come and go)
 agent_sched() {
 	for task in "/proc/$agent_pid/task/"*; do
