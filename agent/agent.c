@@ -156,13 +156,29 @@ static int op_is_attached(void *userdata, const struct vfp_allocation *alloc)
 	return vf && vm_is_vm_vf(a, vf) ? vm_is_attached(a, alloc) : container_is_attached(a, alloc);
 }
 
+/*
+ * What a crash left half done, undone VF by VF; a VF that does not come
+ * back (its namespace died with it, the tenant moved it on) is quarantined
+ * with the reason: the confirm that follows leaves it so.
+ */
 static int op_undo(void *userdata, const struct vfp_allocation *alloc)
 {
-	char err[256];
-	int r = agent_detach_all(userdata, alloc, err, sizeof(err));
+	struct agent *a = userdata;
+	int r = 0;
 
-	if (r < 0)
-		log_error("allocation %s: %s", vfp_allocation_get_id(alloc), err);
+	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {
+		const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, i);
+		char err[512], reason[700];
+		int rr = vm_is_vm_vf(a, vf) ? vm_restore_vf(a, vf, err, sizeof(err))
+					    : container_restore_vf(a, vf, -1, err, sizeof(err));
+
+		if (rr >= 0)
+			continue;
+		snprintf(reason, sizeof(reason), "undoing allocation %.40s after a restart failed: "
+			 "%.600s", vfp_allocation_get_id(alloc), err);
+		agent_quarantine_vf(a, vf->pci, reason);
+		r = r < 0 ? r : rr;
+	}
 	return r;
 }
 
@@ -260,6 +276,10 @@ void agent_fini(struct agent *a)
 	libvirt_conn_free(a->libvirt);
 	free(a->foreign_vfs.vfs);
 	free(a->repair_waits);
+	if (a->n_unrecorded)
+		log_warning("%zu operations' ends were not recorded: the next start resolves them",
+			    a->n_unrecorded);
+	free(a->unrecorded);
 	if (a->events)
 		events_shutdown(a->events);
 	vfp_ledger_unref(a->ledger);
@@ -395,6 +415,99 @@ int agent_get_allocation(struct agent *a, const char *id, struct vfp_allocation 
 	return r;
 }
 
+/* How intent @op of allocation @id ended, kept to be written when the ledger takes it. */
+struct agent_unrecorded {
+	char id[40];
+	enum vfp_op op;
+	bool ok;
+	char reason[256];
+};
+
+/* Under ledger_lock: the end of @id's @op, to write later (a newer one for @id replaces it). */
+void agent_intent_defer_locked(struct agent *a, const char *id, enum vfp_op op, bool ok,
+			       const char *reason)
+{
+	struct agent_unrecorded *u = NULL;
+
+	for (size_t i = 0; i < a->n_unrecorded && !u; i++)
+		if (strcmp(a->unrecorded[i].id, id) == 0)
+			u = &a->unrecorded[i];
+	if (!u && a->n_unrecorded == a->cap_unrecorded) {
+		size_t cap = a->cap_unrecorded ? 2 * a->cap_unrecorded : 8;
+		struct agent_unrecorded *n = realloc(a->unrecorded, cap * sizeof(*n));
+
+		if (!n) {
+			log_error("allocation %s: %s %s: not recorded, and no memory to keep it: the "
+				  "next start resolves it", id, vfp_op_to_string(op), ok ? "done" : "failed");
+			return;
+		}
+		a->unrecorded = n, a->cap_unrecorded = cap;
+	}
+	if (!u)
+		u = &a->unrecorded[a->n_unrecorded++];
+	*u = (struct agent_unrecorded){ .op = op, .ok = ok };
+	snprintf(u->id, sizeof(u->id), "%s", id);
+	snprintf(u->reason, sizeof(u->reason), "%s", reason ? reason : "");
+}
+
+/*
+ * Under ledger_lock: writes the ends of operations the ledger could not
+ * take when they ended (a full disk). 0 once none is left; else the
+ * ledger's -errno, and the rest stay for the next try. An end the ledger
+ * no longer expects (-ENOENT: resolved meanwhile) is dropped.
+ */
+static int record_deferred_locked(struct agent *a)
+{
+	while (a->n_unrecorded) {
+		struct agent_unrecorded *u = &a->unrecorded[0];
+		int r = vfp_ledger_confirm(a->ledger, u->id, u->op, u->ok,
+					   u->ok ? NULL : u->reason);
+
+		if (r < 0 && r != -ENOENT)
+			return r;
+		log_info("allocation %s: %s %s: recorded now", u->id, vfp_op_to_string(u->op),
+			 u->ok ? "done" : "failed");
+		memmove(u, u + 1, --a->n_unrecorded * sizeof(*u));
+	}
+	return 0;
+}
+
+/* Under ledger_lock: before a new operation, the ends of earlier ones; @err when they do not fit. */
+static int ledger_ready_locked(struct agent *a, char *err, size_t err_size)
+{
+	int r = record_deferred_locked(a);
+
+	if (r < 0)
+		snprintf(err, err_size, "the ledger cannot record the end of an earlier operation "
+			 "yet: %s", vfp_ledger_get_error(a->ledger));
+	return r;
+}
+
+/**
+ * agent_record_deferred() - write the ends of operations the ledger could
+ * not take when they ended; for the main loop's quiet minute (a new
+ * operation tries first anyway)
+ */
+void agent_record_deferred(struct agent *a)
+{
+	pthread_mutex_lock(&a->ledger_lock);
+	if (a->n_unrecorded && record_deferred_locked(a) < 0)
+		log_warning("%zu operations' ends wait for the ledger: %s", a->n_unrecorded,
+			    vfp_ledger_get_error(a->ledger));
+	pthread_mutex_unlock(&a->ledger_lock);
+}
+
+/**
+ * agent_ledger_ready() - under ledger_lock, before an operation begins:
+ * the ends of earlier ones written first; -errno with @err when they
+ * cannot be (the disk is still full), rather than an operation "in
+ * progress" that ended long ago
+ */
+int agent_ledger_ready(struct agent *a, char *err, size_t err_size)
+{
+	return ledger_ready_locked(a, err, err_size);
+}
+
 /*
  * Begins intent @op of allocation @id; @err on failure. @durable: it waits
  * for the disk, for an @op whose effect outlives a power cut (a domain's
@@ -405,10 +518,13 @@ int agent_intent_begin(struct agent *a, const char *id, enum vfp_op op, bool dur
 {
 	int r;
 
+	err[0] = '\0';
 	pthread_mutex_lock(&a->ledger_lock);
-	r = durable ? vfp_ledger_begin(a->ledger, id, op)
-		    : vfp_ledger_begin_volatile(a->ledger, id, op);
-	if (r < 0)
+	r = ledger_ready_locked(a, err, err_size);
+	if (r >= 0)
+		r = durable ? vfp_ledger_begin(a->ledger, id, op)
+			    : vfp_ledger_begin_volatile(a->ledger, id, op);
+	if (r < 0 && !err[0])
 		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
 	return r;
@@ -420,15 +536,23 @@ int agent_intents_begin_volatile(struct agent *a, const char *const *ids, size_t
 {
 	int r;
 
+	err[0] = '\0';
 	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_begin_volatile_many(a->ledger, ids, n, op);
-	if (r < 0)
+	r = ledger_ready_locked(a, err, err_size);
+	if (r >= 0)
+		r = vfp_ledger_begin_volatile_many(a->ledger, ids, n, op);
+	if (r < 0 && !err[0])
 		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
 	return r;
 }
 
-/* How intent @op of each allocation of @ids ended, in one transaction; a failure is logged. */
+/*
+ * How intent @op of each allocation of @ids ended, in one transaction. One
+ * the ledger cannot take now (a full disk) is logged and kept: written
+ * before the next operation, or in the quiet minute; until then the intent
+ * stays open, and a restart would resolve it by what the host shows.
+ */
 int agent_intents_confirm(struct agent *a, const char *const *ids, size_t n, enum vfp_op op,
 			  bool ok, const char *reason)
 {
@@ -438,8 +562,22 @@ int agent_intents_confirm(struct agent *a, const char *const *ids, size_t n, enu
 	r = vfp_ledger_confirm_many(a->ledger, ids, n, op, ok, reason);
 	if (r < 0)
 		log_error("%s", vfp_ledger_get_error(a->ledger));
+	for (size_t i = 0; r < 0 && r != -ENOENT && i < n; i++)
+		agent_intent_defer_locked(a, ids[i], op, ok, reason);
 	pthread_mutex_unlock(&a->ledger_lock);
 	return r;
+}
+
+/**
+ * agent_intent_defer() - the end of @id's @op to record as @ok, replacing
+ * one kept already (an attach the ledger could not record, undone since)
+ */
+void agent_intent_defer(struct agent *a, const char *id, enum vfp_op op, bool ok,
+			const char *reason)
+{
+	pthread_mutex_lock(&a->ledger_lock);
+	agent_intent_defer_locked(a, id, op, ok, reason);
+	pthread_mutex_unlock(&a->ledger_lock);
 }
 
 /* How intent @op of allocation @id ended (@ok; @reason when not); a failure is logged. */

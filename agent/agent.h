@@ -16,6 +16,7 @@ struct claim_queue;
 struct libvirt_conn;
 struct events;
 struct metrics;
+struct agent_unrecorded;
 
 #define AGENT_MAX_LISTEN 4
 
@@ -67,8 +68,13 @@ struct agent {
 	unsigned releases_unpruned; /* under ledger_lock */
 	/* VF resets and repairs, by result (atomic counters, for /metrics) */
 	unsigned long resets[2], repairs[2]; /* [0] failed, [1] ok */
+	/* looks at an owner that failed (EMFILE…) and kept its allocation (atomic, /metrics) */
+	unsigned long lease_errors;
 	struct agent_repair_wait *repair_waits;
 	size_t n_repair_waits, cap_repair_waits;
+	/* ends of operations the ledger could not take yet (a full disk); under ledger_lock */
+	struct agent_unrecorded *unrecorded;
+	size_t n_unrecorded, cap_unrecorded;
 };
 
 int agent_init(struct agent *a);
@@ -93,6 +99,12 @@ int agent_intents_begin_volatile(struct agent *a, const char *const *ids, size_t
 				 enum vfp_op op, char *err, size_t err_size);
 int agent_intents_confirm(struct agent *a, const char *const *ids, size_t n, enum vfp_op op,
 			  bool ok, const char *reason);
+void agent_intent_defer(struct agent *a, const char *id, enum vfp_op op, bool ok,
+			const char *reason);
+void agent_intent_defer_locked(struct agent *a, const char *id, enum vfp_op op, bool ok,
+			       const char *reason);
+int agent_ledger_ready(struct agent *a, char *err, size_t err_size);
+void agent_record_deferred(struct agent *a);
 
 void agent_set_log_priority(int priority);
 int agent_get_log_priority(void);

@@ -12,6 +12,7 @@
 #include "agent/events.h"
 #include "agent/owner.h"
 #include "agent/release.h"
+#include "agent/vf-reset.h"
 #include "agent/vm/libvirt.h"
 #include "agent/vm/vm.h"
 
@@ -34,6 +35,17 @@ static int ifname_for(struct agent *a, const struct agent_netns_request *q, cons
 	return -EINVAL;
 }
 
+/* A VF whose rollback failed is not known to be home: never free, never silently reserved. */
+static void rollback_failed(struct agent *a, const struct vfp_allocation *alloc, const char *pci,
+			    const char *why)
+{
+	char reason[700];
+
+	snprintf(reason, sizeof(reason), "rollback of a failed attach of allocation %.40s failed: "
+		 "%.600s", vfp_allocation_get_id(alloc), why);
+	agent_quarantine_vf(a, pci, reason);
+}
+
 /* The VFs before @n back, in reverse: what a failed attach undoes. */
 static void undo_netns(struct agent *a, const struct vfp_allocation *alloc, size_t n, int fd)
 {
@@ -42,7 +54,7 @@ static void undo_netns(struct agent *a, const struct vfp_allocation *alloc, size
 		char err[256];
 
 		if (container_restore_vf(a, vf, fd, err, sizeof(err)) < 0)
-			log_error("VF %s: rollback: %s", vf->pci, err);
+			rollback_failed(a, alloc, vf->pci, err);
 	}
 }
 
@@ -55,14 +67,19 @@ static int netns_vfs(struct agent *a, const struct vfp_allocation *alloc,
 
 	for (i = 0; r >= 0 && i < n; i++) {
 		const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
+		struct container_undo undone;
 		char ifname[80], msg[256] = "";
 
 		r = ifname_for(a, q, pci, i, n, ifname, sizeof(ifname), err, err_size);
 		if (r < 0)
 			break;
-		r = container_attach_vf(a, alloc, i, t, ifname, msg, sizeof(msg));
+		r = container_attach_vf(a, alloc, i, t, ifname, &undone, msg, sizeof(msg));
+		if (r < 0 && undone.failed)
+			rollback_failed(a, alloc, pci, undone.why);
 		if (r < 0)
-			snprintf(err, err_size, "VF %s: %s", pci, msg[0] ? msg : strerror(-r));
+			snprintf(err, err_size, "VF %s: %s%s%s", pci, msg[0] ? msg : strerror(-r),
+				 undone.failed ? "; rolling back failed, VF quarantined: " : "",
+				 undone.failed ? undone.why : "");
 		else
 			log_info("VF %s: allocation %s: %s in %s", pci,
 				 vfp_allocation_get_id(alloc), ifname, t->netns);
@@ -83,30 +100,47 @@ struct attach_job {
 typedef int (*attach_fn)(struct agent *a, const struct attach_job *j, char *err,
 			 size_t err_size);
 
+typedef void (*undo_fn)(struct agent *a, const struct attach_job *j);
+
 /*
  * @fn between the attach intent's begin and its confirm: a crash in between
  * is reconciled. The begin does not wait for the disk: a namespace, a PF's
  * settings and a running domain do not outlive a power cut that would lose
  * it, and before libvirt changes a domain's persistent config the VF's
  * restore point is written durably, which makes the intent before it
- * durable too (the WAL replays in order).
+ * durable too (the WAL replays in order). An attach done that the ledger
+ * cannot record (a full disk) is undone by @undo: the ledger will say it
+ * failed once it has room, and the answer says so now, never a success
+ * the ledger does not show.
  */
-static int in_intent(struct agent *a, const struct attach_job *j, attach_fn fn, char *err,
-		     size_t err_size)
+static int in_intent(struct agent *a, const struct attach_job *j, attach_fn fn, undo_fn undo,
+		     char *err, size_t err_size)
 {
 	const char *id = vfp_allocation_get_id(j->alloc);
-	int r = agent_intent_begin(a, id, VFP_OP_ATTACH, false, err, err_size);
+	int c, r = agent_intent_begin(a, id, VFP_OP_ATTACH, false, err, err_size);
 
 	if (r < 0)
 		return r;
 	r = fn(a, j, err, err_size);
-	agent_intent_confirm(a, id, VFP_OP_ATTACH, r >= 0, r < 0 ? err : NULL);
+	c = agent_intent_confirm(a, id, VFP_OP_ATTACH, r >= 0, r < 0 ? err : NULL);
+	if (c < 0 && r >= 0) {
+		undo(a, j);
+		agent_intent_defer(a, id, VFP_OP_ATTACH, false, "the ledger could not record it");
+		snprintf(err, err_size, "the attach could not be recorded in the ledger (%s): it "
+			 "was undone", strerror(-c));
+		r = c;
+	}
 	return r;
 }
 
 static int netns_job(struct agent *a, const struct attach_job *j, char *err, size_t err_size)
 {
 	return netns_vfs(a, j->alloc, j->netns, j->target, err, err_size);
+}
+
+static void netns_undo(struct agent *a, const struct attach_job *j)
+{
+	undo_netns(a, j->alloc, vfp_allocation_get_vf_count(j->alloc), j->target->fd);
 }
 
 /**
@@ -139,7 +173,7 @@ int agent_attach_netns(struct agent *a, const char *id, const struct agent_netns
 				      err_size);
 	j.alloc = alloc;
 	if (r >= 0)
-		r = in_intent(a, &j, netns_job, err, err_size);
+		r = in_intent(a, &j, netns_job, netns_undo, err, err_size);
 	if (t.fd >= 0)
 		close(t.fd);
 	vfp_allocation_unref(alloc);
@@ -179,7 +213,7 @@ static void undo_domain(struct agent *a, const struct vfp_allocation *alloc, siz
 		char err[512];
 
 		if (vm_restore_vf(a, vf, err, sizeof(err)) < 0)
-			log_error("VF %s: rollback: %s", vf->pci, err);
+			rollback_failed(a, alloc, vf->pci, err);
 	}
 }
 
@@ -202,6 +236,11 @@ static int domain_job(struct agent *a, const struct attach_job *j, char *err, si
 	if (r < 0 && i > 0)
 		undo_domain(a, j->alloc, i - 1);
 	return r;
+}
+
+static void domain_undo(struct agent *a, const struct attach_job *j)
+{
+	undo_domain(a, j->alloc, vfp_allocation_get_vf_count(j->alloc));
 }
 
 /**
@@ -229,7 +268,7 @@ int agent_domain_attach_vfs(struct agent *a, const char *id, const struct agent_
 	t.uuid = d.uuid, t.name = d.name;
 	j.alloc = alloc;
 	if (r >= 0)
-		r = in_intent(a, &j, domain_job, err, err_size);
+		r = in_intent(a, &j, domain_job, domain_undo, err, err_size);
 	vfp_allocation_unref(alloc);
 	return r;
 }
@@ -257,8 +296,15 @@ int agent_detach(struct agent *a, const char *id, char *err, size_t err_size)
 	if (r >= 0)
 		r = agent_intent_begin(a, id, VFP_OP_DETACH, true, err, err_size);
 	if (r >= 0) {
+		int c;
+
 		r = agent_detach_all(a, alloc, err, err_size);
-		agent_intent_confirm(a, id, VFP_OP_DETACH, r >= 0, r < 0 ? err : NULL);
+		c = agent_intent_confirm(a, id, VFP_OP_DETACH, r >= 0, r < 0 ? err : NULL);
+		if (c < 0 && r >= 0) { /* kept, and recorded before the next operation */
+			snprintf(err, err_size, "the detach is done, but the ledger cannot record it "
+				 "yet: %s", strerror(-c));
+			r = c;
+		}
 	}
 	vfp_allocation_unref(alloc);
 	if (r >= 0)

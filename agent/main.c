@@ -177,6 +177,7 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 		int n = poll(p, 4, 60 * 1000);
 
 		if (n == 0) { /* a minute of quiet: leases that expire with time, and a safety net */
+			agent_record_deferred(a); /* ends a full disk kept out of the ledger */
 			agent_sweep_dead_owners(a, SWEEP_ALL);
 			agent_prune_ledger(a);
 			agent_retry_repairs(a);

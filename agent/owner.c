@@ -108,16 +108,24 @@ int owner_check_domain(const struct vfp_owner *o, const char *name, const char *
 
 /**
  * owner_exists() - a container owner's namespace is still the one it
- * claimed with; other owners are asked elsewhere (true here)
+ * claimed with: 1 while it is, 0 once it is gone (no namespace under its
+ * name, or another one); other owners are asked elsewhere (1 here)
+ *
+ * A look that fails for another reason (EMFILE, ENOMEM, EACCES…) is no
+ * answer: -errno, and the owner is not taken for gone.
  */
-bool owner_exists(const struct vfp_owner *o)
+int owner_exists(const struct vfp_owner *o)
 {
 	struct vfp_owner now = *o;
 	char ignored[256];
+	int r;
 
 	if (o->kind != VFP_OWNER_CONTAINER)
-		return true;
-	if (owner_resolve(&now, ignored, sizeof(ignored)) < 0)
-		return false;
+		return 1;
+	r = owner_resolve(&now, ignored, sizeof(ignored));
+	if (r == -ENOENT || r == -ESRCH || r == -EINVAL)
+		return 0;
+	if (r < 0)
+		return r;
 	return !o->netns_inode || now.netns_inode == o->netns_inode;
 }

@@ -17,5 +17,5 @@ int owner_check_netns(const struct vfp_owner *o, ino_t target, const char *spec,
 		      size_t err_size);
 int owner_check_domain(const struct vfp_owner *o, const char *name, const char *uuid, char *err,
 		       size_t err_size);
-bool owner_exists(const struct vfp_owner *o);
+int owner_exists(const struct vfp_owner *o);
 bool owner_is_domain(const struct vfp_owner *o, const char *uuid);

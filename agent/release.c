@@ -94,12 +94,12 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 	bool prune = false;
 
 	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_get_allocation(a->ledger, id, &alloc);
-	if (r < 0)
+	r = agent_ledger_ready(a, err, err_size); /* an earlier end first: the state is now's */
+	if (r >= 0 && (r = vfp_ledger_get_allocation(a->ledger, id, &alloc)) < 0)
 		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-	else if (vfp_allocation_get_state(alloc) == VFP_ALLOCATION_RELEASED)
+	else if (r >= 0 && vfp_allocation_get_state(alloc) == VFP_ALLOCATION_RELEASED)
 		r = -ENOENT, snprintf(err, err_size, "allocation %s was released already", id);
-	else if ((r = release_begin(a->ledger, alloc)) < 0)
+	else if (r >= 0 && (r = release_begin(a->ledger, alloc)) < 0)
 		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
 	if (r >= 0)
@@ -115,8 +115,12 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 		pthread_mutex_lock(&a->ledger_lock);
 		r = vfp_ledger_confirm(a->ledger, id, VFP_OP_RELEASE, restored >= 0,
 				       restored < 0 ? why : NULL);
-		if (r < 0)
-			snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
+		if (r < 0) { /* the VFs stay releasing, out of every claim's reach, until it is */
+			snprintf(err, err_size, "the release is done, but the ledger cannot record it "
+				 "yet: %s", vfp_ledger_get_error(a->ledger));
+			log_error("allocation %s: %s", id, err);
+			agent_intent_defer_locked(a, id, VFP_OP_RELEASE, restored >= 0, why);
+		}
 		prune = r >= 0 && ++a->releases_unpruned >= PRUNE_EVERY;
 		pthread_mutex_unlock(&a->ledger_lock);
 		if (prune)
@@ -132,15 +136,33 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 	return 0;
 }
 
+/*
+ * A look at an owner failed with @r, which is not its absence (EMFILE,
+ * ENOMEM, EACCES…): the allocation is kept, and the failure logged and
+ * counted (vfagent_lease_check_errors_total).
+ */
+static void look_failed(struct agent *a, const struct vfp_allocation *alloc, const char *what,
+			int r)
+{
+	__atomic_add_fetch(&a->lease_errors, 1, __ATOMIC_RELAXED);
+	log_warning("allocation %s: looking for its %s failed: %s: kept", vfp_allocation_get_id(alloc),
+		    what, strerror(-r));
+}
+
 /* A reserved allocation's owner does not exist (a VM's domain: by UUID, else by name). */
 static bool reserved_orphan(struct agent *a, const struct vfp_allocation *alloc)
 {
 	const struct vfp_owner *o = vfp_allocation_get_owner(alloc);
 	struct libvirt_domain d;
 	char ignored[256];
+	int r;
 
-	if (o->kind == VFP_OWNER_CONTAINER)
-		return !owner_exists(o);
+	if (o->kind == VFP_OWNER_CONTAINER) {
+		r = owner_exists(o);
+		if (r < 0)
+			look_failed(a, alloc, "owner's network namespace", r);
+		return r == 0;
+	}
 	if (!libvirt_conn_is_connected(a->libvirt))
 		return false; /* unknown */
 	return libvirt_lookup(a->libvirt, o->uuid ? o->uuid : o->name, &d, ignored,
@@ -152,11 +174,13 @@ static bool reserved_orphan(struct agent *a, const struct vfp_allocation *alloc)
  * An attached allocation's owner is where its VFs went; a reserved one's
  * is its owner as claimed, and it outlives a missing owner by the config's
  * orphan lease (a deployment is claimed for before its domain exists).
+ * Only absence is gone: a look that fails keeps the allocation.
  */
 static const char *owner_gone(struct agent *a, const struct vfp_allocation *alloc,
 			      unsigned owners, long long orphan_seconds)
 {
 	enum vfp_allocation_state state = vfp_allocation_get_state(alloc);
+	int r;
 
 	if (state == VFP_ALLOCATION_RESERVED)
 		return owners == SWEEP_ALL &&
@@ -166,8 +190,13 @@ static const char *owner_gone(struct agent *a, const struct vfp_allocation *allo
 			       : NULL;
 	if (state != VFP_ALLOCATION_ATTACHED)
 		return NULL;
-	if (owners & SWEEP_NETNS && container_netns_alive(a, alloc) == 0)
-		return "its network namespace is gone";
+	if (owners & SWEEP_NETNS) {
+		r = container_netns_alive(a, alloc);
+		if (r == 0)
+			return "its network namespace is gone";
+		if (r < 0 && r != -ENXIO)
+			look_failed(a, alloc, "network namespace", r);
+	}
 	if (owners & SWEEP_DOMAINS && vm_domain_alive(a, alloc) == 0)
 		return "its domain is gone";
 	return NULL;

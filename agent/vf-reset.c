@@ -136,18 +136,33 @@ void agent_free_restore_points(struct vfp_restore_point **rps, size_t n)
 	free(rps);
 }
 
-/* Quarantines @pci with @why (its release goes on without it). */
+/*
+ * Quarantines @pci with @why (its release goes on without it). A
+ * quarantined VF stays so whatever its allocation does next, until a
+ * repair: its release does not free it, its attach or detach does not make
+ * it attached or reserved again.
+ */
 static void quarantine(struct agent *a, const char *pci, const char *why)
 {
 	char reason[300];
 
 	snprintf(reason, sizeof(reason), "reset failed: %s", why);
+	agent_quarantine_vf(a, pci, reason);
+}
+
+/**
+ * agent_quarantine_vf() - take VF @pci out of use with @reason: logged, in
+ * the ledger, and an event
+ */
+void agent_quarantine_vf(struct agent *a, const char *pci, const char *reason)
+{
 	pthread_mutex_lock(&a->ledger_lock);
 	if (vfp_ledger_quarantine_vf(a->ledger, pci, reason) < 0)
 		log_error("VF %s: %s", pci, vfp_ledger_get_error(a->ledger));
 	pthread_mutex_unlock(&a->ledger_lock);
 	log_error("VF %s: quarantined: %s", pci, reason);
-	events_emit_vf(a->events, pci, VFP_VF_QUARANTINED, reason);
+	if (a->events) /* none yet during the reconcile at start */
+		events_emit_vf(a->events, pci, VFP_VF_QUARANTINED, reason);
 }
 
 /**

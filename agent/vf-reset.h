@@ -16,3 +16,4 @@ int agent_reset_vfs(struct agent *a, const struct vfp_allocation *alloc,
 		    struct vfp_restore_point **rps, bool quarantine_failed, char *why, size_t size);
 int agent_repair_vf(struct agent *a, const char *pci, char *err, size_t err_size);
 void agent_retry_repairs(struct agent *a);
+void agent_quarantine_vf(struct agent *a, const char *pci, const char *reason);

@@ -161,6 +161,12 @@ int api_metrics_render(struct agent *a, char **ret_text)
 		__atomic_load_n(&a->resets[0], __ATOMIC_RELAXED),
 		__atomic_load_n(&a->repairs[1], __ATOMIC_RELAXED),
 		__atomic_load_n(&a->repairs[0], __ATOMIC_RELAXED));
+	fprintf(f, "# HELP vfagent_lease_check_errors_total Looks at an owner's namespace that "
+		   "failed for another reason than its absence (EMFILE, ENOMEM, EACCES); the "
+		   "allocation was kept.\n"
+		   "# TYPE vfagent_lease_check_errors_total counter\n"
+		   "vfagent_lease_check_errors_total %lu\n",
+		__atomic_load_n(&a->lease_errors, __ATOMIC_RELAXED));
 	render_http(f);
 	if (fclose(f) != 0) {
 		free(text);

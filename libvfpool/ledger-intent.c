@@ -65,14 +65,19 @@ int vfp_ledger_set_allocation_state(struct vfp_ledger *l, const char *id,
 	return vfp_ledger_step_done(l, st, "allocation state");
 }
 
-/* The live VFs of an allocation move to @state; unavailable ones stay unavailable. */
+/*
+ * The live VFs of an allocation move to @state; unavailable ones stay
+ * unavailable, quarantined ones quarantined: a VF quarantined while its
+ * allocation lives (its reset failed during the release, the rollback of
+ * a failed attach did not bring it home) is not freed, reserved or
+ * attached with the rest. Only a repair lifts a quarantine.
+ */
 int vfp_ledger_set_allocation_vfs_state(struct vfp_ledger *l, const char *id,
 					enum vfp_vf_state state, const char *reason)
 {
-	/* a VF quarantined while its release ran (its reset failed) is not freed with the rest */
 	static const char sql[] =
-		"UPDATE vfs SET state = ?1, reason = ?2, updated = ?3 WHERE state != 'unavailable' "
-		"AND NOT (state = 'quarantined' AND ?1 = 'free') "
+		"UPDATE vfs SET state = ?1, reason = ?2, updated = ?3 "
+		"WHERE state NOT IN ('unavailable', 'quarantined') "
 		"AND pci IN (SELECT pci FROM allocation_vfs WHERE allocation_id = ?4 AND live = 1)";
 	sqlite3_stmt *st;
 	int r;

@@ -297,6 +297,7 @@ struct vfp_restore_point {
 	char *rdma_device;	      /* moved along in exclusive RDMA netns mode */
 	char *name;		      /* the netdev before it moved: name, MAC, MTU, up */
 	char *mac;
+	char *altnames;		      /* its alternative names in the host, space separated */
 	unsigned mtu;
 	bool up;
 	int ifindex;		      /* where the netdev was last seen inside (a hint) */

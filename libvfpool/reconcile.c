@@ -255,7 +255,7 @@ static int resolve(struct vfp_ledger *l, const struct pending *p, const struct v
 {
 	static const struct vfp_reconcile_ops none;
 	struct vfp_allocation *alloc = NULL;
-	bool ok;
+	bool ok, undone;
 	int r = vfp_ledger_get_allocation(l, p->id, &alloc);
 
 	if (r < 0)
@@ -265,11 +265,15 @@ static int resolve(struct vfp_ledger *l, const struct pending *p, const struct v
 	switch (p->op) {
 	case VFP_OP_ATTACH:
 		ok = call_op(ops->is_attached, userdata, alloc, 0) > 0;
-		if (!ok)
-			call_op(ops->detach, userdata, alloc, 0); /* undo what half happened */
+		/* undo what half happened; a VF that does not come back is quarantined by @ops */
+		undone = ok || call_op(ops->detach, userdata, alloc, 0) >= 0;
 		rep->intents_rolled_back += !ok;
 		rep->intents_rolled_forward += ok;
-		r = vfp_ledger_confirm(l, p->id, VFP_OP_ATTACH, ok, ok ? NULL : "agent stopped during attach");
+		rep->quarantined += !undone;
+		r = vfp_ledger_confirm(l, p->id, VFP_OP_ATTACH, ok,
+				       ok       ? NULL
+				       : undone ? "agent stopped during attach"
+						: "agent stopped during attach; its undo failed");
 		break;
 	case VFP_OP_DETACH:
 		ok = call_op(ops->detach, userdata, alloc, 0) >= 0;

@@ -27,6 +27,7 @@ VFP_EXPORT void vfp_restore_point_free(struct vfp_restore_point *rp)
 	free(rp->rdma_device);
 	free(rp->name);
 	free(rp->mac);
+	free(rp->altnames);
 	free(rp->domain_uuid);
 	free(rp->domain);
 	free(rp->device_xml);
@@ -50,6 +51,7 @@ VFP_EXPORT int vfp_restore_point_set(char **field, const char *value)
 	{ "driver", &(rp)->driver },   { "netns", &(rp)->netns },                                  \
 	{ "ifname", &(rp)->ifname },   { "rdma_device", &(rp)->rdma_device },                      \
 	{ "name", &(rp)->name },       { "mac", &(rp)->mac },                                      \
+	{ "altnames", &(rp)->altnames },                                                            \
 	{ "domain_uuid", &(rp)->domain_uuid }, { "domain", &(rp)->domain },                        \
 	{ "device_xml", &(rp)->device_xml }
 

@@ -135,6 +135,62 @@ START_TEST(test_build_setlink_move)
 }
 END_TEST
 
+/* What a tenant may set on a link, in a reply: a master, alternative names, an alias. */
+START_TEST(test_parse_link_tenant_properties)
+{
+	char buf[NL_BUF_SIZE];
+	struct nl_link l = { 0 };
+	size_t len = make_link_reply(buf, "net1", 1500);
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct nlattr *list;
+
+	ck_assert_uint_eq(len, nlh->nlmsg_len);
+	mnl_attr_put_u32(nlh, IFLA_MASTER, 9);
+	list = mnl_attr_nest_start(nlh, IFLA_PROP_LIST);
+	mnl_attr_put_strz(nlh, IFLA_ALT_IFNAME, "ens5f0v1");
+	mnl_attr_put_strz(nlh, IFLA_ALT_IFNAME, "net7");
+	mnl_attr_nest_end(nlh, list);
+	mnl_attr_put(nlh, IFLA_IFALIAS, 4, "mine");
+	ck_assert_int_eq(nl_parse_link(buf, nlh->nlmsg_len, &l), 0);
+	ck_assert_int_eq(l.master, 9);
+	ck_assert_uint_eq(l.n_altnames, 2);
+	ck_assert_str_eq(l.altnames, "ens5f0v1 net7");
+	ck_assert(l.has_alias);
+}
+END_TEST
+
+/* Undoing them: out of the master, alias cleared, an altname deleted, an upper deleted. */
+START_TEST(test_build_strip)
+{
+	char buf[NL_BUF_SIZE];
+	struct nl_link_change bare = { .netns_fd = -1, .up = -1, .nomaster = true, .alias = "" };
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+	const struct nlattr *attr, *inner;
+	bool master = false, alias = false, name = false;
+	size_t len = nl_build_setlink(buf, 1, 5, &bare);
+
+	ck_assert_uint_eq(len, nlh->nlmsg_len);
+	mnl_attr_for_each(attr, nlh, sizeof(struct ifinfomsg)) {
+		if (mnl_attr_get_type(attr) == IFLA_MASTER)
+			master = mnl_attr_get_u32(attr) == 0;
+		if (mnl_attr_get_type(attr) == IFLA_IFALIAS)
+			alias = mnl_attr_get_payload_len(attr) == 0;
+	}
+	ck_assert(master && alias);
+	nl_build_altname(buf, 2, 5, false, "net7");
+	ck_assert_int_eq(nlh->nlmsg_type, RTM_DELLINKPROP);
+	mnl_attr_for_each(attr, nlh, sizeof(struct ifinfomsg))
+		if (mnl_attr_get_type(attr) == IFLA_PROP_LIST)
+			mnl_attr_for_each_nested(inner, attr)
+				name = mnl_attr_get_type(inner) == IFLA_ALT_IFNAME &&
+				       strcmp(mnl_attr_get_str(inner), "net7") == 0;
+	ck_assert(name);
+	nl_build_dellink(buf, 3, 11);
+	ck_assert_int_eq(nlh->nlmsg_type, RTM_DELLINK);
+	ck_assert_int_eq(((const struct ifinfomsg *)mnl_nlmsg_get_payload(nlh))->ifi_index, 11);
+}
+END_TEST
+
 START_TEST(test_parse_mac)
 {
 	unsigned char mac[6] = { 9, 9, 9, 9, 9, 9 };
@@ -186,6 +242,8 @@ Suite *suite_nlmsg(void)
 	tcase_add_test(tc, test_parse_link_bad_attribute);
 	tcase_add_test(tc, test_parse_ack_with_extack);
 	tcase_add_test(tc, test_build_setlink_move);
+	tcase_add_test(tc, test_parse_link_tenant_properties);
+	tcase_add_test(tc, test_build_strip);
 	tcase_add_test(tc, test_parse_mac);
 	tcase_add_test(tc, test_build_addr_and_prefix);
 	suite_add_tcase(s, tc);

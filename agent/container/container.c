@@ -120,10 +120,13 @@ static void pf_side_undo(void *arg)
  * PF-side settings first (an IB GUID needs a rebind, which makes a new
  * netdev), then the netdev, then the RDMA device. Any failure undoes the
  * steps before it, and @err says which step failed, in the kernel's words.
+ * An undo that fails (the tenant took the netdev on the instant it came)
+ * sets @undone: the VF is not known to be home, and its restore point stays.
  */
 static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
 		     const struct container_target *t, const char *ifname,
-		     struct vfp_restore_point *rp, char *err, size_t err_size)
+		     struct vfp_restore_point *rp, struct container_undo *undone, char *err,
+		     size_t err_size)
 {
 	const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, i);
 	const struct vfp_settings *settings = vfp_allocation_get_settings(alloc);
@@ -133,7 +136,7 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 	unsigned char mac[6];
 	struct pf_side_undo undo = { .a = a, .pci = vf->pci, .rp = rp };
 	char netdev[64], msg[256];
-	bool applied = false;
+	bool applied = false, moved = false;
 	int r = vf_facts_read(a, vf->pci, &f);
 
 	if (r < 0)
@@ -148,17 +151,25 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 		netns_config_for(t, settings, i == 0, f.ethernet, ifname, mac, &cfg);
 	if (r >= 0 && (r = record_target(netdev, vf->pci, t, ifname, rp, err, err_size)) >= 0)
 		r = restore_point_update(a, vf->pci, rp); /* where it goes, before it goes */
-	if (r >= 0)
+	if (r >= 0) {
+		moved = true;
 		r = vf_netdev_attach(vf->pci, t->fd, &cfg, rp, err, err_size);
-	if (r >= 0 && (r = move_rdma(&f, t->fd, rp, err, err_size)) < 0)
-		vf_netdev_detach(vf->pci, rp, t->fd, applied ? pf_side_undo : NULL, &undo, msg,
-				 sizeof(msg));
-	if (r < 0 && applied) {
-		pf_side_undo(&undo);
-		restore_point_save(a, vf->pci, NULL);
 	}
+	if (r >= 0)
+		r = move_rdma(&f, t->fd, rp, err, err_size);
 	if (r >= 0) /* what the move added: the RDMA device that went with it */
 		r = restore_point_update(a, vf->pci, rp);
+	if (r < 0 && moved && vf_netdev_detach(vf->pci, rp, t->fd, applied ? pf_side_undo : NULL,
+					       &undo, msg, sizeof(msg)) < 0)
+		snprintf(undone->why, sizeof(undone->why), "%s", msg);
+	if (r < 0 && applied)
+		pf_side_undo(&undo); /* when the netdev never came home: the PF side all the same */
+	if (r < 0 && undo.msg[0] && !undone->why[0])
+		snprintf(undone->why, sizeof(undone->why), "restoring VF settings on the PF: %.200s",
+			 undo.msg);
+	undone->failed = undone->why[0] != '\0';
+	if (r < 0 && applied && !undone->failed)
+		restore_point_save(a, vf->pci, NULL);
 	return r;
 }
 
@@ -195,8 +206,13 @@ static int restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, int n
 		snprintf(err, err_size, "restoring VF settings on the PF: %s", undo.msg);
 		r = -EIO;
 	}
-	if (r >= 0) /* restored: a second restore changes nothing */
-		r = restore_point_update(a, vf->pci, NULL);
+	/*
+	 * Restored: a second restore changes nothing. A restore point the
+	 * ledger cannot drop (a full disk) is not a VF astray: one more
+	 * restore from it puts back what is there already.
+	 */
+	if (r >= 0 && restore_point_update(a, vf->pci, NULL) < 0)
+		log_warning("VF %s: restored, but its restore point stays in the ledger", vf->pci);
 	vfp_restore_point_free(rp);
 	return r;
 }
@@ -205,15 +221,18 @@ static int restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, int n
  * container_attach_vf() - VF @i of @alloc into the namespace as @ifname
  *
  * Under its PF's lock. Any failure undoes the steps taken; @err says which
- * step failed, in the kernel's words.
+ * step failed, in the kernel's words, and @undone whether the undo failed
+ * (then the VF must not be offered again: quarantine it).
  */
 int container_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
-			const struct container_target *t, const char *ifname, char *err,
-			size_t err_size)
+			const struct container_target *t, const char *ifname,
+			struct container_undo *undone, char *err, size_t err_size)
 {
 	struct vfp_restore_point *rp = pf_side_begin(vfp_allocation_get_vf(alloc, i));
-	int r = rp ? attach_vf(a, alloc, i, t, ifname, rp, err, err_size) : -ENOMEM;
+	int r;
 
+	*undone = (struct container_undo){ 0 };
+	r = rp ? attach_vf(a, alloc, i, t, ifname, rp, undone, err, err_size) : -ENOMEM;
 	if (rp)
 		pf_side_end(vfp_allocation_get_vf(alloc, i), rp);
 	return r;
@@ -239,11 +258,14 @@ int container_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, in
 	return r;
 }
 
-/* 1 while @vf's recorded namespace (name and inode) is there, 0 once gone, -1 if it has none. */
+/*
+ * 1 while @vf's recorded namespace (name and inode) is there, 0 once gone,
+ * -ENXIO if it went into none, another -errno when the look failed.
+ */
 static int vf_netns_alive(struct agent *a, const struct vfp_allocation_vf *vf)
 {
 	struct vfp_restore_point *rp = restore_point_load(a, vf->pci);
-	int r = -1;
+	int r = -ENXIO;
 
 	if (rp && rp->netns && rp->ifname)
 		r = netns_alive(rp->netns, (ino_t)rp->netns_inode);
@@ -253,13 +275,16 @@ static int vf_netns_alive(struct agent *a, const struct vfp_allocation_vf *vf)
 
 /**
  * container_netns_alive() - 1 while the namespace @alloc's VFs went into
- * exists, 0 once it is gone, -1 when none of them went into one
+ * exists, 0 once it is gone, -ENXIO when none of them went into one
+ *
+ * Any other -errno (EMFILE, ENOMEM…) is a look that failed: it says
+ * nothing of the namespace, which is not gone.
  */
 int container_netns_alive(struct agent *a, const struct vfp_allocation *alloc)
 {
 	const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, 0);
 
-	return vf ? vf_netns_alive(a, vf) : -1;
+	return vf ? vf_netns_alive(a, vf) : -ENXIO;
 }
 
 /**
@@ -267,18 +292,18 @@ int container_netns_alive(struct agent *a, const struct vfp_allocation *alloc)
  *
  * For the reconcile after a crash during an attach: every VF's netdev must
  * be in the namespace its restore point names (found by its device); else
- * 0, and the attach is rolled back.
+ * 0, and the attach is rolled back; -errno when a look failed.
  */
 int container_is_attached(struct agent *a, const struct vfp_allocation *alloc)
 {
 	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {
 		const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
 		struct vfp_restore_point *rp = restore_point_load(a, pci);
-		bool in = rp && rp->ifname && vf_netdev_in_netns(pci, rp);
+		int in = rp && rp->ifname ? vf_netdev_in_netns(pci, rp) : 0;
 
 		vfp_restore_point_free(rp);
-		if (!in)
-			return 0;
+		if (in <= 0)
+			return in;
 	}
 	return 1;
 }

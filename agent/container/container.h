@@ -22,9 +22,15 @@ struct container_target {
 	unsigned mtu;
 };
 
+/* How the undo of a failed attach went: @failed, the VF is not known to be home (@why). */
+struct container_undo {
+	bool failed;
+	char why[256];
+};
+
 int container_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
-			const struct container_target *t, const char *ifname, char *err,
-			size_t err_size);
+			const struct container_target *t, const char *ifname,
+			struct container_undo *undone, char *err, size_t err_size);
 int container_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, int netns_fd,
 			 char *err, size_t err_size);
 int container_netns_alive(struct agent *a, const struct vfp_allocation *alloc);

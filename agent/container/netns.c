@@ -41,7 +41,7 @@ int netns_open(const char *spec, int *ret_fd, char *err, size_t err_size)
 {
 	char path[128];
 	struct stat st;
-	int fd;
+	int fd, r = 0;
 
 	if (netns_path(spec, path, sizeof(path)) < 0) {
 		snprintf(err, err_size, "netns: \"%.64s\" is not a /run/netns name or path, or pid:N",
@@ -50,16 +50,19 @@ int netns_open(const char *spec, int *ret_fd, char *err, size_t err_size)
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		int r = negative_errno(); /* before snprintf can change it */
-
+		r = negative_errno(); /* before snprintf can change it */
 		snprintf(err, err_size, "netns: %s: %s", path, strerror(-r));
 		return r;
 	}
-	if (fstat(fd, &st) < 0 || (st.st_mode & S_IFMT) == S_IFDIR ||
-	    ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET) {
+	if (fstat(fd, &st) < 0)
+		r = negative_errno();
+	else if ((st.st_mode & S_IFMT) == S_IFDIR || ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET)
+		r = -EINVAL;
+	if (r < 0) {
 		close(fd);
-		snprintf(err, err_size, "netns: %s is not a network namespace", path);
-		return -EINVAL;
+		snprintf(err, err_size, r == -EINVAL ? "netns: %s is not a network namespace"
+						     : "netns: %s: %s", path, strerror(-r));
+		return r;
 	}
 	*ret_fd = fd;
 	return 0;
@@ -97,33 +100,51 @@ int netns_inode(int fd, ino_t *ret)
 	return 0;
 }
 
-/* The namespace @spec names, open, if it is still the one with @inode; else -1. */
-int netns_open_if_same(const char *spec, ino_t inode)
+/**
+ * netns_open_if_same() - the namespace @spec names, open, if it is still
+ * the one with @inode
+ *
+ * -ENOENT when it is gone: the name leads nowhere, or to another namespace
+ * (another inode, or no namespace at all). Any other error (EMFILE, ENOMEM,
+ * EACCES…) says nothing of the namespace and comes back as it is: errors
+ * are not absence.
+ */
+int netns_open_if_same(const char *spec, ino_t inode, int *ret_fd)
 {
 	char ignored[256];
 	ino_t now = 0;
-	int fd;
+	int fd, r;
 
-	if (!spec || netns_open(spec, &fd, ignored, sizeof(ignored)) < 0)
-		return -1;
-	if (netns_inode(fd, &now) < 0 || now != inode) {
+	if (!spec)
+		return -ENOENT;
+	r = netns_open(spec, &fd, ignored, sizeof(ignored));
+	if (r == -EINVAL || r == -ESRCH)
+		return -ENOENT; /* no namespace there any more (or never: a bad spec) */
+	if (r < 0)
+		return r;
+	r = netns_inode(fd, &now);
+	if (r >= 0 && now != inode)
+		r = -ENOENT;
+	if (r < 0) {
 		close(fd);
-		return -1;
+		return r;
 	}
-	return fd;
+	*ret_fd = fd;
+	return 0;
 }
 
 /**
  * netns_alive() - @spec still names the namespace whose inode is @inode
  *
- * False when the name is gone (ip netns del, the process exited) or now
- * names another namespace: the one the VF went into is gone for us.
+ * 1 while it does; 0 when the name is gone (ip netns del, the process
+ * exited) or now names another namespace: the one the VF went into is gone
+ * for us; -errno when the look failed and says nothing either way.
  */
-bool netns_alive(const char *spec, ino_t inode)
+int netns_alive(const char *spec, ino_t inode)
 {
-	int fd = netns_open_if_same(spec, inode);
+	int fd = -1, r = netns_open_if_same(spec, inode, &fd);
 
-	if (fd >= 0)
+	if (r >= 0)
 		close(fd);
-	return fd >= 0;
+	return r >= 0 ? 1 : r == -ENOENT ? 0 : r;
 }

@@ -14,7 +14,7 @@
 #include "libvfpool/libvfpool.h"
 
 int netns_open(const char *spec, int *ret_fd, char *err, size_t err_size);
-int netns_open_if_same(const char *spec, ino_t inode);
+int netns_open_if_same(const char *spec, ino_t inode, int *ret_fd);
 int netns_inode(int fd, ino_t *ret);
-bool netns_alive(const char *spec, ino_t inode);
+int netns_alive(const char *spec, ino_t inode);
 bool netns_is_host(int fd);

@@ -36,6 +36,11 @@ int vf_link_identify(const char *netdev, const char *pci, struct vf_link_id *ret
 		snprintf(err, err_size, "netdev %s: %s", netdev, strerror(-r));
 		return r;
 	}
+	if (strcmp(l.name, netdev) != 0) { /* the kernel looks names up among altnames too */
+		snprintf(err, err_size, "netdev %s is an alternative name of %s: not the VF's own",
+			 netdev, l.name);
+		return -ENODEV;
+	}
 	*ret = (struct vf_link_id){ .pci = pci, .ifindex = l.ifindex };
 	if (l.parent_dev[0] && !is_device(&l, pci)) {
 		snprintf(err, err_size, "netdev %s belongs to %s device %s, not to VF %s", netdev,

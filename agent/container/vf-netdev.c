@@ -26,6 +26,100 @@ static int set_link(struct nl_conn *c, int ifindex, const struct nl_link_change 
 	return nl_conn_ack(c, buf, len, err, err_size);
 }
 
+/* Alternative name @name of link @ifindex added (@add) or deleted. */
+static int altname(struct nl_conn *c, int ifindex, bool add, const char *name, char *err,
+		   size_t err_size)
+{
+	char buf[NL_BUF_SIZE];
+
+	return nl_conn_ack(c, buf, nl_build_altname(buf, c->seq++, ifindex, add, name), err,
+			   err_size);
+}
+
+/* The first name of the space-separated @list into @buf; @list after it, or NULL at the end. */
+static const char *next_name(const char *list, char *buf, size_t size)
+{
+	size_t n = strcspn(list, " ");
+
+	if (!n)
+		return NULL;
+	snprintf(buf, size, "%.*s", (int)n, list);
+	return list + n + (list[n] == ' ');
+}
+
+/* Whether the space-separated @list has @name. */
+static bool has_name(const char *list, const char *name)
+{
+	char one[128];
+
+	while ((list = next_name(list, one, sizeof(one))))
+		if (strcmp(one, name) == 0)
+			return true;
+	return false;
+}
+
+/* Every alternative name of link @l deleted, in the socket's namespace. */
+static int drop_altnames(struct nl_conn *c, const struct nl_link *l, char *err, size_t err_size)
+{
+	struct nl_link now = *l;
+	char name[128];
+	int r = 0;
+
+	/* read again after each: more than fit in one nl_link may be there */
+	for (unsigned n = 0; r >= 0 && now.n_altnames && n < 256; n++) {
+		next_name(now.altnames, name, sizeof(name));
+		r = altname(c, l->ifindex, false, name, err, err_size);
+		if (r >= 0)
+			r = nl_conn_get_link_index(c, l->ifindex, &now);
+	}
+	if (r < 0 && !err[0])
+		snprintf(err, err_size, "removing the alternative names of %s: %s", l->name,
+			 strerror(-r));
+	return r;
+}
+
+/* An upper device of link @data's ifindex in the same namespace (a macvlan, ipvlan, VLAN…). */
+static bool is_upper(const struct nl_link *l, const void *data)
+{
+	int lower = *(const int *)data;
+
+	return l->iflink == lower && l->link_netnsid < 0 && l->ifindex != lower;
+}
+
+/*
+ * Whatever the tenant stacked on the VF's link @l or set on it, undone in
+ * its namespace before the link leaves: every upper device deleted (a
+ * macvlan stays where it is when its lower device moves, and would keep
+ * receiving what the next tenant's VF receives), out of its bridge or
+ * bond, no alternative name (one could take a name in the host or the next
+ * namespace), no alias.
+ */
+static int strip_inside(struct nl_conn *c, const struct nl_link *l, char *err, size_t err_size)
+{
+	struct nl_link_change bare = { .netns_fd = -1, .up = -1, .nomaster = l->master != 0,
+				       .alias = l->has_alias ? "" : NULL };
+	struct nl_link upper;
+	char buf[NL_BUF_SIZE];
+	int found, r = 0;
+
+	for (unsigned n = 0; r >= 0 && n < 256; n++) {
+		found = nl_conn_find_link(c, is_upper, &l->ifindex, &upper);
+		if (found == -ENODEV)
+			break;
+		r = found < 0 ? found
+			      : nl_conn_ack(c, buf, nl_build_dellink(buf, c->seq++, upper.ifindex),
+					    err, err_size);
+		if (r < 0)
+			snprintf(err, err_size, "deleting %s, stacked on the VF's %s: %s",
+				 found < 0 ? "the links" : upper.name, l->name, strerror(-r));
+	}
+	if (r >= 0 && (bare.nomaster || bare.alias))
+		r = set_link(c, l->ifindex, &bare, err, err_size);
+	if (r >= 0 && l->n_altnames)
+		r = drop_altnames(c, l, err, err_size);
+	return r;
+}
+
 static struct vf_link_id link_id(const char *pci, const struct vfp_restore_point *rp)
 {
 	return (struct vf_link_id){ .pci = pci, .peer_ifindex = rp->peer_ifindex,
@@ -100,7 +194,9 @@ static int snapshot(const struct nl_link *l, struct vfp_restore_point *rp)
 	rp->mtu = l->mtu;
 	rp->up = (l->flags & IFF_UP) != 0;
 	return vfp_restore_point_set(&rp->name, l->name) < 0 ||
-			       vfp_restore_point_set(&rp->mac, mac) < 0
+			       vfp_restore_point_set(&rp->mac, mac) < 0 ||
+			       vfp_restore_point_set(&rp->altnames,
+						     l->n_altnames ? l->altnames : NULL) < 0
 		       ? -ENOMEM
 		       : 0;
 }
@@ -137,6 +233,9 @@ static int move_in(const struct nl_link *l, int netns_fd, const char *ifname, ch
 
 	if (r >= 0)
 		r = set_link(&host, l->ifindex, &down, err, err_size);
+	/* the host's names for it stay in the host (the restore point has them) */
+	if (r >= 0 && l->n_altnames)
+		r = drop_altnames(&host, l, err, err_size);
 	if (r >= 0 && (r = set_link(&host, l->ifindex, &move, err, err_size)) < 0 && !err[0])
 		snprintf(err, err_size, "moving %s into the namespace as %s: %s", l->name, ifname,
 			 strerror(-r));
@@ -160,12 +259,34 @@ static int move_home(int netns_fd, const struct nl_link *l, const char *name,
 
 	if (r >= 0)
 		r = set_link(&c, l->ifindex, &down, err, err_size);
+	if (r >= 0)
+		r = strip_inside(&c, l, err, err_size);
 	if (r >= 0 && (r = set_link(&c, l->ifindex, &home, err, err_size)) == -EEXIST) {
 		home.name = fallback;
 		r = set_link(&c, l->ifindex, &home, err, err_size);
 	}
 	nl_conn_close(&c);
 	return r;
+}
+
+/*
+ * In the host: the alternative names link @l had there before it left,
+ * and no other (one a tenant added went already, see strip_inside()). A
+ * name taken meanwhile is not an error: @err says so.
+ */
+static void restore_altnames(struct nl_conn *host, const struct nl_link *l,
+			     const struct vfp_restore_point *rp, char *err, size_t err_size)
+{
+	const char *list = rp->altnames;
+	char name[128], msg[256];
+
+	while (list && (list = next_name(list, name, sizeof(name)))) {
+		msg[0] = '\0';
+		if (!has_name(l->altnames, name) &&
+		    altname(host, l->ifindex, true, name, msg, sizeof(msg)) < 0)
+			snprintf(err, err_size, "alternative name %s of %s not restored: %s", name,
+				 rp->name, msg[0] ? msg : "taken");
+	}
 }
 
 /* In the host: link @l named as it was (or @fallback), with its MTU, state and MAC. */
@@ -199,7 +320,17 @@ static int settle_in_host(const struct nl_link *l, const struct vfp_restore_poin
 			snprintf(err, err_size, "restoring %s: %s", rp->name,
 				 msg[0] ? msg : strerror(-r));
 	}
+	if (r >= 0)
+		restore_altnames(&host, l, rp, err, err_size);
 	nl_conn_close(&host);
+	return r;
+}
+
+/* A look that failed, in @err: it says nothing of where the netdev is. */
+static int looked(int r, char *err, size_t err_size, const char *what, const char *where)
+{
+	snprintf(err, err_size, "%s %s failed: %s: where the netdev is is unknown", what,
+		 where ? where : "?", strerror(-r));
 	return r;
 }
 
@@ -224,29 +355,43 @@ int vf_netdev_detach(const char *pci, const struct vfp_restore_point *rp, int ne
 	struct vf_link_id id = link_id(pci, rp);
 	char fallback[NL_IFNAMSIZ];
 	struct nl_link l;
-	int fd = netns_fd, r = 0;
+	int fd = netns_fd, found, r = 0;
 
 	err[0] = '\0';
 	if (!rp->name || !rp->ifname)
 		return 0; /* never attached */
 	snprintf(fallback, sizeof(fallback), "vfr%.12s", rp->name);
 	if (fd < 0 && rp->netns)
-		fd = netns_open_if_same(rp->netns, (ino_t)rp->netns_inode);
-	if (fd >= 0 && vf_link_find(&id, fd, &l) >= 0)
+		r = netns_open_if_same(rp->netns, (ino_t)rp->netns_inode, &fd);
+	if (r == -ENOENT)
+		r = 0, fd = -1; /* gone: the netdev is in the host, or went with it */
+	else if (r < 0) /* the namespace may be there: nothing is known */
+		return looked(r, err, err_size, "opening namespace", rp->netns);
+	if (fd >= 0 && (r = vf_link_find(&id, fd, &l)) >= 0)
 		r = move_home(fd, &l, rp->name, fallback, err, err_size);
+	else if (r == -ENODEV)
+		r = 0;
+	else if (r < 0)
+		looked(r, err, err_size, "looking for its netdev in", rp->netns);
 	if (fd >= 0 && fd != netns_fd)
 		close(fd);
-	if (vf_link_find(&id, -1, &l) < 0) {
-		if (r >= 0 && fd < 0)
+	if (r < 0 && !err[0])
+		snprintf(err, err_size, "moving it home: %s", strerror(-r));
+	found = vf_link_find(&id, -1, &l);
+	if (found < 0 && found != -ENODEV)
+		return looked(found, err, err_size, "looking for its netdev in", "the host");
+	if (found < 0 && r >= 0) {
+		if (fd < 0)
 			snprintf(err, err_size, "the netdev of VF %s is not back in the host, and "
 				 "namespace %s is gone: destroyed with it", pci,
 				 rp->netns ? rp->netns : "?");
-		else if (r >= 0)
+		else
 			snprintf(err, err_size, "the netdev of VF %s is neither in namespace %s nor "
 				 "in the host: moved on or deleted from inside", pci,
 				 rp->netns ? rp->netns : "?");
-		return r < 0 ? r : -ENODEV;
 	}
+	if (found < 0)
+		return r < 0 ? r : -ENODEV;
 	if (home)
 		home(arg);
 	return settle_in_host(&l, rp, fallback, err, err_size);
@@ -257,8 +402,9 @@ int vf_netdev_detach(const char *pci, const struct vfp_restore_point *rp, int ne
  * @netns_fd configured as @cfg says
  *
  * Configured through its ifindex inside, found by its device after the
- * move. On failure it is brought back (only it: nothing else in the
- * namespace is touched), and @err says which step failed.
+ * move. On failure @err says which step failed; bringing it back is the
+ * caller's (vf_netdev_detach()), which must look at how that went: a tenant
+ * may have taken the netdev on the instant it appeared.
  */
 int vf_netdev_attach(const char *pci, int netns_fd, const struct netns_config *cfg,
 		     struct vfp_restore_point *rp, char *err, size_t err_size)
@@ -278,26 +424,23 @@ int vf_netdev_attach(const char *pci, int netns_fd, const struct netns_config *c
 		rp->ifindex = l.ifindex;
 		r = configure_inside(netns_fd, l.ifindex, cfg, err, err_size);
 	}
-	if (r < 0) {
-		char ignored[256];
-
-		vf_netdev_detach(pci, rp, netns_fd, NULL, NULL, ignored, sizeof(ignored)); /* undo */
-	}
 	return r;
 }
 
 /**
- * vf_netdev_in_netns() - VF @pci's netdev is in the namespace @rp names
- * (still the same one), under whatever name
+ * vf_netdev_in_netns() - 1 when VF @pci's netdev is in the namespace @rp
+ * names (still the same one), under whatever name; 0 when not; -errno when
+ * a look failed
  */
-bool vf_netdev_in_netns(const char *pci, const struct vfp_restore_point *rp)
+int vf_netdev_in_netns(const char *pci, const struct vfp_restore_point *rp)
 {
 	struct vf_link_id id = link_id(pci, rp);
 	struct nl_link l;
-	int fd = rp->netns ? netns_open_if_same(rp->netns, (ino_t)rp->netns_inode) : -1;
-	bool in = fd >= 0 && vf_link_find(&id, fd, &l) >= 0;
+	int fd = -1, r = netns_open_if_same(rp->netns, (ino_t)rp->netns_inode, &fd);
 
-	if (fd >= 0)
+	if (r >= 0) {
+		r = vf_link_find(&id, fd, &l);
 		close(fd);
-	return in;
+	}
+	return r >= 0 ? 1 : r == -ENOENT || r == -ENODEV ? 0 : r;
 }

@@ -30,4 +30,4 @@ int vf_netdev_attach(const char *pci, int netns_fd, const struct netns_config *c
 		     struct vfp_restore_point *rp, char *err, size_t err_size);
 int vf_netdev_detach(const char *pci, const struct vfp_restore_point *rp, int netns_fd,
 		     void (*home)(void *arg), void *arg, char *err, size_t err_size);
-bool vf_netdev_in_netns(const char *pci, const struct vfp_restore_point *rp);
+int vf_netdev_in_netns(const char *pci, const struct vfp_restore_point *rp);

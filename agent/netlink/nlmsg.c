@@ -105,6 +105,37 @@ size_t nl_build_setlink(void *buf, uint32_t seq, int ifindex, const struct nl_li
 		mnl_attr_put_u32(nlh, IFLA_MTU, c->mtu);
 	if (c->mac)
 		nl_attr_put(nlh, IFLA_ADDRESS, 6, c->mac);
+	if (c->nomaster)
+		mnl_attr_put_u32(nlh, IFLA_MASTER, 0);
+	if (c->alias) /* the kernel takes the bytes, no NUL; none clears it */
+		nl_attr_put(nlh, IFLA_IFALIAS, strlen(c->alias), c->alias);
+	return nlh->nlmsg_len;
+}
+
+/* RTM_DELLINK of link @ifindex. */
+size_t nl_build_dellink(void *buf, uint32_t seq, int ifindex)
+{
+	struct nlmsghdr *nlh = start(buf, RTM_DELLINK, NLM_F_ACK, seq);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	return nlh->nlmsg_len;
+}
+
+/* RTM_NEWLINKPROP (@add) or RTM_DELLINKPROP: alternative name @altname of link @ifindex. */
+size_t nl_build_altname(void *buf, uint32_t seq, int ifindex, bool add, const char *altname)
+{
+	struct nlmsghdr *nlh = start(buf, add ? RTM_NEWLINKPROP : RTM_DELLINKPROP,
+				     NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0), seq);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	struct nlattr *list;
+
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	list = mnl_attr_nest_start(nlh, IFLA_PROP_LIST);
+	nl_attr_put_strz(nlh, IFLA_ALT_IFNAME, altname);
+	mnl_attr_nest_end(nlh, list);
 	return nlh->nlmsg_len;
 }
 
@@ -160,6 +191,7 @@ static int link_attr(const struct nlattr *attr, void *data)
 	case IFLA_MTU:
 	case IFLA_LINK:
 	case IFLA_LINK_NETNSID:
+	case IFLA_MASTER:
 		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
 			return MNL_CB_ERROR;
 		break;
@@ -173,6 +205,29 @@ static int link_attr(const struct nlattr *attr, void *data)
 	}
 	a->tb[type] = attr;
 	return MNL_CB_OK;
+}
+
+/* The alternative names in IFLA_PROP_LIST, as many as fit in @l->altnames. */
+static void link_altnames(const struct nlattr *list, struct nl_link *l)
+{
+	const struct nlattr *attr;
+
+	mnl_attr_for_each_nested(attr, list) {
+		size_t used = strlen(l->altnames), len;
+		const char *name;
+
+		if (mnl_attr_get_type(attr) != IFLA_ALT_IFNAME ||
+		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			continue;
+		name = mnl_attr_get_str(attr);
+		len = strlen(name);
+		l->n_altnames++;
+		if (used + 1 + len >= sizeof(l->altnames))
+			continue;
+		if (used)
+			l->altnames[used++] = ' ';
+		memcpy(l->altnames + used, name, len + 1);
+	}
 }
 
 /* Who the link is: its parent device, and the link it stands on (a veth's peer). */
@@ -219,6 +274,12 @@ int nl_parse_link(const void *buf, size_t len, struct nl_link *ret)
 	if (a.tb[IFLA_MTU])
 		l.mtu = mnl_attr_get_u32(a.tb[IFLA_MTU]);
 	link_relations(&a, &l);
+	if (a.tb[IFLA_MASTER])
+		l.master = (int)mnl_attr_get_u32(a.tb[IFLA_MASTER]);
+	if (a.tb[IFLA_PROP_LIST] && mnl_attr_validate(a.tb[IFLA_PROP_LIST], MNL_TYPE_NESTED) >= 0)
+		link_altnames(a.tb[IFLA_PROP_LIST], &l);
+	l.has_alias = a.tb[IFLA_IFALIAS] && mnl_attr_get_payload_len(a.tb[IFLA_IFALIAS]) > 0 &&
+		      *(const char *)mnl_attr_get_payload(a.tb[IFLA_IFALIAS]);
 	if (a.tb[IFLA_ADDRESS] && mnl_attr_get_payload_len(a.tb[IFLA_ADDRESS]) <= sizeof(l.mac)) {
 		l.mac_len = mnl_attr_get_payload_len(a.tb[IFLA_ADDRESS]);
 		memcpy(l.mac, mnl_attr_get_payload(a.tb[IFLA_ADDRESS]), l.mac_len);

@@ -25,6 +25,10 @@ struct nl_link {
 	int link_netnsid;    /* IFLA_LINK_NETNSID: the namespace @iflink is in; -1: this one */
 	char parent_bus[16]; /* IFLA_PARENT_DEV_BUS_NAME: "pci"; "" for a virtual link */
 	char parent_dev[64]; /* IFLA_PARENT_DEV_NAME: "0000:3b:00.1" */
+	int master;	     /* IFLA_MASTER: the bridge or bond it is in; 0: none */
+	unsigned n_altnames; /* IFLA_PROP_LIST's IFLA_ALT_IFNAMEs */
+	char altnames[256];  /* as many as fit, separated by spaces */
+	bool has_alias;	     /* IFLA_IFALIAS, not empty */
 };
 
 /* What to change on a link; unset fields are left alone. */
@@ -34,6 +38,8 @@ struct nl_link_change {
 	unsigned mtu; /* 0: keep */
 	int up;	      /* -1 keep, 0 down, 1 up */
 	const unsigned char *mac; /* 6 bytes, or NULL: keep */
+	bool nomaster;		  /* out of its bridge or bond */
+	const char *alias;	  /* NULL: keep; "": none */
 };
 
 void nl_attr_put(struct nlmsghdr *nlh, uint16_t type, size_t len, const void *data);
@@ -42,6 +48,8 @@ size_t nl_build_getlink(void *buf, uint32_t seq, int ifindex, const char *name);
 size_t nl_build_dumplinks(void *buf, uint32_t seq);
 size_t nl_build_getnsid(void *buf, uint32_t seq, int netns_fd);
 size_t nl_build_setlink(void *buf, uint32_t seq, int ifindex, const struct nl_link_change *c);
+size_t nl_build_dellink(void *buf, uint32_t seq, int ifindex);
+size_t nl_build_altname(void *buf, uint32_t seq, int ifindex, bool add, const char *altname);
 size_t nl_build_addr(void *buf, uint32_t seq, int ifindex, int family, const void *addr,
 		     unsigned prefixlen);
 size_t nl_build_default_route(void *buf, uint32_t seq, int ifindex, int family,
