@@ -124,6 +124,12 @@ static const char *const migrations[] = {
 	"ALTER TABLE allocations ADD COLUMN mac TEXT;"
 	"UPDATE allocations SET mac = lower(json_extract(settings, '$.mac'));"
 	"CREATE INDEX allocations_by_mac ON allocations(mac) WHERE state != 'released';",
+	/* 7: VF counts kept across reboots (vfctl numvfs --persist), the agent's state */
+	"CREATE TABLE numvfs_persisted ("
+	"  pf TEXT PRIMARY KEY CHECK (length(pf) = 12),"
+	"  numvfs INTEGER NOT NULL CHECK (numvfs BETWEEN 0 AND 65535),"
+	"  updated INTEGER NOT NULL"
+	") WITHOUT ROWID;",
 };
 
 int vfp_ledger_schema_version(void)
