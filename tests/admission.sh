@@ -158,10 +158,10 @@ attack() {
 		apids="$apids $!"
 	done
 	for _ in $(seq 300); do
-		[ "$(ls "$att"/idle.*.out 2>/dev/null | wc -l)" = "$1" ] && break
+		[ "$(find "$att" -name "idle.*.out" | wc -l)" = "$1" ] && break
 		sleep 0.1
 	done
-	[ "$(ls "$att"/idle.*.out 2>/dev/null | wc -l)" = "$1" ] || fail "the attackers did not all connect"
+	[ "$(find "$att" -name "idle.*.out" | wc -l)" = "$1" ] || fail "the attackers did not all connect"
 	opened=$(cat "$att"/idle.*.out | awk '{ n += $1 } END { print n }')
 	held=$(cat "$att"/idle.*.out | awk '{ n += $1 - $2 } END { print n }')
 }
@@ -188,7 +188,7 @@ served 20; base=$median
 # 18 users, 62 each from its own address: 1,116 idle connections, all held (the agent's
 # descriptors pass 1,024: its event loop must not be select()'s)
 attack 18 20000 62
-fds=$(ls "/proc/$agent_pid/fd" | wc -l)
+fds=$(find "/proc/$agent_pid/fd" -mindepth 1 | wc -l)
 served 20
 finish
 echo "admission: 1,100+ idle TCP connections ($opened opened by 18 users on 127.0.0.2-19, $held held, agent at $fds fds): token holder served $ok of 20, median ${median} s, worst ${worst} s (alone: median ${base} s)"
