@@ -237,6 +237,7 @@ int agent_init(struct agent *a)
 
 	pthread_rwlock_init(&a->state_lock, NULL);
 	pthread_mutex_init(&a->ledger_lock, NULL);
+	pthread_mutex_init(&a->config_lock, NULL);
 	r = open_context(a);
 	if (r >= 0)
 		r = agent_load_config(a, &a->config);
@@ -247,6 +248,8 @@ int agent_init(struct agent *a)
 		if (r < 0)
 			log_error("opening the ledger in %s: %s", state_dir(a), strerror(-r));
 	}
+	if (r >= 0)
+		r = agent_add_persisted_numvfs(a, a->config);
 	if (r >= 0)
 		r = open_libvirt(a);
 	if (r >= 0)
@@ -368,18 +371,40 @@ void agent_resync_health(struct agent *a)
 	pthread_rwlock_unlock(&a->state_lock);
 }
 
+/*
+ * The VF counts persisted in the ledger (vfctl numvfs --persist) into @c, a
+ * config just loaded that nobody else holds: they come before its rules.
+ */
+int agent_add_persisted_numvfs(struct agent *a, struct vfp_config *c)
+{
+	int r;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_ledger_add_persisted_numvfs(a->ledger, c);
+	if (r < 0)
+		log_error("config: the persisted VF counts: %s", vfp_ledger_get_error(a->ledger));
+	pthread_mutex_unlock(&a->ledger_lock);
+	return r;
+}
+
 /* SIGHUP: a config that does not parse keeps the old one, and says why. */
 int agent_reload_config(struct agent *a)
 {
 	struct vfp_config *c = NULL;
-	int r = agent_load_config(a, &c);
+	int r;
 
+	pthread_mutex_lock(&a->config_lock);
+	r = agent_load_config(a, &c);
+	if (r >= 0 && (r = agent_add_persisted_numvfs(a, c)) < 0)
+		vfp_config_unref(c);
 	if (r < 0) {
+		pthread_mutex_unlock(&a->config_lock);
 		log_error("reload: keeping the running config");
 		return r;
 	}
 	log_info("reload: %zu pools", vfp_config_get_pool_count(c));
 	r = agent_replace_config(a, c);
+	pthread_mutex_unlock(&a->config_lock);
 	agent_apply_desired_numvfs(a);
 	return r;
 }

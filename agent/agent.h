@@ -55,6 +55,7 @@ struct agent {
 	struct vfp_ctx *ctx;
 	pthread_rwlock_t state_lock;
 	struct vfp_config *config;
+	pthread_mutex_t config_lock; /* a config loaded and put in place, one at a time */
 	struct vfp_inventory *inv;
 	pthread_mutex_t ledger_lock;
 	struct vfp_ledger *ledger;
@@ -84,6 +85,7 @@ void agent_resync_health(struct agent *a);
 int agent_reload_config(struct agent *a);
 int agent_replace_config(struct agent *a, struct vfp_config *c);
 int agent_load_config(const struct agent *a, struct vfp_config **ret);
+int agent_add_persisted_numvfs(struct agent *a, struct vfp_config *c);
 const char *agent_config_path(const struct agent *a);
 
 struct vfp_inventory *agent_get_inventory(struct agent *a);

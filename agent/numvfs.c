@@ -8,6 +8,7 @@
 
 #include "agent/events.h"
 #include "agent/numvfs.h"
+#include "libvfpool/macro.h"
 
 /**
  * agent_set_numvfs() - PF @pf to @numvfs VFs, or (@dry_run) only the plan
@@ -79,30 +80,40 @@ void agent_apply_desired_numvfs(struct agent *a)
 }
 
 /**
- * agent_persist_numvfs() - write "PF @pf has @numvfs VFs" into the config
- * file, so the count comes back after a reboot, and run on the new config
+ * agent_persist_numvfs() - PF @pf has @numvfs VFs again after a reboot, and
+ * the agent runs on its config with that count in it
  *
- * -EINVAL when there is no file to write (the simulated host's built-in
- * config) or the result would not be a valid config; -errno of the write.
+ * The count is the agent's state: a row of the ledger, beside the rest of
+ * it. The operator's config file is read, never written; its rules stay
+ * the operator's, and a persisted count comes before them. Persists (and
+ * reloads) run one at a time, each on a config read after its own row was
+ * written, so none puts back a config without another's count.
  */
 int agent_persist_numvfs(struct agent *a, const char *pf, int numvfs, char *err, size_t err_size)
 {
-	const char *path = agent_config_path(a);
 	struct vfp_config *c = NULL;
-	char *error = NULL;
 	int r;
 
-	if (!path) {
-		snprintf(err, err_size, "persist: the agent runs on the simulated host's built-in "
-			 "config; start it with --config FILE to keep VF counts");
-		return -EINVAL;
+	pthread_mutex_lock(&a->config_lock);
+	r = agent_load_config(a, &c);
+	if (r < 0)
+		snprintf(err, err_size, "persist: the config does not load (the agent's log says "
+			 "why): fix it first");
+	if (r >= 0) {
+		pthread_mutex_lock(&a->ledger_lock);
+		r = vfp_ledger_persist_numvfs(a->ledger, pf, numvfs);
+		if (r < 0)
+			snprintf(err, err_size, "persist: %s", vfp_ledger_get_error(a->ledger));
+		pthread_mutex_unlock(&a->ledger_lock);
 	}
-	r = vfp_config_persist_numvfs(path, pf, numvfs, &c, &error);
-	if (r < 0) {
-		snprintf(err, err_size, "persist: %s", error ? error : strerror(-r));
-		free(error);
-		return r;
+	if (r >= 0 && (r = agent_add_persisted_numvfs(a, c)) < 0)
+		snprintf(err, err_size, "persist: reading the persisted counts back failed");
+	if (r >= 0) {
+		log_info("numvfs: PF %s keeps %d VFs across reboots (%s)", pf, numvfs,
+			 vfp_ledger_get_path(a->ledger));
+		r = agent_replace_config(a, TAKE_PTR(c));
 	}
-	log_info("numvfs: PF %s keeps %d VFs across reboots (%s)", pf, numvfs, path);
-	return agent_replace_config(a, c);
+	vfp_config_unref(c);
+	pthread_mutex_unlock(&a->config_lock);
+	return r;
 }

@@ -16,11 +16,15 @@
 
 #include "api/admission.h"
 #include "api/api.h"
+#include "api/loopback-peer.h"
 
 const struct admission_limits admission_defaults = {
-	.per_client = 64, .per_uid = 256, .streams = 64, .streams_per_client = 8,
+	.per_client = 64, .per_uid = 256, .total = 1024, .streams = 64, .streams_per_client = 8,
 	.request_seconds = 10,
 };
+
+/* Connections of every listener, against admission_limits.total: descriptors are the process's. */
+static unsigned open_total;
 
 /* One connection, from its accept to its close. */
 struct client_conn {
@@ -77,26 +81,51 @@ int admission_new(int listen_fd, bool is_tcp, const struct admission_limits *lim
 	return 0;
 }
 
-/* Who is at the other end: a unix peer's pid and uid, or a TCP peer's address. */
+/* A remote TCP peer: its IPv4 address, or its IPv6 /64 (one host may hold a whole /64). */
+static void remote_client(const struct sockaddr_storage *ss, char *out, size_t size)
+{
+	char addr[INET6_ADDRSTRLEN] = "?";
+
+	if (ss->ss_family == AF_INET) {
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, addr, sizeof(addr));
+	} else if (ss->ss_family == AF_INET6) {
+		struct in6_addr a = ((const struct sockaddr_in6 *)ss)->sin6_addr;
+
+		if (!IN6_IS_ADDR_V4MAPPED(&a)) {
+			memset(&a.s6_addr[8], 0, 8);
+			inet_ntop(AF_INET6, &a, addr, sizeof(addr));
+			snprintf(out, size, "%s/64", addr);
+			return;
+		}
+		inet_ntop(AF_INET, &a.s6_addr[12], addr, sizeof(addr));
+	}
+	snprintf(out, size, "%s", addr);
+}
+
+/*
+ * Who is at the other end: a unix peer's pid and uid; a TCP peer on this
+ * host by its uid (any local user may take any address of 127.0.0.0/8),
+ * all local users as one when the kernel cannot say; a remote one by its
+ * address.
+ */
 static void identify(struct admission *adm, int fd, const struct sockaddr_storage *ss,
 		     struct client_conn *c)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	char addr[INET6_ADDRSTRLEN] = "?";
 
+	c->uid = (unsigned)-1;
 	if (!adm->is_tcp && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
 		snprintf(c->client, sizeof(c->client), "pid:%d", (int)cred.pid);
 		c->uid = cred.uid;
-		return;
+	} else if (adm->is_tcp && loopback_peer_is_local(ss)) {
+		if (loopback_peer_uid(fd, &c->uid) == 0)
+			snprintf(c->client, sizeof(c->client), "uid:%u", c->uid);
+		else
+			snprintf(c->client, sizeof(c->client), "loopback");
+	} else {
+		remote_client(ss, c->client, sizeof(c->client));
 	}
-	if (ss->ss_family == AF_INET)
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, addr, sizeof(addr));
-	else if (ss->ss_family == AF_INET6)
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, addr,
-			  sizeof(addr));
-	snprintf(c->client, sizeof(c->client), "%s", addr);
-	c->uid = (unsigned)-1;
 }
 
 /* Under the lock: whether @c's client (and uid) may have one more connection. */
@@ -123,44 +152,71 @@ static bool may_log(struct admission *adm)
 	return true;
 }
 
-static void refuse(int fd)
+static void refuse(int fd, const char *why)
 {
-	static const char answer[] =
-		"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-		"Retry-After: 1\r\nConnection: close\r\nContent-Length: 68\r\n\r\n"
-		"{\"error\":\"EBUSY\",\"message\":\"too many connections from this client\"}\n";
+	char body[128], answer[384];
+	int n = snprintf(body, sizeof(body), "{\"error\":\"EBUSY\",\"message\":\"%s\"}\n", why);
+	int m = snprintf(answer, sizeof(answer),
+			 "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+			 "Retry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
+			 n, body);
 
-	(void)!send(fd, answer, sizeof(answer) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	(void)!send(fd, answer, (size_t)m, MSG_DONTWAIT | MSG_NOSIGNAL);
 	close(fd);
 }
 
-/* A new connection: counted against its client, then libmicrohttpd's; or refused. */
+/* Under the lock: @c's record gone, and its place among all the process's connections. */
+static void drop(struct client_conn *c)
+{
+	__atomic_sub_fetch(&open_total, 1, __ATOMIC_RELAXED);
+	free(c);
+}
+
+/* Under the lock: one more of the process's connections, unless it has all it may. */
+static bool within_total(struct admission *adm)
+{
+	if (__atomic_add_fetch(&open_total, 1, __ATOMIC_RELAXED) <= adm->limits.total)
+		return true;
+	__atomic_sub_fetch(&open_total, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
+/*
+ * A new connection: counted against its client and against all, then
+ * libmicrohttpd's; or refused with a 503.
+ */
 static void admit(struct admission *adm, int fd, const struct sockaddr_storage *ss,
 		  socklen_t len)
 {
 	struct client_conn *c = calloc(1, sizeof(*c));
-	bool ok;
+	bool share = false, total = false;
 
 	if (!c) {
-		refuse(fd);
+		refuse(fd, "out of memory");
 		return;
 	}
 	*c = (struct client_conn){ .adm = adm, .fd = fd };
 	identify(adm, fd, ss, c);
 	clock_gettime(CLOCK_MONOTONIC, &c->since);
 	pthread_mutex_lock(&adm->lock);
-	ok = within_share(adm, c);
-	if (ok) {
+	share = within_share(adm, c);
+	total = share && within_total(adm);
+	if (total) {
 		c->next = adm->conns;
 		adm->conns = c;
 	} else if (may_log(adm)) {
-		log_warning("http: refusing connections from %s: it holds its share (%u)",
-			    c->client, adm->limits.per_client);
+		if (!share)
+			log_warning("http: refusing connections from %s: it holds its share (%u)",
+				    c->client, adm->limits.per_client);
+		else
+			log_warning("http: refusing a connection from %s: the agent holds as many "
+				    "as it may (%u)", c->client, adm->limits.total);
 	}
 	pthread_mutex_unlock(&adm->lock);
-	if (!ok) {
+	if (!total) {
 		free(c);
-		refuse(fd);
+		refuse(fd, share ? "too many connections: try again later"
+				 : "too many connections from this client");
 		return;
 	}
 	/* on failure libmicrohttpd closes the socket, and never reports it started */
@@ -185,7 +241,7 @@ static void cut_slow(struct admission *adm)
 
 		if (!c->started && late) {
 			*p = c->next;
-			free(c);
+			drop(c);
 			continue;
 		}
 		if (c->started && !c->busy && !c->stream && !c->cut && late) {
@@ -256,7 +312,7 @@ void admission_free(struct admission *adm)
 		struct client_conn *c = adm->conns;
 
 		adm->conns = c->next;
-		free(c);
+		drop(c);
 	}
 	close(adm->wake[0]);
 	close(adm->wake[1]);
@@ -308,7 +364,7 @@ void admission_on_connection(void *cls, struct MHD_Connection *conn, void **sock
 		*socket_context = c;
 	} else if (c) {
 		unlink_conn(adm, c);
-		free(c);
+		drop(c);
 		*socket_context = NULL;
 	}
 	pthread_mutex_unlock(&adm->lock);

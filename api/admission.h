@@ -2,8 +2,10 @@
 /*
  * Who gets a connection, and for how long. The listener's accept loop is
  * ours: a connection is counted against its client (a unix client by its
- * pid and uid, from SO_PEERCRED; a TCP client by its address) before
- * libmicrohttpd sees it, and refused with a 503 beyond the client's share.
+ * pid and uid, from SO_PEERCRED; a TCP client on this host by its uid, from
+ * sock_diag; a remote one by its address, or its IPv6 /64) and against
+ * every connection the process holds, before libmicrohttpd sees it, and
+ * refused with a 503 beyond the client's share or the total.
  * A request must arrive whole, headers and body, within a total time from
  * the connection's start (or its previous answer): a slow sender is cut
  * off however steadily it trickles. Event streams are bounded in number.
@@ -18,6 +20,7 @@ struct admission;
 struct admission_limits {
 	unsigned per_client;	 /* connections per pid (unix) or address (TCP) */
 	unsigned per_uid;	 /* connections per uid (unix) */
+	unsigned total;		 /* connections of all listeners together */
 	unsigned streams;	 /* event streams in all */
 	unsigned streams_per_client;
 	unsigned request_seconds; /* from a connection's start, or its last answer, to a whole request */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The HTTP server (libmicrohttpd): one daemon per listener, a thread per
- * connection, admitted by our own accept loop (api/admission.c: a share of
- * connections per client, a whole request in a bounded time, a bounded
- * number of event streams), bodies capped at 64 KiB, bearer tokens on TCP
+ * connection that waits with poll(), never select(), so a descriptor past
+ * FD_SETSIZE (1,024) is served like any other; admitted by our own accept
+ * loop (api/admission.c: a share of connections per client, a total for
+ * the process sized by its descriptor limit, a whole request in a bounded
+ * time, a bounded number of event streams), bodies capped at 64 KiB, bearer tokens on TCP
  * (a client without one gets its 401 and the connection is closed), one
  * log line per request with no body in it.
  */
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -330,6 +333,23 @@ static __attribute__((format(printf, 2, 0))) void mhd_log(void *cls, const char 
 	log_warning("http: %s", msg);
 }
 
+/*
+ * Connections the process may hold: half its descriptors, after 256 kept
+ * for its own work (the ledger, netlink, namespaces, libvirt, sysfs), and
+ * at most 4,096 threads. 384 at the common soft limit of 1,024; 4,096 at
+ * the unit's 65,536.
+ */
+static unsigned connection_cap(void)
+{
+	struct rlimit rl;
+	unsigned long long n = 1024;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		n = rl.rlim_cur == RLIM_INFINITY ? 65536 : rl.rlim_cur;
+	n = n > 512 ? (n - 256) / 2 : 128;
+	return n > 4096 ? 4096 : (unsigned)n;
+}
+
 /**
  * api_server_start() - serve the API on listening sockets @fds
  * @is_tcp: per socket, whether it needs a bearer token
@@ -338,28 +358,33 @@ int api_server_start(struct agent *a, int *fds, const bool *is_tcp, int n_fds,
 		     struct api_server **ret)
 {
 	struct api_server *s = calloc(1, sizeof(*s));
+	struct admission_limits limits = admission_defaults;
 
 	if (!s)
 		return -ENOMEM;
 	s->agent = a;
+	limits.total = connection_cap();
+	log_info("http: at most %u connections at once, %u per client", limits.total,
+		 limits.per_client);
 	for (int i = 0; i < n_fds && i < AGENT_MAX_LISTEN; i++) {
 		struct listener *l = &s->listeners[s->n];
 
 		l->server = s;
 		l->is_tcp = is_tcp[i];
-		if (admission_new(fds[i], is_tcp[i], &admission_defaults, &l->adm) < 0) {
+		if (admission_new(fds[i], is_tcp[i], &limits, &l->adm) < 0) {
 			api_server_stop(s, 0);
 			return -ENOMEM;
 		}
 		s->n++;
 		l->daemon = MHD_start_daemon(
 			MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-				MHD_USE_ITC | MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET,
+				MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG |
+				MHD_USE_NO_LISTEN_SOCKET,
 			0, NULL, NULL, on_request, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l,
 			MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 			MHD_OPTION_NOTIFY_CONNECTION, admission_on_connection, l->adm,
 			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_CONNECTION_LIMIT,
-			(unsigned)1024, MHD_OPTION_END);
+			limits.total, MHD_OPTION_END);
 		if (!l->daemon || admission_start(l->adm, l->daemon) < 0) {
 			api_server_stop(s, 0);
 			return -EIO;

@@ -6,18 +6,16 @@
  *   "numvfs": [ { "pf": "0000:3b:00.0", "numvfs": 8 },
  *               { "pf": "ens2f0", "numvfs": "max" },
  *               { "vendor": "15b3", "device": "101b", "numvfs": 16 } ]
- * `vfctl numvfs PF N --persist` writes the first kind, at the front.
+ * The file is the operator's: it is read, never written. `vfctl numvfs PF N
+ * --persist` keeps its count in the agent's state (the ledger), and the
+ * agent puts those first (vfp_config_add_persisted_numvfs()).
  */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "config-numvfs.h"
 #include "private.h"
@@ -162,88 +160,29 @@ int vfp_numvfs_rules_desired(const struct vfp_numvfs_rules *rules, const struct 
 	return -ENOENT;
 }
 
-/* @root into @path through a temporary file beside it: whole or not at all, mode and owner kept. */
-static int write_atomic(const char *path, json_t *root)
+/* {"pf": @pf, "numvfs": @numvfs} first in @rules, replacing a rule of @pf alone. */
+int vfp_numvfs_rules_put_first(struct vfp_numvfs_rules *rules, const char *pf, int numvfs)
 {
-	char tmp[PATH_MAX];
-	struct stat st;
-	int fd, r = 0;
+	struct vfp_numvfs_rule *v;
+	char *name = strdup(pf);
+	size_t keep = 0;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	if (stat(path, &st) < 0)
-		return -errno;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, st.st_mode & 07777) < 0 || fchown(fd, st.st_uid, st.st_gid) < 0 ||
-	    json_dumpfd(root, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
-	    write(fd, "\n", 1) != 1 || fsync(fd) < 0)
-		r = errno ? -errno : -EIO;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
-	return r;
-}
-
-/* Drops the rules that name only @pf, and puts {"pf": @pf, "numvfs": @numvfs} first. */
-static int set_rule(json_t *root, const char *pf, int numvfs)
-{
-	json_t *rules = json_object_get(root, "numvfs"), *o;
-	size_t i = 0;
-
-	if (!rules && json_object_set_new(root, "numvfs", rules = json_array()) < 0)
+	v = name ? calloc(rules->n + 2, sizeof(*v)) : NULL;
+	if (!v) {
+		free(name);
 		return -ENOMEM;
-	if (!json_is_array(rules))
-		return -EINVAL;
-	while (i < json_array_size(rules)) {
-		o = json_array_get(rules, i);
-		if (json_is_object(o) && json_object_size(o) == 2 &&
-		    json_is_string(json_object_get(o, "pf")) &&
-		    strcmp(json_string_value(json_object_get(o, "pf")), pf) == 0)
-			json_array_remove(rules, i);
-		else
-			i++;
 	}
-	o = json_pack("{s:s, s:i}", "pf", pf, "numvfs", numvfs);
-	return json_array_insert_new(rules, 0, o) < 0 ? -ENOMEM : 0;
-}
+	v[keep++] = (struct vfp_numvfs_rule){ .pf = name, .numvfs = numvfs };
+	for (size_t i = 0; i < rules->n; i++) {
+		struct vfp_numvfs_rule *r = &rules->v[i];
 
-/**
- * vfp_config_persist_numvfs() - write into the config file @path that PF
- * @pf should have @numvfs VFs, so it has them again after a reboot
- * @ret_config: the configuration the file now holds
- *
- * The file is rewritten whole (indented, keys in their order) only when the
- * result is a valid configuration. -EINVAL with @ret_error naming the field
- * when it is not (or the file was not valid JSON); -errno from the write.
- */
-VFP_EXPORT int vfp_config_persist_numvfs(const char *path, const char *pf, int numvfs,
-					 struct vfp_config **ret_config, char **ret_error)
-{
-	struct vfp_config *c = NULL;
-	json_error_t jerr;
-	json_t *root;
-	int r;
-
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root)
-		return vfp_config_error(ret_error, path, "%s", jerr.text);
-	r = json_is_object(root) ? set_rule(root, pf, numvfs) : -EINVAL;
-	if (r == -EINVAL)
-		vfp_config_error(ret_error, path, "numvfs: must be a list to add to");
-	if (r >= 0)
-		r = vfp_config_load_json(root, &c, ret_error);
-	if (r >= 0)
-		r = write_atomic(path, root);
-	if (r >= 0 && ret_config)
-		*ret_config = TAKE_PTR(c);
-	else if (r < 0 && r != -EINVAL && ret_error)
-		vfp_config_error(ret_error, path, "writing: %s", strerror(-r));
-	vfp_config_unref(c);
-	json_decref(root);
-	return r;
+		if (r->pf && !r->vendor && !r->device && !r->driver && strcmp(r->pf, pf) == 0)
+			free(r->pf);
+		else
+			v[keep++] = *r;
+	}
+	free(rules->v);
+	rules->v = v;
+	rules->n = keep;
+	return 0;
 }

@@ -22,4 +22,5 @@ struct vfp_numvfs_rules {
 
 int vfp_numvfs_rules_parse(json_t *a, struct vfp_numvfs_rules *ret, char **err);
 void vfp_numvfs_rules_clear(struct vfp_numvfs_rules *rules);
+int vfp_numvfs_rules_put_first(struct vfp_numvfs_rules *rules, const char *pf, int numvfs);
 int vfp_numvfs_rules_desired(const struct vfp_numvfs_rules *rules, const struct vfp_pf *pf);

@@ -615,10 +615,27 @@ VFP_EXPORT struct vfp_config *vfp_config_unref(struct vfp_config *c)
 	return NULL;
 }
 
-/* How many VFs the config wants @pf to have; -ENOENT when it does not say. */
+/*
+ * How many VFs @pf should have: its persisted count (vfctl numvfs --persist,
+ * the operator's latest word), else the config's rules; -ENOENT for none.
+ */
 VFP_EXPORT int vfp_config_get_desired_numvfs(const struct vfp_config *c, const struct vfp_pf *pf)
 {
 	return vfp_numvfs_rules_desired(&c->numvfs, pf);
+}
+
+/**
+ * vfp_config_add_persisted_numvfs() - PF @pf (its PCI address) should have
+ * @numvfs VFs, before whatever the file's rules say
+ *
+ * For the agent, which keeps persisted counts in its state and adds them to
+ * a config it has just loaded, before anyone else sees that config.
+ */
+VFP_EXPORT int vfp_config_add_persisted_numvfs(struct vfp_config *c, const char *pf, int numvfs)
+{
+	if (!vfp_pci_addr_is_valid(pf) || numvfs < 0 || numvfs > 65535)
+		return -EINVAL;
+	return vfp_numvfs_rules_put_first(&c->numvfs, pf, numvfs);
 }
 
 VFP_EXPORT size_t vfp_config_get_pool_count(const struct vfp_config *c)

@@ -34,14 +34,41 @@ static int new_allocation_id(char buf[static 37])
 	return 0;
 }
 
-/* An existing allocation under @key: the same request gets it back (1), another is -EEXIST. */
+/*
+ * What @req asks for, as one canonical text (keys sorted): a retry under the
+ * same key must ask for exactly this again (free() it; NULL: -ENOMEM).
+ */
+static char *fingerprint(const struct vfp_claim *req)
+{
+	json_t *o = json_pack("{s:s, s:i, s:o*, s:o*, s:i, s:s, s:I}", "pool", req->pool, "count",
+			      (int)req->count, "owner", vfp_owner_to_json(req->owner), "settings",
+			      req->settings ? vfp_settings_to_json(req->settings) : json_object(),
+			      "numa_node", req->numa_node, "placement",
+			      req->placement == VFP_PLACE_PACK ? "pack" : "spread", "lease_seconds",
+			      (json_int_t)req->lease_seconds);
+	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+	json_decref(o);
+	return s;
+}
+
+/*
+ * An existing allocation under @key: the same request gets it back (1);
+ * another request (-EEXIST), or any request once that allocation is
+ * released (-EEXIST: the key is spent, as the Idempotency-Key draft lets a
+ * server expire keys; a retry must not be told it holds VFs it gave back).
+ * Allocations from before the ledger kept requests are compared by pool,
+ * owner and count.
+ */
 static int replay(struct vfp_ledger *l, const struct vfp_claim *req, const char *owner_key,
-		  char ret_id[static 37])
+		  const char *request, char ret_id[static 37])
 {
 	static const char sql[] =
 		"SELECT a.id, a.pool, a.owner_key, (SELECT count(*) FROM allocation_vfs v "
-		"WHERE v.allocation_id = a.id) FROM allocations a WHERE a.idempotency_key = ?";
+		"WHERE v.allocation_id = a.id), a.state, a.request FROM allocations a "
+		"WHERE a.idempotency_key = ?";
 	sqlite3_stmt *st;
+	const char *was;
 	int r, rc;
 
 	r = vfp_ledger_stmt(l, sql, &st);
@@ -54,14 +81,49 @@ static int replay(struct vfp_ledger *l, const struct vfp_claim *req, const char 
 	if (rc != SQLITE_ROW)
 		return vfp_ledger_errno(l, rc, "idempotency lookup");
 	snprintf(ret_id, 37, "%s", col_text(st, 0));
-	if (strcmp(col_text(st, 1), req->pool) != 0 || strcmp(col_text(st, 2), owner_key) != 0 ||
-	    sqlite3_column_int(st, 3) != (int)req->count)
+	was = sqlite3_column_type(st, 5) == SQLITE_NULL ? NULL : col_text(st, 5);
+	if (strcmp(col_text(st, 4), "released") == 0)
 		r = vfp_ledger_fail(l, -EEXIST,
-				    "idempotency key \"%s\" was used for another request "
-				    "(allocation %s)",
+				    "Idempotency-Key: \"%s\" named allocation %s, released since: "
+				    "a new claim needs a new key",
+				    req->idempotency_key, ret_id);
+	else if (was ? strcmp(was, request) != 0
+		     : strcmp(col_text(st, 1), req->pool) != 0 ||
+			       strcmp(col_text(st, 2), owner_key) != 0 ||
+			       sqlite3_column_int(st, 3) != (int)req->count)
+		r = vfp_ledger_fail(l, -EEXIST,
+				    "Idempotency-Key: \"%s\" was used for another request "
+				    "(allocation %s): a retry must send the same body",
 				    req->idempotency_key, ret_id);
 	else
 		r = 1;
+	sqlite3_reset(st);
+	return r;
+}
+
+/*
+ * A MAC is in at most one live allocation, as a GUID is: two VFs with one
+ * MAC on a switch take each other's traffic. -EBUSY naming the holder.
+ */
+static int mac_free(struct vfp_ledger *l, const struct vfp_claim *req)
+{
+	static const char sql[] = "SELECT id FROM allocations WHERE state != 'released' AND "
+				  "mac = lower(?)";
+	sqlite3_stmt *st;
+	int r, rc;
+
+	if (!req->settings || !req->settings->mac[0])
+		return 0;
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, req->settings->mac, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		r = vfp_ledger_fail(l, -EBUSY, "mac: %s is held by allocation %s",
+				    req->settings->mac, col_text(st, 0));
+	else if (rc != SQLITE_DONE)
+		r = vfp_ledger_errno(l, rc, "MAC in use");
 	sqlite3_reset(st);
 	return r;
 }
@@ -277,11 +339,12 @@ static int take_vf(struct vfp_ledger *l, const struct vfp_config *config, const 
 }
 
 static int insert_allocation(struct vfp_ledger *l, const struct vfp_claim *req, const char *id,
-			     const char *owner_key)
+			     const char *owner_key, const char *request)
 {
 	static const char sql[] =
 		"INSERT INTO allocations(id, pool, owner, owner_key, settings, idempotency_key, "
-		"state, lease_expires, created, updated) VALUES (?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?)";
+		"state, lease_expires, created, updated, request, mac) "
+		"VALUES (?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?, ?, lower(?))";
 	json_t *o = vfp_owner_to_json(req->owner), *s = NULL;
 	char *owner = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL, *settings = NULL;
 	time_t now = l->now();
@@ -305,6 +368,10 @@ static int insert_allocation(struct vfp_ledger *l, const struct vfp_claim *req, 
 			sqlite3_bind_int64(st, 7, now + req->lease_seconds);
 		sqlite3_bind_int64(st, 8, now);
 		sqlite3_bind_int64(st, 9, now);
+		if (req->idempotency_key)
+			sqlite3_bind_text(st, 10, request, -1, SQLITE_STATIC);
+		if (req->settings && req->settings->mac[0])
+			sqlite3_bind_text(st, 11, req->settings->mac, -1, SQLITE_STATIC);
 		r = vfp_ledger_step_done(l, st, "new allocation");
 	}
 	json_decref(o);
@@ -317,19 +384,24 @@ static int insert_allocation(struct vfp_ledger *l, const struct vfp_claim *req, 
 static int claim_in_tx(struct vfp_ledger *l, const struct vfp_config *config,
 		       const struct vfp_claim *req, const char *owner_key, char id[static 37])
 {
+	_cleanup_free_ char *request = req->idempotency_key ? fingerprint(req) : NULL;
 	struct pick vfs[MAX_CLAIM];
 	int r;
 
+	if (req->idempotency_key && !request)
+		return -ENOMEM;
 	if (req->idempotency_key) {
-		r = replay(l, req, owner_key, id);
+		r = replay(l, req, owner_key, request, id);
 		if (r != 0)
 			return r;
 	}
-	r = choose(l, req, vfs);
+	r = mac_free(l, req);
+	if (r >= 0)
+		r = choose(l, req, vfs);
 	if (r >= 0)
 		r = new_allocation_id(id);
 	if (r >= 0)
-		r = insert_allocation(l, req, id, owner_key);
+		r = insert_allocation(l, req, id, owner_key, request);
 	for (unsigned i = 0; r >= 0 && i < req->count; i++)
 		r = take_vf(l, config, id, &vfs[i], (int)i,
 			    i == 0 && req->settings && req->settings->guid[0] ? req->settings->guid
@@ -344,8 +416,9 @@ static int claim_in_tx(struct vfp_ledger *l, const struct vfp_config *config,
  * Returns 0 for a new allocation, 1 when the idempotency key replayed an
  * earlier one. -ENOENT: no such pool; -EINVAL: a bad request (message
  * names the field); -ENOBUFS: the pool has too few free VFs (growing it may
- * help); -EBUSY: not enough free GUIDs, or a VF taken meanwhile; -EEXIST: the
- * idempotency key belongs to another request. The message for a person
+ * help); -EBUSY: not enough free GUIDs, the MAC held by a live allocation,
+ * or a VF taken meanwhile; -EEXIST: the idempotency key belongs to another
+ * request, or to an allocation released since. The message for a person
  * is vfp_ledger_get_error().
  */
 VFP_EXPORT int vfp_ledger_claim(struct vfp_ledger *l, const struct vfp_config *config,

@@ -113,6 +113,23 @@ static const char *const migrations[] = {
 	"  WHERE owner_key LIKE 'netns:/run/netns/%';"
 	"UPDATE allocations SET owner_key = 'netns:' || substr(owner_key, 22)"
 	"  WHERE owner_key LIKE 'netns:/var/run/netns/%';",
+	/*
+	 * 6: what a claim asked for, whole, so that a key reused with other
+	 * content is told apart from a retry; its MAC (lower-case) and live
+	 * allocations by MAC, so a claim finds its MAC's holder at once. Not
+	 * a unique index: a ledger from before may hold two live allocations
+	 * with one MAC and must still open; claims check it (ledger-claim.c).
+	 */
+	"ALTER TABLE allocations ADD COLUMN request TEXT;"
+	"ALTER TABLE allocations ADD COLUMN mac TEXT;"
+	"UPDATE allocations SET mac = lower(json_extract(settings, '$.mac'));"
+	"CREATE INDEX allocations_by_mac ON allocations(mac) WHERE state != 'released';",
+	/* 7: VF counts kept across reboots (vfctl numvfs --persist), the agent's state */
+	"CREATE TABLE numvfs_persisted ("
+	"  pf TEXT PRIMARY KEY CHECK (length(pf) = 12),"
+	"  numvfs INTEGER NOT NULL CHECK (numvfs BETWEEN 0 AND 65535),"
+	"  updated INTEGER NOT NULL"
+	") WITHOUT ROWID;",
 };
 
 int vfp_ledger_schema_version(void)

@@ -151,8 +151,7 @@ void vfp_config_get_retention(const struct vfp_config *config, struct vfp_retent
 long long vfp_config_get_orphan_seconds(const struct vfp_config *config);
 long long vfp_config_get_repair_retry_seconds(const struct vfp_config *config);
 int vfp_config_get_desired_numvfs(const struct vfp_config *config, const struct vfp_pf *pf);
-int vfp_config_persist_numvfs(const char *path, const char *pf, int numvfs,
-			      struct vfp_config **ret_config, char **ret_error);
+int vfp_config_add_persisted_numvfs(struct vfp_config *c, const char *pf, int numvfs);
 
 /* ---- what the ledger holds: states, owners, settings ------------------ */
 
@@ -373,6 +372,8 @@ struct vfp_ledger *vfp_ledger_ref(struct vfp_ledger *l);
 struct vfp_ledger *vfp_ledger_unref(struct vfp_ledger *l);
 const char *vfp_ledger_get_error(const struct vfp_ledger *l);
 const char *vfp_ledger_get_path(const struct vfp_ledger *l);
+int vfp_ledger_persist_numvfs(struct vfp_ledger *l, const char *pf, int numvfs);
+int vfp_ledger_add_persisted_numvfs(struct vfp_ledger *l, struct vfp_config *config);
 int vfp_ledger_claim(struct vfp_ledger *l, const struct vfp_config *config,
 		     const struct vfp_claim *req, struct vfp_allocation **ret_allocation);
 int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_config *config,

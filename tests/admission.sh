@@ -67,6 +67,7 @@ awk -v w="$worst" 'BEGIN { exit !(w < 1.0) }' || fail "a well-behaved client wai
 grep -q "http: refusing connections from pid:" "$tmp/agent.log" || fail "refusals are not logged"
 grep -q "http: cut [0-9]* connections that sent no whole request in 10 s" "$tmp/agent.log" ||
 	fail "cuts are not logged"
+summary="$refused of $opened refused, $cut closed after 10 s, worst ${worst} s"
 
 # event streams: eight per client, the ninth is refused while they are open
 python3 - "$sock" >"$tmp/streams" <<'PY'
@@ -109,5 +110,100 @@ while True:
 print(data.split(b"\r\n")[0].decode(), "closed")
 PY
 [ "$(cat "$tmp/tcp")" = "HTTP/1.1 401 Unauthorized closed" ] || fail "TCP without a token: $(cat "$tmp/tcp")"
+
+# TCP on loopback, where every local user has every address of 127.0.0.0/8. An attacker (users
+# without a token, each on its own address) opens N idle connections, writes how many it opened
+# and how many the agent answered with a 503 or closed, and holds the rest until "go".
+cat >"$tmp/idle.py" <<'PY'
+import socket, sys, os, time
+src, port, n, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+socks = []
+for i in range(n):
+    s = socket.socket()
+    s.bind((src.split(",")[i % len(src.split(","))], 0))
+    try:
+        s.connect(("127.0.0.1", port))
+    except OSError:
+        continue
+    socks.append(s)
+time.sleep(0.5)
+refused = 0
+for s in socks:
+    s.setblocking(False)
+    try:
+        s.recv(200, socket.MSG_PEEK)
+    except BlockingIOError:
+        continue
+    except OSError:
+        pass
+    refused += 1
+with open(out + ".tmp", "w") as f:
+    f.write("%d %d\n" % (len(socks), refused))
+os.rename(out + ".tmp", out)
+while not os.path.exists(out + ".go"):
+    time.sleep(0.05)
+PY
+att=$tmp/attackers
+mkdir -m 1777 "$att"
+chmod 755 "$tmp"
+# attack USERS FIRST-UID PER-USER [ADDRESSES-PER-USER]: starts them, waits until all opened
+attack() {
+	rm -f "$att"/idle.*.out*
+	apids=
+	for u in $(seq "$1"); do
+		addrs=
+		for k in $(seq "${4:-1}"); do addrs=$addrs${addrs:+,}127.0.0.$((1 + (u - 1) * ${4:-1} + k)); done
+		setpriv --reuid=$(($2 + u)) --regid=$(($2 + u)) --clear-groups \
+			/usr/bin/python3 "$tmp/idle.py" "$addrs" "$port" "$3" "$att/idle.$u.out" &
+		apids="$apids $!"
+	done
+	for _ in $(seq 300); do
+		[ "$(find "$att" -name "idle.*.out" | wc -l)" = "$1" ] && break
+		sleep 0.1
+	done
+	[ "$(find "$att" -name "idle.*.out" | wc -l)" = "$1" ] || fail "the attackers did not all connect"
+	opened=$(cat "$att"/idle.*.out | awk '{ n += $1 } END { print n }')
+	held=$(cat "$att"/idle.*.out | awk '{ n += $1 - $2 } END { print n }')
+}
+# finish: the attackers let go
+finish() {
+	for f in "$att"/idle.*.out; do touch "$f.go"; done
+	for p in $apids; do wait "$p" || fail "an attacker failed"; done
+}
+# served N: N requests with the token from 127.0.0.1; sets $ok, $median, $worst (seconds)
+served() {
+	: >"$tmp/times"
+	for _ in $(seq "$1"); do
+		curl -s -o /dev/null -w '%{http_code} %{time_total}\n' --max-time 5 \
+			-H "Authorization: Bearer $(cat "$tmp/token")" "http://127.0.0.1:$port/v1/health" \
+			>>"$tmp/times" || echo "000 5" >>"$tmp/times"
+	done
+	ok=$(grep -c '^200 ' "$tmp/times" || true)
+	median=$(cut -d' ' -f2 "$tmp/times" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	worst=$(cut -d' ' -f2 "$tmp/times" | sort -g | tail -1)
+}
 stop_agent
-echo "admission: all checks passed ($refused of $opened refused, $cut closed after 10 s, worst ${worst} s)"
+start_agent --listen "tcp:127.0.0.1:$port" --token-file "$tmp/token"
+served 20; base=$median
+# 18 users, 62 each from its own address: 1,116 idle connections, all held (the agent's
+# descriptors pass 1,024: its event loop must not be select()'s)
+attack 18 20000 62
+fds=$(find "/proc/$agent_pid/fd" -mindepth 1 | wc -l)
+served 20
+finish
+echo "admission: 1,100+ idle TCP connections ($opened opened by 18 users on 127.0.0.2-19, $held held, agent at $fds fds): token holder served $ok of 20, median ${median} s, worst ${worst} s (alone: median ${base} s)"
+[ "$opened" -ge 1100 ] || fail "the attackers opened only $opened connections"
+[ "$held" -ge 1100 ] && [ "$fds" -gt 1100 ] || fail "the agent held $held connections ($fds fds): the test did not pass 1,024 descriptors"
+[ "$ok" = 20 ] || fail "a token holder beside $held idle connections was served $ok of 20 times: $(sort "$tmp/times" | uniq -c | head -5)"
+grep -q "FD_SETSIZE" "$tmp/agent.log" && fail "the event loop hit FD_SETSIZE"
+# one user on 17 addresses, 65 connections from each: its share (64) in all, not 17 shares
+attack 1 21000 1105 17
+served 20
+finish
+echo "admission: one user, $opened connections from 17 loopback addresses: $held held; token holder served $ok of 20, median ${median} s, worst ${worst} s"
+[ "$held" -le 64 ] || fail "one local user held $held connections from 17 addresses: the share is 64"
+[ "$ok" = 20 ] || fail "a token holder beside one user's flood was served $ok of 20 times"
+grep -q "http: refusing connections from uid:21001: it holds its share (64)" "$tmp/agent.log" ||
+	fail "the refusal does not name the user: $(grep refusing "$tmp/agent.log" | tail -2)"
+stop_agent
+echo "admission: all checks passed ($summary)"

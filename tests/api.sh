@@ -70,17 +70,53 @@ expect 201
 id=$(jget .id)
 [ "$(jget '.vfs | length')" = 2 ] && [ "$(jget .settings.ip)" = 10.1.0.5/16 ] || fail "alloc: $body"
 api POST /v1/allocations -H 'Idempotency-Key: k-1' \
-	-d '{"pool":"ib","count":2,"owner":{"kind":"vm","name":"one-42"}}'
+	-d '{"owner":{"name":"one-42","kind":"vm"},"ip":"10.1.0.5/16","count":2,"pool":"ib"}'
 expect 200
 [ "$(jget .id)" = "$id" ] || fail "replay gave another allocation"
 api POST /v1/allocations -H 'Idempotency-Key: k-1' \
-	-d '{"pool":"ib","count":3,"owner":{"kind":"vm","name":"one-42"}}'
+	-d '{"pool":"ib","count":3,"owner":{"kind":"vm","name":"one-42"},"ip":"10.1.0.5/16"}'
+expect 409
+# the same key with other settings is another request: a 409, not the first one's answer
+api POST /v1/allocations -H 'Idempotency-Key: k-1' \
+	-d '{"pool":"ib","count":2,"owner":{"kind":"vm","name":"one-42"}}'
+expect 409
+jget .message | grep -q '^Idempotency-Key: "k-1" was used for another request' || fail "$body"
+api POST /v1/allocations -H 'Idempotency-Key: k-1' \
+	-d '{"pool":"ib","count":2,"owner":{"kind":"vm","name":"one-42"},"ip":"10.1.0.6/16"}'
 expect 409
 api GET "/v1/allocations?owner=vm:one-42"; expect 200
 [ "$(jget '.allocations | length')" = 1 ] || fail "by owner: $body"
 api GET "/v1/allocations/$id"; expect 200
 api DELETE "/v1/allocations/$id"; expect 204
 api DELETE "/v1/allocations/$id"; expect 404
+# a replay once released does not hand back the dead allocation as if it were held
+api POST /v1/allocations -H 'Idempotency-Key: k-1' \
+	-d '{"pool":"ib","count":2,"owner":{"kind":"vm","name":"one-42"},"ip":"10.1.0.5/16"}'
+expect 409
+jget .message | grep -q "^Idempotency-Key: \"k-1\" named allocation $id, released since" || fail "$body"
+
+# ---- a MAC is in one live allocation at most: 8 claims at once, one wins, 7 are told who holds it
+for i in 1 2 3 4 5 6 7 8; do
+	curl -s -o "$tmp/mac.$i" -w '%{http_code}\n' --unix-socket "$sock" -X POST http://x/v1/allocations \
+		-d "{\"pool\":\"eth\",\"owner\":{\"kind\":\"vm\",\"name\":\"dup-$i\"},\"mac\":\"02:00:0A:01:00:99\"}" \
+		>"$tmp/mac.$i.code" &
+	pids="${pids:-} $!"
+done
+for pid in $pids; do wait "$pid"; done
+[ "$(cat "$tmp"/mac.*.code | sort | uniq -c | tr -s ' ' | tr '\n' ,)" = " 1 201, 7 409," ] ||
+	fail "8 claims of one MAC: $(cat "$tmp"/mac.*.code | tr '\n' ' ')"
+for i in 1 2 3 4 5 6 7 8; do
+	[ "$(cat "$tmp/mac.$i.code")" = 409 ] || continue
+	jq -r .message "$tmp/mac.$i" | grep -q '^mac: 02:00:0[aA]:01:00:99 is held by allocation ' ||
+		fail "a refused MAC claim does not name the field: $(cat "$tmp/mac.$i")"
+done
+api GET '/v1/allocations?state=reserved'
+[ "$(jget '[.allocations[] | select(.settings.mac != null) | .settings.mac | ascii_downcase] | group_by(.) | map(length) | max')" = 1 ] ||
+	fail "two live allocations share a MAC: $body"
+# once released, the MAC is free again
+for a in $(jget '.allocations[] | select(.settings.mac != null) | .id'); do api DELETE "/v1/allocations/$a"; expect 204; done
+api POST /v1/allocations -d '{"pool":"eth","owner":{"kind":"vm","name":"again"},"mac":"02:00:0a:01:00:99"}'; expect 201
+api DELETE "/v1/allocations/$(jget .id)"; expect 204
 api GET /v1/pools; [ "$(jget '.pools[0].vfs.free')" = 8 ] || fail "not freed: $body"
 # a claim by network: the pool the config maps that bridge to, as a deployment file's NIC names it
 [ "$(jget '[.pools[] | select(.name == "ib") | .networks[].bridge] | join(",")')" = sriov_ib0 ] ||

@@ -237,6 +237,31 @@ START_TEST(test_pci_hostdevs)
 }
 END_TEST
 
+/* As libvirt reads them: a missing attribute is 0, and every <devices> counts. */
+START_TEST(test_pci_hostdevs_as_libvirt)
+{
+	static const char xml[] =
+		"<domain><devices>"
+		"<interface type='hostdev'><source><address type='pci' bus='0xaf' slot='0x01'/>"
+		"</source></interface>"
+		"<hostdev type='pci'><source><address bus=' 0X3B' function='+2'/></source></hostdev>"
+		"</devices><on_crash>destroy</on_crash><devices>"
+		"<hostdev mode='subsystem' type='pci'><source><address domain='0x0000' bus='0xd8' "
+		"slot='0x00' function='0x4'/></source></hostdev>"
+		"<hostdev type='pci'><source><address bus='-1'/></source></hostdev>"
+		"</devices></domain>";
+	char **a = NULL;
+	size_t n = 99;
+
+	ck_assert_int_eq(domxml_pci_hostdevs(xml, &a, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(a[0], "0000:af:01.0");
+	ck_assert_str_eq(a[1], "0000:3b:00.2");
+	ck_assert_str_eq(a[2], "0000:d8:00.4");
+	domxml_strv_free(a, n);
+}
+END_TEST
+
 START_TEST(test_replace_and_append)
 {
 	xmlDocPtr doc = parse("<domain><devices>\n  <interface type='bridge'><source "
@@ -279,6 +304,7 @@ Suite *suite_domxml(void)
 	tcase_add_test(tc, test_sriov_nic_errors);
 	tcase_add_test(tc, test_uuid);
 	tcase_add_test(tc, test_pci_hostdevs);
+	tcase_add_test(tc, test_pci_hostdevs_as_libvirt);
 	tcase_add_test(tc, test_replace_and_append);
 	suite_add_tcase(s, tc);
 	return s;

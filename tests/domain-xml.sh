@@ -143,6 +143,21 @@ hostdev "$(echo "$held" | cut -c6-7)" "$(echo "$held" | cut -c9-10)" "$(echo "$h
 post_xml "$tmp/hostdev.xml" ""
 expect 409
 jget .message | grep -q "devices/hostdev $held: held by allocation $other of another owner" || fail "$body"
+# as libvirt reads it: an <interface type='hostdev'> without domain (and function, when 0)
+# names the same VF; a <hostdev> in a second <devices> is passed through all the same
+hb=$(echo "$held" | cut -c6-7) hs=$(echo "$held" | cut -c9-10) hf=$(echo "$held" | cut -c12)
+fn=" function='0x$hf'"; [ "$hf" = 0 ] && fn=
+sed "s#</devices>#<interface type='hostdev' managed='yes'><source><address type='pci' bus='0x$hb' slot='0x$hs'$fn/></source></interface></devices>#" \
+	"$one/no-sriov.xml" >"$tmp/short.xml"
+post_xml "$tmp/short.xml" ""
+expect 409
+jget .message | grep -q "devices/hostdev $held: held by allocation $other of another owner" || fail "short address: $body"
+sed "s#</devices>#</devices><devices><hostdev mode='subsystem' type='pci' managed='yes'><source><address domain='0x0000' bus='0x$hb' slot='0x$hs' function='0x$hf'/></source></hostdev></devices>#" \
+	"$one/no-sriov.xml" >"$tmp/second.xml"
+post_xml "$tmp/second.xml" ""
+expect 409
+jget .message | grep -q "devices/hostdev $held: held by allocation $other of another owner" || fail "second <devices>: $body"
+[ "$(allocations)" = "$((n + 1))" ] || fail "a refused file claimed VFs"
 api DELETE "/v1/allocations/$other"; expect 204
 # held by this domain, found by its UUID (the name it was claimed under is another)
 api POST /v1/allocations -d '{"pool":"eth","owner":{"kind":"vm","name":"renamed","uuid":"8F6FD3C5-8A5E-4C19-9E0E-3C2D1F0A4B43"}}'

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Desired VF counts: the config's "numvfs" rules are applied at start (before
 # reconcile) and on SIGHUP, through the planner (a PF whose VFs are held stays
-# as it is); `vfctl numvfs --persist` writes them. A reboot is played by the
-# simulated kernel putting sriov_numvfs back to 0.
+# as it is). `vfctl numvfs --persist` keeps a count in the agent's state (the
+# ledger), before the file's rules, and never writes the file. A reboot is
+# played by the simulated kernel putting sriov_numvfs back to 0.
 set -eu
 b=${top_builddir:-.}
 . "${top_srcdir:-.}/tests/api-lib.sh"
@@ -72,22 +73,58 @@ for _ in $(seq 50); do [ "$(numvfs "$pf")" = 2 ] && break; sleep 0.1; done
 want "$pf" 2
 want 0000:d8:00.0 2
 
-# vfctl numvfs --persist: applied, written first in the file, kept across a reboot
+# vfctl numvfs --persist: applied, kept in the agent's state (the ledger), the config file
+# read and never written; the persisted count comes before the file's rules
+sum=$(sha256sum <"$tmp/vfagent.json")
 vfctl numvfs 0000:d8:00.0 4 --persist >"$tmp/out" || fail "persist: $(cat "$tmp/out")"
-grep -q 'kept in the agent.s config' "$tmp/out" || fail "persist output: $(cat "$tmp/out")"
-[ "$(jq -c '.numvfs[0]' "$tmp/vfagent.json")" = '{"pf":"0000:d8:00.0","numvfs":4}' ] ||
-	fail "config file: $(cat "$tmp/vfagent.json")"
-[ "$(jq -c '.pools' "$tmp/vfagent.json")" = '[{"name":"eth","selector":{"vendors":["8086"]}}]' ] ||
-	fail "the rest of the config was not kept"
-[ "$(stat -c %a "$tmp/vfagent.json")" = 640 ] || fail "config mode not kept"
+grep -q 'kept in the agent.s state' "$tmp/out" || fail "persist output: $(cat "$tmp/out")"
+[ "$(sha256sum <"$tmp/vfagent.json")" = "$sum" ] || fail "persist wrote the config: $(cat "$tmp/vfagent.json")"
+[ "$(stat -c %a "$tmp/vfagent.json")" = 640 ] || fail "config mode changed"
 vfctl numvfs 0000:d8:00.0 5 --persist >/dev/null
-[ "$(jq '[.numvfs[] | select(.pf == "0000:d8:00.0")] | length' "$tmp/vfagent.json")" = 1 ] ||
-	fail "a second persist added a rule instead of replacing it"
 ls "$tmp"/vfagent.json.* 2>/dev/null && fail "a temporary file was left"
+[ "$(sha256sum <"$tmp/vfagent.json")" = "$sum" ] || fail "a second persist wrote the config"
+# SIGHUP re-reads the file; the persisted count still wins over its ixgbe rule (2)
+kill -HUP "$agent_pid"
+sleep 0.5
+want 0000:d8:00.0 5
 stop_agent
 reboot
 start_agent --config "$tmp/vfagent.json"
 want 0000:d8:00.0 5
+stop_agent
+
+# two persists at once, 40 rounds: both counts are kept, every time (one config, one ledger)
+start_agent --config "$tmp/vfagent.json"
+lost=0
+for i in $(seq 40); do
+	a=$((i % 7 + 1)) d=$((i % 5 + 1))
+	vfctl numvfs 0000:af:00.0 "$a" --persist >/dev/null 2>"$tmp/err.a" & p1=$!
+	vfctl numvfs 0000:d8:00.0 "$d" --persist >/dev/null 2>"$tmp/err.d" & p2=$!
+	wait "$p1" || fail "round $i: $(cat "$tmp/err.a")"
+	wait "$p2" || fail "round $i: $(cat "$tmp/err.d")"
+	stop_agent
+	reboot
+	start_agent --config "$tmp/vfagent.json"
+	[ "$(numvfs 0000:af:00.0)" = "$a" ] && [ "$(numvfs 0000:d8:00.0)" = "$d" ] || lost=$((lost + 1))
+done
+[ "$lost" = 0 ] || fail "two persists at once lost a count in $lost of 40 rounds"
+[ "$(sha256sum <"$tmp/vfagent.json")" = "$sum" ] || fail "the persists wrote the config"
+stop_agent
+
+# a symlinked config (configuration management's way) stays a symlink, and unchanged
+mkdir "$tmp/etc"
+mv "$tmp/vfagent.json" "$tmp/etc/vfagent.json.managed"
+ln -s etc/vfagent.json.managed "$tmp/vfagent.json"
+start_agent --config "$tmp/vfagent.json"
+vfctl numvfs 0000:d8:00.0 3 --persist >/dev/null || fail "persist through a symlinked config"
+want 0000:d8:00.0 3
+[ -L "$tmp/vfagent.json" ] && [ "$(readlink "$tmp/vfagent.json")" = etc/vfagent.json.managed ] ||
+	fail "the config symlink was replaced"
+[ "$(sha256sum <"$tmp/etc/vfagent.json.managed")" = "$sum" ] || fail "the symlink's target was written"
+stop_agent
+reboot
+start_agent --config "$tmp/vfagent.json"
+want 0000:d8:00.0 3
 
 # refusals
 api PUT /v1/pfs/0000:d8:00.0/numvfs -d '{"numvfs": 3, "persist": true, "dry_run": true}'
@@ -95,10 +132,15 @@ expect 400
 api PUT /v1/pfs/0000:d8:00.0/numvfs -d '{"numvfs": 3, "persist": "yes"}'
 expect 400
 stop_agent
+# the simulated host's built-in config has no file: the count is kept all the same
 start_agent
-api PUT /v1/pfs/0000:d8:00.0/numvfs -d '{"numvfs": 3, "persist": true}'
-expect 400
-printf '%s' "$body" | grep -q 'built-in config' || fail "persist without a file: $body"
+api PUT /v1/pfs/0000:d8:00.0/numvfs -d '{"numvfs": 2, "persist": true}'
+expect 200
+[ "$(jget .persisted)" = true ] || fail "persist without a file: $body"
+stop_agent
+reboot
+start_agent
+want 0000:d8:00.0 2
 stop_agent
 
 # bad rules: the agent does not start, and the message names the field

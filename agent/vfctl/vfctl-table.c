@@ -165,7 +165,7 @@ void vfctl_print_plan(FILE *out, json_t *plan)
 			? (json_is_true(json_object_get(plan, "dry_run")) ? "allowed (dry run)" : "done")
 			: "refused");
 	if (json_is_true(json_object_get(plan, "persisted")))
-		fprintf(out, "  kept in the agent's config: the PF gets %" JSON_INTEGER_FORMAT
+		fprintf(out, "  kept in the agent's state: the PF gets %" JSON_INTEGER_FORMAT
 			" VFs again after a reboot\n", json_integer_value(json_object_get(plan, "to")));
 	json_array_foreach(json_object_get(plan, "blockers"), i, b)
 		fprintf(out, "  blocked by allocation %s (%s)\n",

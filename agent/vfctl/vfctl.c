@@ -67,7 +67,7 @@ static void usage(FILE *out)
 		"      --pack              alloc: as few PFs as possible (default: spread)\n"
 		"      --idempotency-key K alloc: a retry with K returns the same allocation\n"
 		"      --dry-run           numvfs: only say what would happen\n"
-		"      --persist           numvfs: also write it into the agent's config, so\n"
+		"      --persist           numvfs: also keep it in the agent's state, so\n"
 		"                          the PF has that many VFs again after a reboot\n"
 		"      --netns NS          attach: a /run/netns name or path, or pid:N\n"
 		"      --ifname NAME       attach: the name inside (several VFs: NAME0, NAME1…)\n"

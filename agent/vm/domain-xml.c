@@ -292,26 +292,56 @@ char *domxml_format(xmlDocPtr doc)
 	return out;
 }
 
+/*
+ * One attribute of a PCI address as libvirt reads it (virXMLPropUInt, base
+ * 0): the whole value (xmlGetProp, entities and all), 0 when absent.
+ */
+static bool address_field(xmlNodePtr a, const char *name, unsigned long max, unsigned long *ret)
+{
+	xmlChar *v = xmlGetProp(a, BAD_CAST name);
+	const char *s = (const char *)v;
+	char *end = NULL;
+	bool ok;
+
+	if (!v) {
+		*ret = 0;
+		return true;
+	}
+	errno = 0;
+	*ret = strtoul(s, &end, 0);
+	ok = end != s && !*end && !errno && !strchr(s, '-') && *ret <= max;
+	xmlFree(v);
+	return ok;
+}
+
+/*
+ * The PCI address of a hostdev's <source>, as libvirt reads it
+ * (virPCIDeviceAddressParseXML): its first <address>, a missing domain,
+ * bus, slot or function 0. false when libvirt would refuse it.
+ */
 static bool pci_of(xmlNodePtr source, char out[16])
 {
 	xmlNodePtr a = first_child(source, "address");
-	const char *f[4] = { prop(a, "domain"), prop(a, "bus"), prop(a, "slot"),
-			     prop(a, "function") };
 	unsigned long v[4];
 
-	for (int i = 0; i < 4; i++) {
-		char *end = NULL;
-
-		if (!f[i])
-			return false;
-		v[i] = strtoul(f[i], &end, 0);
-		if (end == f[i] || *end)
-			return false;
-	}
-	if (v[0] > 0xffff || v[1] > 0xff || v[2] > 0x1f || v[3] > 7)
+	if (!a || !address_field(a, "domain", 0xffff, &v[0]) ||
+	    !address_field(a, "bus", 0xff, &v[1]) || !address_field(a, "slot", 0x1f, &v[2]) ||
+	    !address_field(a, "function", 7, &v[3]))
 		return false;
 	snprintf(out, 16, "%04lx:%02lx:%02lx.%lx", v[0], v[1], v[2], v[3]);
 	return true;
+}
+
+/* Whether @d is a device libvirt passes through by PCI address: <hostdev type='pci'> or
+ * <interface type='hostdev'>, whatever its mode or managed (more is checked, never less). */
+static bool is_pci_passthrough(xmlNodePtr d)
+{
+	xmlChar *type = d->type == XML_ELEMENT_NODE ? xmlGetProp(d, BAD_CAST "type") : NULL;
+	bool yes = type && ((is_element(d, "hostdev") && !strcmp((char *)type, "pci")) ||
+			    (is_element(d, "interface") && !strcmp((char *)type, "hostdev")));
+
+	xmlFree(type);
+	return yes;
 }
 
 void domxml_strv_free(char **list, size_t n)
@@ -331,23 +361,24 @@ static int strv_append(char ***list, size_t *n, size_t *cap, const char *s)
 
 /**
  * domxml_doc_pci_hostdevs() - the PCI addresses parsed domain @doc passes
- * through (hostdevs and hostdev interfaces)
+ * through (hostdevs and hostdev interfaces), read as libvirt reads them:
+ * in every <devices> of the domain (libvirt's "./devices/hostdev" takes
+ * them all), a missing address attribute 0
  * @ret_list: free with domxml_strv_free(*@ret_list, *@ret_n)
  */
 int domxml_doc_pci_hostdevs(xmlDocPtr doc, char ***ret_list, size_t *ret_n)
 {
+	xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
 	char **list = NULL, pci[16];
 	size_t n = 0, cap = 0;
 	int r = 0;
 
-	for (xmlNodePtr d = devices_of(doc) ? devices_of(doc)->children : NULL; r >= 0 && d;
-	     d = d->next) {
-		const char *type = prop(d, "type");
-		bool pci_dev = (is_element(d, "hostdev") && type && !strcmp(type, "pci")) ||
-			       (is_element(d, "interface") && type && !strcmp(type, "hostdev"));
-
-		if (pci_dev && pci_of(first_child(d, "source"), pci))
-			r = strv_append(&list, &n, &cap, pci);
+	for (xmlNodePtr devs = root ? root->children : NULL; r >= 0 && devs; devs = devs->next) {
+		if (!is_element(devs, "devices"))
+			continue;
+		for (xmlNodePtr d = devs->children; r >= 0 && d; d = d->next)
+			if (is_pci_passthrough(d) && pci_of(first_child(d, "source"), pci))
+				r = strv_append(&list, &n, &cap, pci);
 	}
 	if (r < 0) {
 		domxml_strv_free(list, n);

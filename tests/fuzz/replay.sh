@@ -5,6 +5,6 @@
 set -eu
 b=${top_builddir:-.}
 src=${top_srcdir:-.}
-for h in pci-addr config netlink domain-xml mac sysfs api; do
+for h in pci-addr config netlink domain-xml domain-xml-libvirt mac sysfs api; do
 	"$b/tests/fuzz/replay-$h" "$src/tests/fuzz/$h" || { echo "FAIL: replay of tests/fuzz/$h"; exit 1; }
 done

@@ -14,7 +14,7 @@ BUILD_DIR=$b CC=clang "$top/contrib/build.sh" --enable-fuzz
 make -C "$b" -s fuzzers >/dev/null
 mkdir -p "$b/crashes"
 printf '%-12s %12s %10s\n' harness executions "exec/s"
-for h in pci-addr config netlink domain-xml mac sysfs api; do
+for h in pci-addr config netlink domain-xml domain-xml-libvirt mac sysfs api; do
 	mkdir -p "$b/corpus/$h"
 	if ! ASAN_OPTIONS=detect_leaks=1 "$b/tests/fuzz/fuzz-$h" -max_total_time="$seconds" \
 		-print_final_stats=1 -artifact_prefix="$b/crashes/$h-" -max_len=65536 \
