@@ -165,10 +165,14 @@ START_TEST(test_idempotency)
 	ck_assert_ptr_nonnull(strstr(vfp_ledger_get_error(t.l), alloc_id(a)));
 	lfx_release(&t, alloc_id(a));
 	vfp_allocation_unref(b);
-	/* after release the key still names the same (released) allocation */
-	b = lfx_claim(&t, "ib", 2, VFP_PLACE_SPREAD, -1, "key-1", 1);
-	ck_assert_str_eq(alloc_state(b), "released");
+	/* after release the key is spent: a retry is told so, never handed the dead allocation */
+	lfx_claim(&t, "ib", 2, VFP_PLACE_SPREAD, -1, "key-1", -EEXIST);
+	ck_assert_ptr_nonnull(strstr(vfp_ledger_get_error(t.l), "released since"));
+	ck_assert_ptr_nonnull(strstr(vfp_ledger_get_error(t.l), alloc_id(a)));
 	ck_assert_int_eq(lfx_count(&t, "ib", "reserved"), 0);
+	/* the same key with another placement is another request */
+	b = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, "key-2", 0);
+	lfx_claim(&t, "ib", 1, VFP_PLACE_PACK, -1, "key-2", -EEXIST);
 	vfp_allocation_unref(a);
 	vfp_allocation_unref(b);
 }
