@@ -33,7 +33,7 @@
 #include "agent/vm/vm.h"
 
 #define DEFAULT_LISTEN "unix:/run/vfagent/vfagent.sock"
-#define DEFAULT_CNI_SOCKET "/run/vfagent/cni.sock"
+#define DEFAULT_CNI_SOCKET "/run/vfagent/vfagent-cni.sock"
 
 static void usage(FILE *out)
 {
@@ -45,8 +45,8 @@ static void usage(FILE *out)
 		"  -r, --sysfs-root DIR     read sysfs under DIR (default $VFAGENT_SYSFS_ROOT or /sys)\n"
 		"  -l, --listen SPEC        unix:PATH (default %s) or tcp:ADDR:PORT; repeatable\n"
 		"  -t, --token-file FILE    bearer token for TCP listeners (required with tcp:)\n"
-		"      --cni-socket PATH    the CNI plugin's socket (default: cni.sock beside the\n"
-		"                           first unix listener, %s); none: no CNI\n"
+		"      --cni-socket PATH    the CNI plugin's socket (default: the first unix\n"
+		"                           listener's with -cni.sock, %s); none: no CNI\n"
 		"      --simulate DIR       run on a simulated host built in DIR\n"
 		"      --once               reconcile, report, and exit\n"
 		"      --log-level LEVEL    err, warning, info (default) or debug: debug adds a line\n"
@@ -154,10 +154,11 @@ static int open_listeners(struct agent *a, int *fds, bool *is_tcp)
 }
 
 /*
- * The CNI plugin's socket: --cni-socket, or cni.sock in the directory of the
- * first unix listener (/run/vfagent/cni.sock by default, so tests that listen
- * in a directory of their own get a socket of their own); none with only TCP
- * listeners. -1 when there is none, and that is not an error.
+ * The CNI plugin's socket: --cni-socket, or the first unix listener's path
+ * with "-cni.sock" for its ".sock" (/run/vfagent/vfagent-cni.sock by default;
+ * agents that listen on sockets of their own get CNI sockets of their own);
+ * none with only TCP listeners. -1 when there is none, and that is not an
+ * error; -2 when it cannot be opened.
  */
 static int open_cni_socket(const struct agent *a, const bool *is_tcp, int n)
 {
@@ -168,12 +169,15 @@ static int open_cni_socket(const struct agent *a, const bool *is_tcp, int n)
 	if (path && strcmp(path, "none") == 0)
 		return -1;
 	for (int i = 0; !path && i < a->opt.n_listen; i++) {
-		const char *spec = a->opt.listen[i], *slash = strrchr(spec, '/');
+		const char *spec = a->opt.listen[i];
+		size_t len = strlen(spec);
 
-		if (strncmp(spec, "unix:", 5) == 0 && slash) {
-			snprintf(buf, sizeof(buf), "%.*s/cni.sock", (int)(slash - spec - 5), spec + 5);
-			path = buf;
-		}
+		if (strncmp(spec, "unix:", 5) != 0)
+			continue;
+		if (len > 10 && strcmp(spec + len - 5, ".sock") == 0)
+			len -= 5;
+		snprintf(buf, sizeof(buf), "%.*s-cni.sock", (int)(len - 5), spec + 5);
+		path = buf;
 	}
 	if (!path && (!a->opt.n_listen && (n == 0 || !is_tcp[0])))
 		path = DEFAULT_CNI_SOCKET;

@@ -40,14 +40,14 @@ start_agent() { # RESET (flr|none)
 	printf '{"pools":[{"name":"c","selector":{"pci_addresses":["0000:af:01.0"]},"reset":"%s"}]}' "$1" \
 		>"$tmp/config.json"
 	"$b/agent/vfagentd" --simulate "$sim/sys" --config "$tmp/config.json" --state-dir "$tmp/state-$1" \
-		--listen "unix:$tmp/s" >"$tmp/agent.log" 2>&1 &
+		--listen "unix:$tmp/vfagent.sock" >"$tmp/agent.log" 2>&1 &
 	agent=$!
-	for _ in $(seq 100); do [ -S "$tmp/cni.sock" ] && curl -sf --unix-socket "$tmp/s" http://x/v1/health >/dev/null && return; sleep 0.1; done
+	for _ in $(seq 100); do [ -S "$tmp/vfagent-cni.sock" ] && curl -sf --unix-socket "$tmp/vfagent.sock" http://x/v1/health >/dev/null && return; sleep 0.1; done
 	echo "bench/cni: the agent did not start"; exit 1
 }
 stop_agent() { kill "$agent"; wait "$agent" || true; agent=; }
 ipam='"ipam":{"type":"static","addresses":[{"address":"10.9.0.3/24"}]}'
-ours="{\"cniVersion\":\"1.0.0\",\"name\":\"bench\",\"type\":\"vfagent\",\"pool\":\"c\",\"socket\":\"$tmp/cni.sock\",$ipam}"
+ours="{\"cniVersion\":\"1.0.0\",\"name\":\"bench\",\"type\":\"vfagent\",\"pool\":\"c\",\"socket\":\"$tmp/vfagent-cni.sock\",$ipam}"
 theirs="{\"cniVersion\":\"1.0.0\",\"name\":\"bench\",\"type\":\"host-device\",\"device\":\"cnidev0\",$ipam}"
 # run COMMAND PLUGIN CONFIG IFNAME: one plugin process, as libcni runs it; prints its ms
 run() {

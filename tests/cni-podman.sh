@@ -32,7 +32,7 @@ mkdir -p "$tmp/cnibin" "$tmp/cni" "$tmp/rootfs/bin"
 cp "$b/hooks/cni/vfagent" "$tmp/cnibin/vfagent"
 cat >"$tmp/cni/vfnet.conflist" <<JSON
 {"cniVersion": "1.0.0", "name": "vfnet",
- "plugins": [{"type": "vfagent", "pool": "c", "socket": "$tmp/cni.sock",
+ "plugins": [{"type": "vfagent", "pool": "c", "socket": "$tmp/vfagent-cni.sock",
               "ipam": {"type": "static", "addresses": [{"address": "10.9.0.5/24", "gateway": "10.9.0.1"}],
                        "routes": [{"dst": "0.0.0.0/0"}]}}]}
 JSON

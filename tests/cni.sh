@@ -28,7 +28,7 @@ cat >"$tmp/config.json" <<'JSON'
  "networks": [{"bridge": "sriov_eth0", "pool": "c"}]}
 JSON
 start_agent --config "$tmp/config.json"
-csock=$tmp/cni.sock
+csock=$tmp/vfagent-cni.sock
 [ -S "$csock" ] || fail "no CNI socket beside the agent's socket"
 
 # cni COMMAND CONTAINERID NETNS IFNAME CONFIG: sets $rc and $out (stdout), as libcni runs a plugin

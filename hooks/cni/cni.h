@@ -23,7 +23,7 @@ enum {
 	CNI_ERR_NETNS = 102, /* the namespace is not as the ADD left it */
 };
 
-#define CNI_DEFAULT_SOCKET "/run/vfagent/cni.sock"
+#define CNI_DEFAULT_SOCKET "/run/vfagent/vfagent-cni.sock"
 #define CNI_KEY_MAX 128
 
 /* One invocation: the environment and the config, as the runtime gave them. */

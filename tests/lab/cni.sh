@@ -5,7 +5,7 @@
 # and MAC inside the namespace; DEL restores the PF side and brings the
 # netdev home; a second DEL succeeds.
 cni_steps() {
-	cni_conf='{"cniVersion":"1.1.0","name":"labnet","type":"vfagent","pool":"igb","socket":"/run/cni.sock","mac":"02:00:0a:09:03:03","vlan":133,"runtimeConfig":{"ips":["10.9.3.3/24"]}}'
+	cni_conf='{"cniVersion":"1.1.0","name":"labnet","type":"vfagent","pool":"igb","socket":"/run/vfagent-cni.sock","mac":"02:00:0a:09:03:03","vlan":133,"runtimeConfig":{"ips":["10.9.3.3/24"]}}'
 	cni() { # COMMAND CONFIG
 		echo "$2" | CNI_COMMAND=$1 CNI_CONTAINERID=lab-ctr CNI_NETNS=/run/netns/cni1 CNI_IFNAME=net1 \
 			CNI_PATH=/usr/lib/cni /usr/bin/vfagent 2>>/run/cni.err
