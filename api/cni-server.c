@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "api/api.h"
@@ -59,9 +60,13 @@ static void *serve_conn(void *arg)
 {
 	struct conn *c = arg;
 	struct api_cni_server *s = c->s;
+	struct timeval tv = { .tv_sec = 10 }; /* a plugin that connects and says nothing */
 	char *buf = malloc(API_CNI_MSG_MAX), *out = NULL;
-	ssize_t n = buf ? recv(c->fd, buf, API_CNI_MSG_MAX, MSG_TRUNC) : -1;
+	ssize_t n;
 	json_t *reply;
+
+	setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	n = buf ? recv(c->fd, buf, API_CNI_MSG_MAX, MSG_TRUNC) : -1;
 
 	if (n > API_CNI_MSG_MAX)
 		reply = api_error_body(-E2BIG, "the request is larger than 64 KiB");
