@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# shellcheck disable=SC2154 # ip, igb and the helpers are scenario.sh's
 # The lab step of the CNI plugin (sourced by scenario.sh): ADD, CHECK and DEL
 # as a runtime runs the plugin, on a real igb VF. The MAC and VLAN the
 # config asks for are read back on the PF with the kernel's ip; the address
