@@ -29,6 +29,7 @@ struct agent_options {
 	int n_listen;
 	const char *token_file;
 	const char *socket_group;
+	const char *cni_socket; /* NULL: the first unix listener's, with -cni.sock; "none" */
 	bool once;
 };
 

@@ -24,9 +24,9 @@
 #include "agent/listen.h"
 
 /* A socket file left by a dead agent is removed; one a live agent answers on is -EADDRINUSE. */
-static int remove_stale(const struct sockaddr_un *sa)
+static int remove_stale(const struct sockaddr_un *sa, int type)
 {
-	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	_cleanup_close_ int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
 		return negative_errno();
@@ -54,7 +54,7 @@ static int open_unix(const char *path, const char *group, int *ret_fd)
 		gid = g->gr_gid;
 	}
 	strcpy(sa.sun_path, path);
-	r = remove_stale(&sa);
+	r = remove_stale(&sa, SOCK_STREAM);
 	if (r < 0)
 		return r;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -98,6 +98,33 @@ static int open_tcp(const char *hostport, int *ret_fd)
 	freeaddrinfo(ai);
 	if (r < 0)
 		return r;
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+/*
+ * The CNI plugin's socket (api/cni-server.c): SOCK_SEQPACKET at @path, mode
+ * 0600 before listen(), so only root connects (the server checks SO_PEERCRED
+ * as well).
+ */
+int listen_open_seqpacket(const char *path, int *ret_fd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (strlen(path) >= sizeof(sa.sun_path) || path[0] != '/')
+		return -EINVAL;
+	strcpy(sa.sun_path, path);
+	r = remove_stale(&sa, SOCK_SEQPACKET);
+	if (r < 0)
+		return r;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return negative_errno();
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, 0600) < 0 ||
+	    listen(fd, 128) < 0)
+		return negative_errno();
 	*ret_fd = TAKE_FD(fd);
 	return 0;
 }

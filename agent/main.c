@@ -33,6 +33,7 @@
 #include "agent/vm/vm.h"
 
 #define DEFAULT_LISTEN "unix:/run/vfagent/vfagent.sock"
+#define DEFAULT_CNI_SOCKET "/run/vfagent/vfagent-cni.sock"
 
 static void usage(FILE *out)
 {
@@ -44,18 +45,20 @@ static void usage(FILE *out)
 		"  -r, --sysfs-root DIR     read sysfs under DIR (default $VFAGENT_SYSFS_ROOT or /sys)\n"
 		"  -l, --listen SPEC        unix:PATH (default %s) or tcp:ADDR:PORT; repeatable\n"
 		"  -t, --token-file FILE    bearer token for TCP listeners (required with tcp:)\n"
+		"      --cni-socket PATH    the CNI plugin's socket (default: the first unix\n"
+		"                           listener's with -cni.sock, %s); none: no CNI\n"
 		"      --simulate DIR       run on a simulated host built in DIR\n"
 		"      --once               reconcile, report, and exit\n"
 		"      --log-level LEVEL    err, warning, info (default) or debug: debug adds a line\n"
 		"                           per read that succeeded (GET)\n"
 		"  -h, --help               show this help\n"
 		"  -V, --version            show the version\n",
-		VFAGENT_CONFIG_FILE, DEFAULT_LISTEN);
+		VFAGENT_CONFIG_FILE, DEFAULT_LISTEN, DEFAULT_CNI_SOCKET);
 }
 
 static int parse_options(struct agent_options *o, int argc, char **argv)
 {
-	enum { OPT_SIMULATE = 256, OPT_ONCE, OPT_LOG_LEVEL };
+	enum { OPT_SIMULATE = 256, OPT_ONCE, OPT_LOG_LEVEL, OPT_CNI_SOCKET };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "state-dir", required_argument, NULL, 's' },
@@ -64,6 +67,7 @@ static int parse_options(struct agent_options *o, int argc, char **argv)
 		{ "token-file", required_argument, NULL, 't' },
 		{ "simulate", required_argument, NULL, OPT_SIMULATE },
 		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "cni-socket", required_argument, NULL, OPT_CNI_SOCKET },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -79,6 +83,7 @@ static int parse_options(struct agent_options *o, int argc, char **argv)
 		case 't': o->token_file = optarg; break;
 		case OPT_SIMULATE: o->simulate_dir = optarg; break;
 		case OPT_ONCE: o->once = true; break;
+		case OPT_CNI_SOCKET: o->cni_socket = optarg; break;
 		case OPT_LOG_LEVEL:
 			if (agent_log_priority_from_string(optarg) < 0) {
 				fprintf(stderr, "vfagentd: --log-level: \"%s\" is not err, warning, "
@@ -146,6 +151,45 @@ static int open_listeners(struct agent *a, int *fds, bool *is_tcp)
 			return -EINVAL;
 		}
 	return n;
+}
+
+/*
+ * The CNI plugin's socket: --cni-socket, or the first unix listener's path
+ * with "-cni.sock" for its ".sock" (/run/vfagent/vfagent-cni.sock by default;
+ * agents that listen on sockets of their own get CNI sockets of their own);
+ * none with only TCP listeners. -1 when there is none, and that is not an
+ * error; -2 when it cannot be opened.
+ */
+static int open_cni_socket(const struct agent *a, const bool *is_tcp, int n)
+{
+	const char *path = a->opt.cni_socket;
+	char buf[256];
+	int fd = -1, r;
+
+	if (path && strcmp(path, "none") == 0)
+		return -1;
+	for (int i = 0; !path && i < a->opt.n_listen; i++) {
+		const char *spec = a->opt.listen[i];
+		size_t len = strlen(spec);
+
+		if (strncmp(spec, "unix:", 5) != 0)
+			continue;
+		if (len > 10 && strcmp(spec + len - 5, ".sock") == 0)
+			len -= 5;
+		snprintf(buf, sizeof(buf), "%.*s-cni.sock", (int)(len - 5), spec + 5);
+		path = buf;
+	}
+	if (!path && (!a->opt.n_listen && (n == 0 || !is_tcp[0])))
+		path = DEFAULT_CNI_SOCKET;
+	if (!path)
+		return -1;
+	r = listen_open_seqpacket(path, &fd);
+	if (r < 0) {
+		log_error("--cni-socket %s: %s", path, strerror(-r));
+		return -2;
+	}
+	log_info("CNI plugin socket on %s", path);
+	return fd;
 }
 
 /*
@@ -223,15 +267,24 @@ static int serve(struct agent *a, const sigset_t *mask)
 	bool is_tcp[AGENT_MAX_LISTEN] = { false };
 	struct udev_watch *udev = NULL;
 	struct api_server *server = NULL;
+	struct api_cni_server *cni = NULL;
+	int cni_fd;
 
 	sfd = signalfd(-1, mask, SFD_CLOEXEC);
 	n = open_listeners(a, fds, is_tcp);
 	if (sfd < 0 || n <= 0)
 		return EXIT_FAILURE;
+	cni_fd = open_cni_socket(a, is_tcp, n);
+	if (cni_fd == -2)
+		return EXIT_FAILURE;
 	if (privileges_drop() < 0)
 		return EXIT_FAILURE;
 	if (api_server_start(a, fds, is_tcp, n, &server) < 0) {
 		log_error("starting the HTTP server failed");
+		return EXIT_FAILURE;
+	}
+	if (cni_fd >= 0 && api_cni_server_start(a, cni_fd, &cni) < 0) {
+		log_error("starting the CNI socket's server failed");
 		return EXIT_FAILURE;
 	}
 	if (udev_watch_new(&udev, &udev_fd) < 0)
@@ -246,6 +299,7 @@ static int serve(struct agent *a, const sigset_t *mask)
 	sd_notify(0, "STOPPING=1");
 	/* streams of events end first, so their connections do not hold the stop */
 	api_server_stop_streams(a);
+	api_cni_server_stop(cni);
 	api_server_stop(server, 10);
 	udev_watch_free(udev);
 	link_watch_free(links);

@@ -209,14 +209,14 @@ static int parse_pool(struct api_request *req, json_t *body, const char **ret, c
 	return 0;
 }
 
-static int parse_claim(struct api_request *req, json_t *body, struct vfp_claim *c,
+static int parse_claim(struct api_request *req, json_t *body, const char *key, struct vfp_claim *c,
 		       struct vfp_owner *owner, char pool[static 128])
 {
 	static const char *const keys[] = { "pool", "network", "count", "owner", "mac", "vlan", "guid", "ip",
 					    "qos", "vlan_proto", "spoofchk", "trust", "link_state",
 					    "min_tx_rate", "max_tx_rate", "numa_node", "placement",
 					    "lease_seconds", "attach", NULL };
-	const char *placement = NULL, *key = api_header(req, "Idempotency-Key");
+	const char *placement = NULL;
 	long long count = 1, numa = -1, lease = 0;
 	int r;
 
@@ -247,6 +247,22 @@ static int parse_claim(struct api_request *req, json_t *body, struct vfp_claim *
 	c->lease_seconds = (unsigned)lease;
 	c->idempotency_key = key;
 	return 0;
+}
+
+/**
+ * api_parse_claim() - the body of POST /v1/allocations (its "attach" aside)
+ * into @b, each field checked with a message naming it; @key: the
+ * Idempotency-Key, or NULL. The CNI plugin's requests are read with it too.
+ */
+int api_parse_claim(struct api_request *req, json_t *body, const char *key,
+		    struct api_claim_body *b)
+{
+	int r = parse_claim(req, body, key, &b->c, &b->owner, b->pool);
+
+	if (r >= 0)
+		r = parse_settings(req, body, &b->settings);
+	b->c.settings = &b->settings;
+	return r;
 }
 
 /* {"domain":…,"live":…,"config":…} of a claim's "attach", or of POST …/attach. */
@@ -303,22 +319,16 @@ static int claim(struct api_request *req, const struct vfp_claim *c, json_t *att
 /* → 201 with the allocation; 200 when the Idempotency-Key replays an earlier one. */
 int api_post_allocation(struct api_request *req)
 {
-	struct vfp_claim c = { 0 };
-	struct vfp_settings settings;
-	struct vfp_owner owner;
+	struct api_claim_body b = { 0 };
 	struct vfp_allocation *alloc = NULL;
 	json_t *body = NULL;
-	char pool[128];
 	int r;
 
 	r = api_parse_body(req, &body);
 	if (r >= 0)
-		r = parse_claim(req, body, &c, &owner, pool);
+		r = api_parse_claim(req, body, api_header(req, "Idempotency-Key"), &b);
 	if (r >= 0)
-		r = parse_settings(req, body, &settings);
-	c.settings = &settings;
-	if (r >= 0)
-		r = claim(req, &c, json_object_get(body, "attach"), &alloc);
+		r = claim(req, &b.c, json_object_get(body, "attach"), &alloc);
 	json_decref(body);
 	if (r < 0)
 		return r;

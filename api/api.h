@@ -121,3 +121,21 @@ struct api_netns_body {
 };
 
 int api_parse_netns_request(struct api_request *req, json_t *body, struct api_netns_body *b);
+
+/* A parsed claim: the claim, and the settings, owner and pool name it points into. */
+struct api_claim_body {
+	struct vfp_claim c;
+	struct vfp_settings settings;
+	struct vfp_owner owner;
+	char pool[128];
+};
+
+int api_parse_claim(struct api_request *req, json_t *body, const char *key,
+		    struct api_claim_body *b);
+
+/* The CNI plugin's channel: one JSON request per datagram, one answer (api/cni.c). */
+#define API_CNI_MSG_MAX (64 * 1024)
+json_t *api_cni_handle(struct agent *a, json_t *msg);
+struct api_cni_server;
+int api_cni_server_start(struct agent *a, int fd, struct api_cni_server **ret);
+void api_cni_server_stop(struct api_cni_server *s);

@@ -187,6 +187,39 @@ static int pick_on_pf(struct vfp_ledger *l, const char *pool, const char *pf, un
  * The VFs a claim takes, in hand-out order: placement says which PF each
  * comes from; each PF gives its lowest free VFs.
  */
+/* The one VF @req->pci, when it is a free VF of the pool. */
+static int choose_named(struct vfp_ledger *l, const struct vfp_claim *req, struct pick *out)
+{
+	static const char sql[] = "SELECT pool, state, link_type FROM vfs WHERE pci = ?";
+	sqlite3_stmt *st;
+	int r, rc;
+
+	if (req->count != 1)
+		return vfp_ledger_fail(l, -EINVAL, "a claim of VF %s is for 1 VF, not %u", req->pci,
+				       req->count);
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, req->pci, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		r = vfp_ledger_fail(l, -ENOENT, "VF %s: not a VF of this host", req->pci);
+	else if (rc != SQLITE_ROW)
+		r = vfp_ledger_errno(l, rc, "VF");
+	else if (!col_text(st, 0) || strcmp(col_text(st, 0), req->pool) != 0)
+		r = vfp_ledger_fail(l, -EINVAL, "VF %s: not in pool \"%s\"", req->pci, req->pool);
+	else if (strcmp(col_text(st, 1), "free") != 0)
+		r = vfp_ledger_fail(l, -EBUSY, "VF %s is %s, not free", req->pci,
+				    col_text(st, 1));
+	if (r >= 0) {
+		snprintf(out[0].pci, sizeof(out[0].pci), "%s", req->pci);
+		snprintf(out[0].link_type, sizeof(out[0].link_type), "%s",
+			 col_text(st, 2) ? col_text(st, 2) : "");
+	}
+	sqlite3_reset(st);
+	return r;
+}
+
 static int choose(struct vfp_ledger *l, const struct vfp_claim *req, struct pick *out)
 {
 	struct vfp_pf_free *pfs = NULL;
@@ -194,6 +227,8 @@ static int choose(struct vfp_ledger *l, const struct vfp_claim *req, struct pick
 	unsigned total = 0;
 	int r;
 
+	if (req->pci)
+		return choose_named(l, req, out);
 	r = load_free_per_pf(l, req->pool, &pfs, &n);
 	if (r < 0)
 		return r;
@@ -406,6 +441,44 @@ static int claim_in_tx(struct vfp_ledger *l, const struct vfp_config *config,
 		r = take_vf(l, config, id, &vfs[i], (int)i,
 			    i == 0 && req->settings && req->settings->guid[0] ? req->settings->guid
 									       : NULL);
+	return r < 0 ? r : 0;
+}
+
+/**
+ * vfp_ledger_forget_key() - the released allocation claimed with @key lets
+ * go of it, so that a new claim may use it
+ *
+ * A CNI attachment's key (container, network, interface) comes back when a
+ * runtime adds the same container again after a DEL. A live allocation
+ * keeps its key (-EBUSY); no allocation with @key is not an error. Commits
+ * lazily: the key of a released allocation outlives nothing.
+ */
+VFP_EXPORT int vfp_ledger_forget_key(struct vfp_ledger *l, const char *key)
+{
+	static const char sql[] = "UPDATE allocations SET idempotency_key = NULL "
+				  "WHERE idempotency_key = ? AND state = 'released'";
+	sqlite3_stmt *st;
+	int r = vfp_ledger_begin_lazy_tx(l);
+
+	if (r >= 0)
+		r = vfp_ledger_stmt(l, sql, &st);
+	if (r >= 0) {
+		sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+		r = vfp_ledger_step_done(l, st, "forgetting a key");
+	}
+	if (r == 0) { /* nothing released had it: a live one, or none */
+		struct vfp_allocation *a = NULL;
+
+		if (vfp_ledger_get_allocation_by_key(l, key, &a) >= 0)
+			r = vfp_ledger_fail(l, -EBUSY, "key %s: allocation %s is live", key,
+					    vfp_allocation_get_id(a));
+		vfp_allocation_unref(a);
+	}
+	if (r < 0) {
+		vfp_ledger_rollback_tx(l);
+		return r;
+	}
+	r = vfp_ledger_commit_tx(l);
 	return r < 0 ? r : 0;
 }
 

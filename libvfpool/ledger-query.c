@@ -130,6 +130,36 @@ VFP_EXPORT int vfp_ledger_get_allocation(struct vfp_ledger *l, const char *id,
 }
 
 /**
+ * vfp_ledger_get_allocation_by_key() - the allocation claimed with
+ * idempotency key @key, live or released
+ *
+ * -ENOENT when no allocation has that key. A CNI attachment is looked up
+ * this way (its key names the container, the network and the interface).
+ */
+VFP_EXPORT int vfp_ledger_get_allocation_by_key(struct vfp_ledger *l, const char *key,
+						struct vfp_allocation **ret_allocation)
+{
+	static const char sql[] = ALLOCATION_COLUMNS "WHERE idempotency_key = ?";
+	char *copy = strdup(key);
+	sqlite3_stmt *st;
+	int r = copy ? vfp_ledger_stmt(l, sql, &st) : -ENOMEM, rc;
+
+	if (r >= 0) {
+		sqlite3_bind_text(st, 1, copy, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			r = read_row(l, st, ret_allocation);
+		else
+			r = rc == SQLITE_DONE ? vfp_ledger_fail(l, -ENOENT, "no allocation has key %s",
+								copy)
+					      : vfp_ledger_errno(l, rc, "allocation by key");
+		sqlite3_reset(st);
+	}
+	free(copy);
+	return r;
+}
+
+/**
  * vfp_ledger_list_allocations() - allocations, oldest first
  * @owner_key: only this owner's (see vfp_owner_key()), or NULL for all
  * @with_released: include ended allocations

@@ -337,6 +337,7 @@ struct vfp_claim {
 	int numa_node;			     /* preferred NUMA node, -1 for none */
 	enum vfp_placement placement;
 	unsigned lease_seconds; /* 0: a reservation never expires */
+	const char *pci; /* this VF of the pool (count 1), as Multus names it; NULL: any */
 };
 
 /* How reconcile asks the host about an allocation and acts on it; any may be NULL. */
@@ -395,6 +396,9 @@ int vfp_ledger_reconcile(struct vfp_ledger *l, const struct vfp_inventory *inv,
 			 void *userdata, struct vfp_reconcile_report *ret_report);
 int vfp_ledger_get_allocation(struct vfp_ledger *l, const char *id,
 			      struct vfp_allocation **ret_allocation);
+int vfp_ledger_get_allocation_by_key(struct vfp_ledger *l, const char *key,
+				     struct vfp_allocation **ret_allocation);
+int vfp_ledger_forget_key(struct vfp_ledger *l, const char *key);
 int vfp_ledger_list_allocations(struct vfp_ledger *l, const char *owner_key, bool with_released,
 				struct vfp_allocation ***ret_list, size_t *ret_n);
 int vfp_ledger_prune(struct vfp_ledger *l, const struct vfp_retention *keep,

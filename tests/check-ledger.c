@@ -178,6 +178,61 @@ START_TEST(test_idempotency)
 }
 END_TEST
 
+/* A CNI attachment's key: found live or released; a released one lets go of it for a new claim. */
+START_TEST(test_key_lookup_and_forget)
+{
+	struct vfp_allocation *a = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, "cni:n/c/eth0", 0);
+	struct vfp_allocation *b = NULL, *c;
+
+	ck_assert_int_eq(vfp_ledger_get_allocation_by_key(t.l, "cni:n/c/eth0", &b), 0);
+	ck_assert_str_eq(alloc_id(b), alloc_id(a));
+	vfp_allocation_unref(b);
+	ck_assert_int_eq(vfp_ledger_get_allocation_by_key(t.l, "cni:n/x/eth0", &b), -ENOENT);
+	/* a live allocation keeps its key */
+	ck_assert_int_eq(vfp_ledger_forget_key(t.l, "cni:n/c/eth0"), -EBUSY);
+	ck_assert_ptr_nonnull(strstr(vfp_ledger_get_error(t.l), alloc_id(a)));
+	lfx_release(&t, alloc_id(a));
+	ck_assert_int_eq(vfp_ledger_get_allocation_by_key(t.l, "cni:n/c/eth0", &b), 0);
+	ck_assert_str_eq(alloc_state(b), "released");
+	vfp_allocation_unref(b);
+	ck_assert_int_eq(vfp_ledger_forget_key(t.l, "cni:n/c/eth0"), 0);
+	ck_assert_int_eq(vfp_ledger_forget_key(t.l, "cni:n/none/eth0"), 0); /* none: fine */
+	c = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, "cni:n/c/eth0", 0); /* a new one */
+	ck_assert_str_ne(alloc_id(c), alloc_id(a));
+	b = get_alloc(alloc_id(a));
+	ck_assert_ptr_null(vfp_allocation_get_idempotency_key(b));
+	lfx_assert_invariants(&t);
+	vfp_allocation_unref(a);
+	vfp_allocation_unref(b);
+	vfp_allocation_unref(c);
+}
+END_TEST
+
+/* A claim of one named VF (Multus' deviceID): that VF, or nothing. */
+START_TEST(test_claim_named_vf)
+{
+	static const struct vfp_owner owner = { .kind = VFP_OWNER_CONTAINER, .netns = "c1" };
+	struct vfp_claim req = { .pool = "eth", .count = 1, .owner = &owner, .numa_node = -1,
+				 .pci = "0000:af:01.2" };
+	struct vfp_allocation *a = NULL, *b = NULL;
+
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &a), 0);
+	ck_assert_str_eq(alloc_vf(a, 0), "0000:af:01.2");
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &b), -EBUSY); /* held */
+	ck_assert_ptr_nonnull(strstr(vfp_ledger_get_error(t.l), "reserved, not free"));
+	req.pci = "0000:3b:00.4"; /* excluded: in no pool */
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &b), -EINVAL);
+	req.pci = "0000:99:00.1";
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &b), -ENOENT);
+	req.pci = "0000:af:01.3";
+	req.count = 2;
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &b), -EINVAL);
+	ck_assert_int_eq(lfx_count(&t, "eth", "free"), 5);
+	lfx_assert_invariants(&t);
+	vfp_allocation_unref(a);
+}
+END_TEST
+
 START_TEST(test_transitions)
 {
 	struct vfp_allocation *a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
@@ -680,6 +735,8 @@ Suite *suite_ledger(void)
 	tcase_add_test(tc, test_claim_pack_and_numa);
 	tcase_add_test(tc, test_claim_all_or_none);
 	tcase_add_test(tc, test_claim_batch);
+	tcase_add_test(tc, test_key_lookup_and_forget);
+	tcase_add_test(tc, test_claim_named_vf);
 	tcase_add_test(tc, test_idempotency);
 	tcase_add_test(tc, test_transitions);
 	tcase_add_test(tc, test_intents_many);

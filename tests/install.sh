@@ -7,7 +7,7 @@
 set -eu
 . "${top_srcdir:-.}/tests/api-lib.sh"
 # the configured directories, as configure wrote them (${prefix}/… expanded in order)
-for v in prefix exec_prefix sysconfdir sbindir bindir datarootdir datadir mandir; do
+for v in prefix exec_prefix sysconfdir sbindir bindir datarootdir datadir mandir cnidir; do
 	eval "$v=\"$(sed -n "s/^$v = //p" "$b/Makefile" | head -n 1)\""
 done
 root=$tmp/root
@@ -18,10 +18,17 @@ for f in "$sbindir/vfagentd" "$bindir/vfctl" \
 	"$prefix/lib/sysusers.d/vfagent.conf" "$prefix/lib/tmpfiles.d/vfagent.conf" \
 	"$sysconfdir/vfagent/vfagent.json" "$mandir/man8/vfagentd.8" "$mandir/man8/vfctl.8" \
 	"$mandir/man5/vfagent.json.5" "$datadir/bash-completion/completions/vfctl" \
-	"$datadir/doc/vfagent/examples/vfagent.json"; do
+	"$datadir/doc/vfagent/examples/vfagent.json" "$cnidir/vfagent" "$mandir/man8/vfagent-cni.8" \
+	"$datadir/doc/vfagent/cni/vfagent.conflist" \
+	"$datadir/doc/vfagent/cni/network-attachment-definition.yaml"; do
 	[ -s "$root$f" ] || fail "not installed: $f"
 done
-[ -x "$root$sbindir/vfagentd" ] && [ -x "$root$bindir/vfctl" ] || fail "programs not executable"
+[ -x "$root$sbindir/vfagentd" ] && [ -x "$root$bindir/vfctl" ] && [ -x "$root$cnidir/vfagent" ] ||
+	fail "programs not executable"
+# the CNI plugin where Debian's runtimes look with the default prefix /usr, and it runs
+[ "$prefix" != /usr ] || [ "$cnidir" = /usr/lib/cni ] || fail "the CNI plugin goes to $cnidir, not /usr/lib/cni"
+echo '{"cniVersion":"1.0.0"}' | CNI_COMMAND=VERSION "$root$cnidir/vfagent" | jq -e '.supportedVersions | index("1.1.0")' \
+	>/dev/null || fail "the installed CNI plugin does not answer VERSION"
 unit=$root$prefix/lib/systemd/system/vfagentd.service
 grep -q "^ExecStart=$sbindir/vfagentd --config $sysconfdir/vfagent/vfagent.json " "$unit" ||
 	fail "the unit does not run the installed binary with the installed config: $(grep ExecStart "$unit")"

@@ -6,7 +6,7 @@ set -u
 top=${top_srcdir:-.}
 cd "$top" || exit 1
 bad=0
-for readme in libvfpool/README api/README agent/README agent/*/README; do
+for readme in libvfpool/README api/README agent/README agent/*/README hooks/cni/README; do
 	room=${readme%/README}
 	allowed=$(sed -n 's/^May include: //p' "$readme")
 	[ -n "$allowed" ] || { echo "FAIL: $readme has no 'May include:' line"; bad=1; continue; }
@@ -28,7 +28,7 @@ for readme in libvfpool/README api/README agent/README agent/*/README; do
 	done
 done
 # Every source folder has its README, so a new room cannot slip past the rules.
-for d in $(find agent api libvfpool -name '*.[ch]' -exec dirname {} \; | sort -u); do
+for d in $(find agent api libvfpool hooks -name '*.[ch]' -exec dirname {} \; | sort -u); do
 	[ -f "$d/README" ] || { echo "FAIL: $d has source files and no README with its rules"; bad=1; }
 done
 [ $bad = 0 ] || exit 1

@@ -39,7 +39,7 @@ for f in "$build/agent/vfagentd" "$build/agent/vfctl/vfctl"; do
 		exit 1
 	fi
 done
-bins="$build/agent/vfagentd $build/agent/vfctl/vfctl /usr/sbin/ip /usr/bin/rdma /usr/bin/jq"
+bins="$build/agent/vfagentd $build/agent/vfctl/vfctl $build/hooks/cni/vfagent /usr/sbin/ip /usr/bin/rdma /usr/bin/jq"
 # shellcheck disable=SC2086 # a list of paths without spaces
 cp $bins "$i/usr/bin/"
 rxe=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
@@ -88,7 +88,7 @@ if [ -x /usr/sbin/libvirtd ] && [ -x /usr/bin/virsh ] && [ -f "$lvd" ] && [ -x "
 fi
 cp -r "$top/hooks" "$i/lab/hooks"
 cp "$top/tests/lab/init.sh" "$i/init"
-cp "$top/tests/lab/scenario.sh" "$top/tests/lab/data-path.sh" "$top/tests/lab/vm-attach.sh" \
+cp "$top/tests/lab/scenario.sh" "$top/tests/lab/data-path.sh" "$top/tests/lab/vm-attach.sh" "$top/tests/lab/cni.sh" \
 	"$i/lab/"
 chmod +x "$i/init"
 (cd "$i" && find . | cpio -o -H newc --quiet | gzip -1) >"$cache/initrd.gz"

@@ -17,6 +17,8 @@ api() { vfctl -o json "$@" 2>&1; }
 . /lab/data-path.sh
 # shellcheck source=tests/lab/vm-attach.sh
 . /lab/vm-attach.sh
+# shellcheck source=tests/lab/cni.sh
+. /lab/cni.sh
 
 pf_of() { # VENDOR DEVICE → the PF's address
 	for d in /sys/bus/pci/devices/*; do
@@ -173,6 +175,8 @@ vlan_isolation_cleanup
 
 # -- the other PF-side settings on a real igb VF: read back from the kernel, restored at release
 pf_settings_steps
+# -- the CNI plugin: ADD, CHECK, DEL on a real igb VF
+cni_steps
 
 # -- rxe: an RDMA device on a VF netdev is inventoried; in exclusive mode its move is refused
 if ! rdma system | grep -q exclusive; then

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The CNI plugin's requests (hooks/cni/), one JSON object each, answered
+ * with one JSON object: {"ok":true,…} or {"error":"EINVAL","message":"…"}.
+ * The plugin speaks CNI to the runtime (environment, config, IPAM, results);
+ * here each command becomes one agent operation (agent/cni.c), its fields
+ * checked by the REST API's own parsers so errors name the same fields:
+ *
+ *   {"command":"ADD","key":…,"netns":…,"ifname":…,"config":{"pool":…,"mac":…,
+ *    "vlan":…,"mtu":…,…},"addresses":[…],"gateway":…,"pci":…}
+ *   {"command":"DEL","key":…}
+ *   {"command":"CHECK","key":…,"netns":…,"ifname":…}
+ *   {"command":"GC","prefix":"cni:NET/","keep":["cni:NET/CTR/IF",…]}
+ *   {"command":"STATUS","config":{"pool":…|"network":…}}
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/cni.h"
+#include "api/api.h"
+
+#define CNI_MAX_KEEP 4096
+
+/* The keys of a CNI config the agent reads: the REST API's names. */
+static const char *const config_keys[] = { "pool", "network", "mac", "vlan", "qos", "vlan_proto",
+					   "spoofchk", "trust", "link_state", "min_tx_rate",
+					   "max_tx_rate", "guid", "mtu", "numa_node", "placement",
+					   NULL };
+
+/*
+ * The owner a CNI_NETNS path names: a /run/netns namespace, or the process
+ * of /proc/PID/ns/net; @attach_netns as agent_attach_netns() takes it.
+ */
+static int netns_owner(struct api_request *req, const char *netns, struct vfp_owner *o,
+		       char attach_netns[static 80])
+{
+	long long pid;
+	char tail;
+
+	*o = (struct vfp_owner){ .kind = VFP_OWNER_CONTAINER };
+	if (sscanf(netns, "/proc/%lld/ns/ne%c", &pid, &tail) == 2 && tail == 't' &&
+	    strlen(netns) < 40 && pid > 0 && pid <= 4194304) {
+		o->pid = pid;
+		snprintf(attach_netns, 80, "pid:%lld", pid);
+		return 0;
+	}
+	o->netns = vfp_owner_netns_name(netns);
+	if (!o->netns)
+		return api_fail(req, -EINVAL, "CNI_NETNS: \"%.64s\" is neither a /run/netns "
+				"namespace nor /proc/PID/ns/net", netns);
+	snprintf(attach_netns, 80, "%s", o->netns);
+	return 0;
+}
+
+/* The claim's body: the config's VF keys and the owner (the REST API's "owner"). */
+static json_t *claim_body(json_t *config, const struct vfp_owner *o)
+{
+	json_t *body = json_deep_copy(config);
+
+	if (!body)
+		return NULL;
+	json_object_del(body, "mtu");
+	json_object_set_new(body, "owner",
+			    o->pid ? json_pack("{s:s, s:I}", "kind", "container", "pid",
+					       (json_int_t)o->pid)
+				   : json_pack("{s:s, s:s}", "kind", "container", "netns", o->netns));
+	return body;
+}
+
+/* The attach's body: {"netns","ifname","addresses","gateway","mtu"}. */
+static json_t *attach_body(json_t *msg, const char *netns)
+{
+	json_t *b = json_pack("{s:s, s:O*, s:O*, s:O*, s:O*}", "netns", netns, "ifname",
+			      json_object_get(msg, "ifname"), "addresses",
+			      json_object_get(msg, "addresses"), "gateway",
+			      json_object_get(msg, "gateway"), "mtu",
+			      json_object_get(json_object_get(msg, "config"), "mtu"));
+	return b;
+}
+
+static json_t *ok(json_t *extra)
+{
+	json_t *j = extra ? extra : json_object();
+
+	json_object_set_new(j, "ok", json_true());
+	return j;
+}
+
+static json_t *fail(struct api_request *req, int r)
+{
+	return api_error_body(r, req->error);
+}
+
+static int parse_add(struct api_request *req, json_t *msg, json_t **claim, json_t **attach,
+		     char attach_netns[static 80])
+{
+	json_t *config = json_object_get(msg, "config");
+	const char *netns = NULL, *key = NULL;
+	struct vfp_owner o;
+	int r;
+
+	if (!json_is_object(config))
+		return api_fail(req, -EINVAL, "config: must be an object");
+	r = api_check_keys(req, config, config_keys);
+	if (r >= 0)
+		r = api_get_string(req, msg, "key", true, &key);
+	if (r >= 0)
+		r = api_get_string(req, msg, "netns", true, &netns);
+	if (r >= 0)
+		r = netns_owner(req, netns, &o, attach_netns);
+	if (r < 0)
+		return r;
+	*claim = claim_body(config, &o);
+	*attach = attach_body(msg, attach_netns);
+	return *claim && *attach ? 0 : api_fail(req, -ENOMEM, "out of memory");
+}
+
+static json_t *cni_add(struct api_request *req, json_t *msg)
+{
+	json_t *claim = NULL, *attach = NULL, *answer = NULL;
+	struct api_claim_body b = { 0 };
+	struct api_netns_body nb = { 0 };
+	struct vfp_allocation *alloc = NULL;
+	char netns[80], err[512] = "";
+	const char *pci = NULL;
+	int r = parse_add(req, msg, &claim, &attach, netns);
+
+	if (r >= 0)
+		r = api_get_string(req, msg, "pci", false, &pci);
+	if (r >= 0 && pci && !vfp_pci_addr_is_valid(pci))
+		r = api_fail(req, -EINVAL, "deviceID: \"%.32s\" is not a PCI address", pci);
+	if (r >= 0)
+		r = api_parse_claim(req, claim, json_string_value(json_object_get(msg, "key")), &b);
+	if (r >= 0)
+		r = api_parse_netns_request(req, attach, &nb);
+	b.c.pci = pci;
+	if (r >= 0 && (r = agent_cni_add(req->agent, &b.c, &nb.q, &alloc, err, sizeof(err))) < 0)
+		api_fail(req, r, "%s", err);
+	if (r >= 0)
+		answer = ok(json_pack("{s:o, s:b}", "allocation",
+				      api_allocation_add_where(req->agent, api_allocation_json(alloc)),
+				      "existed", r == 1));
+	vfp_allocation_unref(alloc);
+	json_decref(claim);
+	json_decref(attach);
+	return r < 0 ? fail(req, r) : answer;
+}
+
+static json_t *cni_del(struct api_request *req, json_t *msg)
+{
+	const char *key = NULL;
+	char err[512] = "";
+	int r = api_get_string(req, msg, "key", true, &key);
+
+	if (r >= 0 && (r = agent_cni_del(req->agent, key, err, sizeof(err))) < 0)
+		api_fail(req, r, "%s", err);
+	return r < 0 ? fail(req, r) : ok(NULL);
+}
+
+static json_t *cni_check(struct api_request *req, json_t *msg)
+{
+	const char *key = NULL, *netns = NULL, *ifname = NULL;
+	char attach_netns[80], err[512] = "";
+	struct vfp_owner o;
+	int r = api_get_string(req, msg, "key", true, &key);
+
+	if (r >= 0)
+		r = api_get_string(req, msg, "netns", true, &netns);
+	if (r >= 0)
+		r = api_get_string(req, msg, "ifname", true, &ifname);
+	if (r >= 0)
+		r = netns_owner(req, netns, &o, attach_netns);
+	if (r >= 0 && (r = agent_cni_check(req->agent, key, &o, ifname, err, sizeof(err))) < 0)
+		api_fail(req, r, "%s", err);
+	return r < 0 ? fail(req, r) : ok(NULL);
+}
+
+static json_t *cni_gc(struct api_request *req, json_t *msg)
+{
+	json_t *list = json_object_get(msg, "keep"), *v;
+	const char **keep = NULL, *prefix = NULL;
+	char err[512] = "";
+	unsigned released = 0;
+	size_t i;
+	int r = api_get_string(req, msg, "prefix", true, &prefix);
+
+	if (r >= 0 && (!json_is_array(list) || json_array_size(list) > CNI_MAX_KEEP))
+		r = api_fail(req, -EINVAL, "keep: must be a list of at most %d keys", CNI_MAX_KEEP);
+	if (r >= 0 && !(keep = calloc(json_array_size(list) + 1, sizeof(*keep))))
+		r = api_fail(req, -ENOMEM, "out of memory");
+	json_array_foreach(r >= 0 ? list : NULL, i, v) {
+		if (!json_is_string(v)) {
+			r = api_fail(req, -EINVAL, "keep[%zu]: must be a string", i);
+			break;
+		}
+		keep[i] = json_string_value(v);
+	}
+	if (r >= 0 && (r = agent_cni_gc(req->agent, prefix, keep, json_array_size(list),
+					&released, err, sizeof(err))) < 0)
+		api_fail(req, r, "%s", err);
+	free(keep);
+	return r < 0 ? fail(req, r) : ok(json_pack("{s:i}", "released", (int)released));
+}
+
+/* The pool the config names ("pool", or "network" through the config's networks). */
+static json_t *cni_status(struct api_request *req, json_t *msg)
+{
+	json_t *config = json_object_get(msg, "config"), *body;
+	struct api_claim_body b = { 0 };
+	unsigned n_free = 0;
+	int r;
+
+	if (!json_is_object(config))
+		return api_fail(req, -EINVAL, "config: must be an object"), fail(req, -EINVAL);
+	r = api_check_keys(req, config, config_keys);
+	body = json_pack("{s:O*, s:O*, s:{s:s, s:s}}", "pool", json_object_get(config, "pool"),
+			 "network", json_object_get(config, "network"), "owner", "kind",
+			 "container", "netns", "status");
+	if (r >= 0)
+		r = api_parse_claim(req, body, NULL, &b);
+	if (r >= 0 && (r = agent_cni_free_vfs(req->agent, b.c.pool, &n_free)) < 0)
+		api_fail(req, r, "pool: \"%.64s\" is not a pool of the config", b.c.pool);
+	json_decref(body);
+	return r < 0 ? fail(req, r) : ok(json_pack("{s:s, s:i}", "pool", b.c.pool,
+						   "free", (int)n_free));
+}
+
+static const struct {
+	const char *command;
+	json_t *(*handle)(struct api_request *req, json_t *msg);
+} commands[] = {
+	{ "ADD", cni_add },	{ "DEL", cni_del },	  { "CHECK", cni_check },
+	{ "GC", cni_gc },	{ "STATUS", cni_status },
+};
+
+/**
+ * api_cni_handle() - the answer to one request of the CNI plugin (a new
+ * reference); an unknown command is -EBADRQC
+ */
+json_t *api_cni_handle(struct agent *a, json_t *msg)
+{
+	struct api_request req = { .agent = a, .method = "CNI", .path = "" };
+	const char *command = json_string_value(json_object_get(msg, "command"));
+
+	for (size_t i = 0; command && i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].command, command) == 0) {
+			json_t *answer = commands[i].handle(&req, msg);
+
+			return answer ? answer : api_error_body(-ENOMEM, "out of memory");
+		}
+	api_fail(&req, -EBADRQC, "command: \"%.16s\" is not ADD, DEL, CHECK, GC or STATUS",
+		 command ? command : "");
+	return fail(&req, -EBADRQC);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The CNI plugin "vfagent": what its files share. */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The CNI spec's error codes (SPEC.md, "Error"); 100 and up are ours. */
+enum {
+	CNI_ERR_VERSION = 1,
+	CNI_ERR_UNSUPPORTED_FIELD = 2,
+	CNI_ERR_UNKNOWN_CONTAINER = 3,
+	CNI_ERR_ENV = 4,
+	CNI_ERR_IO = 5,
+	CNI_ERR_DECODE = 6,
+	CNI_ERR_CONFIG = 7,
+	CNI_ERR_TRY_AGAIN = 11,
+	CNI_ERR_NOT_AVAILABLE = 50,
+	CNI_ERR_LIMITED = 51,
+	CNI_ERR_AGENT = 100, /* the agent refused or failed; the message is its own */
+	CNI_ERR_NO_VF = 101, /* no free VF in the pool, or the VF asked for is taken */
+	CNI_ERR_NETNS = 102, /* the namespace is not as the ADD left it */
+};
+
+#define CNI_DEFAULT_SOCKET "/run/vfagent/vfagent-cni.sock"
+#define CNI_KEY_MAX 128
+
+/* One invocation: the environment and the config, as the runtime gave them. */
+struct cni_call {
+	const char *command, *container_id, *netns, *ifname, *path, *args;
+	char *stdin_data; /* the config as read, handed to IPAM as it is */
+	size_t stdin_len;
+	json_t *conf;
+	const char *version; /* the config's cniVersion */
+	const char *name;    /* the network's */
+	const char *socket;  /* the agent's CNI socket */
+	json_t *ipam;	     /* the "ipam" object, or NULL */
+	char key[CNI_KEY_MAX + 1];
+};
+
+/* An error for the runtime: code, message, details. */
+struct cni_error {
+	int code;
+	char msg[256];
+	char details[512];
+};
+
+int cni_fail(struct cni_error *e, int code, const char *msg, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* cni-conf.c */
+int cni_version_cmp(const char *a, const char *b);
+bool cni_version_supported(const char *v);
+int cni_call_load(struct cni_call *call, struct cni_error *e);
+int cni_call_need_attachment(struct cni_call *call, bool need_netns, struct cni_error *e);
+int cni_agent_config(const struct cni_call *call, json_t **ret, const char **ret_pci,
+		     struct cni_error *e);
+
+/* cni-agent.c */
+int cni_agent_ask(const char *socket, json_t *req, json_t **ret, struct cni_error *e);
+
+/* cni-ipam.c */
+int cni_ipam_exec(const struct cni_call *call, const char *command, json_t **ret,
+		  struct cni_error *e);
+
+/* cni-result.c */
+json_t *cni_result(const struct cni_call *call, json_t *ipam, const char *mac, unsigned mtu,
+		   const char *pci);
+int cni_ipam_addresses(json_t *ipam, json_t *addresses, const char **ret_gateway,
+		       struct cni_error *e);
+void cni_print(json_t *j);
+void cni_print_error(const char *version, const struct cni_error *e);
+
+/* cni-netns.c */
+int cni_netns_link(const char *netns, const char *ifname, char mac[static 18], unsigned *ret_mtu,
+		   struct cni_error *e);
+int cni_netns_check(const char *netns, const char *ifname, json_t *addresses,
+		    struct cni_error *e);
