@@ -311,3 +311,83 @@ nic_message() { # BRIDGE MAC [VLAN]
 	[[ "$output" == *"leaves with the VM, not alone"* ]]
 	[ ! -e "$dir/detach_nic.args" ]
 }
+
+# oned's deployment file for VM 42 with the PCI device it booked, as LibVirtDriverKVM.cc
+# writes one (a plain <hostdev> of the address): HOSTDEV_FILE PCI
+hostdev_file() {
+	b=$(echo "$1" | cut -c6-7) s=$(echo "$1" | cut -c9-10) f=$(echo "$1" | cut -c12)
+	sed -e 's/one-43/one-42/' -e "s#</devices>#<hostdev mode='subsystem' type='pci' managed='yes'><source><address domain='0x0000' bus='0x$b' slot='0x$s' function='0x$f'/></source></hostdev></devices>#" \
+		"$one/no-sriov.xml"
+}
+
+@test "deploy: the VF oned booked is claimed by address and configured from the NIC before the guest starts" {
+	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
+	pci_vm 0000 "$(echo "$pci" | cut -c6-7)" "$(echo "$pci" | cut -c9-10)" "$(echo "$pci" | cut -c12)" >"$dir/vm.xml"
+	hostdev_file "$pci" >"$dir/dep.xml"
+	run deploy "$dir/dep.xml"
+	[ "$status" -eq 0 ]
+	[ "$(xmllint --xpath 'count(//hostdev)' "$dir/deploy.stdin")" = 0 ]
+	[ "$(xmllint --xpath 'string(//interface[@type="hostdev"]/mac/@address)' "$dir/deploy.stdin")" = 02:00:c0:a8:02:2b ]
+	[ "$(xmllint --xpath 'string(//interface[@type="hostdev"]/vlan/tag/@id)' "$dir/deploy.stdin")" = 130 ]
+	[ "$(q src "/v1/vfs/$pci" .state)" = attached ]
+	[ "$(q src "/v1/allocations?owner=vm:$output" '[.allocations[].vfs[].pci] | join(",")')" = "$pci" ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 13 ]
+}
+
+@test "deploy: the VF oned booked taken meanwhile (a shared pool): the deploy fails naming it, nothing claimed" {
+	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
+	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations -d \
+		"{\"pci\":\"$pci\",\"owner\":{\"kind\":\"container\",\"pid\":$$}}" >/dev/null
+	pci_vm 0000 "$(echo "$pci" | cut -c6-7)" "$(echo "$pci" | cut -c9-10)" "$(echo "$pci" | cut -c12)" >"$dir/vm.xml"
+	hostdev_file "$pci" >"$dir/dep.xml"
+	run deploy "$dir/dep.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"VF $pci is not free"* ]]
+	[ ! -e "$dir/deploy.args" ]
+	[ "$(q src '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 13 ]
+}
+
+@test "save: a suspended VM keeps its VFs booked (oned keeps its capacity); stop gives them back" {
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	LCM=6 pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
+	run sh "$hooks/save" "$uuid" "$dir/checkpoint" host1 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].state] | join(",")')" = reserved,reserved ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
+	[ ! -e "$dir/checkpoint.vfagent" ]
+	# resume here: nothing to claim, the booked VFs go back in (the test libvirt has no domain)
+	run sh "$hooks/restore" "$dir/checkpoint" host1 "$uuid" 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
+	LCM=5 pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
+	run sh "$hooks/save" "$uuid" "$dir/checkpoint" host1 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+}
+
+@test "migrate: to another system datastore of the same host (DEST_HOST = SRC_HOST) moves no VF" {
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	before=$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].vfs[].pci] | sort | join(",")')
+	run sh "$hooks/migrate" "$uuid" src src 42 src
+	[ "$status" -eq 0 ]
+	[ "$(cat "$dir/migrate.args")" = "$uuid src src 42 src" ]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].vfs[].pci] | sort | join(",")')" = "$before" ]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].state] | join(",")')" = attached,attached ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
+}
+
+@test "the agent down: a VM without VFs saves, restores, migrates, hot-plugs and stops through the stock actions" {
+	export VFAGENT_SOCKET=$dir/nowhere.sock
+	u=6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c
+	pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
+	sh "$hooks/save" "$u" "$dir/checkpoint" host1 42 host1 <"$dir/msg"
+	sh "$hooks/restore" "$dir/checkpoint" host1 "$u" 42 host1 <"$dir/msg"
+	sh "$hooks/migrate" "$u" dst src 42 src <"$dir/msg"
+	nic_message br0 02:00:c0:a8:01:09 >"$dir/nic"
+	sh "$hooks/attach_nic" "$u" 02:00:c0:a8:01:09 br0 virtio bridge one-42-5 42 host1 <"$dir/nic"
+	sh "$hooks/detach_nic" "$u" 02:00:c0:a8:01:09 42 host1 <"$dir/nic"
+	sh "$hooks/reboot" "$u" host1 42 host1 </dev/null 2>/dev/null || true # no stock reboot stub
+	sh "$hooks/shutdown" "$u" host1 42 host1 </dev/null
+	for a in save restore migrate attach_nic detach_nic shutdown; do [ -e "$dir/$a.args" ]; done
+}
