@@ -13,6 +13,7 @@
 
 #include "agent/claim.h"
 #include "agent/deployment.h"
+#include "agent/deployment-adopt.h"
 #include "agent/deployment-held.h"
 #include "agent/owner.h"
 #include "agent/pf/pf-side.h"
@@ -42,6 +43,7 @@ struct rewrite {
 	bool reused;	/* the domain's own allocations, held since an earlier post */
 	xmlNodePtr dummies; /* a holder of the dummy NICs, in IB order */
 	size_t n_ib;
+	struct deployment_adopt adopt; /* the <hostdev>s held for this domain by address */
 };
 
 static int fail(struct rewrite *w, int r, const char *format, ...) _printf_(3, 4);
@@ -326,10 +328,12 @@ static bool held_by(struct rewrite *w, const char *id, const char *owner)
 }
 
 /*
- * A <hostdev> the file already has (a user's PCI = [...]) that names a VF
- * the agent manages: only this VM's own allocation may hold it. Free, or
- * another's, it is a 409 naming the holder; PCI devices the agent does not
- * manage are left to libvirt.
+ * A <hostdev> the file already has (a PCI = [...] device oned booked) that
+ * names a VF the agent manages: only this VM's own allocation may hold it,
+ * and one that holds that VF alone (claimed by its address) has it
+ * prepared and rewritten into its device (agent/deployment-adopt.c). Free,
+ * or another's, it is a 409 naming the holder; PCI devices the agent does
+ * not manage are left to libvirt.
  */
 static int check_hostdevs(struct rewrite *w)
 {
@@ -356,19 +360,21 @@ static int check_hostdevs(struct rewrite *w)
 		else if (r >= 0 && !held_by(w, v.allocation, owner))
 			r = fail(w, -EBUSY, "devices/hostdev %s: held by allocation %s of another "
 				 "owner", list[i], v.allocation);
+		else if (r >= 0)
+			r = deployment_adopt_vf(&w->adopt, list[i], v.allocation);
 	}
 	if (r < 0 && !w->err[0])
 		fail(w, r, "devices/hostdev: %s", strerror(-r));
 	domxml_strv_free(list, n);
-	return r;
+	return r < 0 ? r : 0;
 }
 
-static int rewrite(struct rewrite *w, char **ret_xml, char *ret_ids, size_t ids_size)
+/* The NICs on SR-IOV networks: claimed, each replaced by its VF's device, dummies added. */
+static int rewrite_nics(struct rewrite *w, char *ret_ids, size_t ids_size)
 {
 	const char *owner = w->in->owner;
 	int r;
 
-	w->name = domxml_get_name(w->doc);
 	if (!owner && !(owner = w->name))
 		return fail(w, -EINVAL, "body: the domain has no <name>; give ?owner=");
 	r = claim_all(w, owner);
@@ -389,6 +395,16 @@ static int rewrite(struct rewrite *w, char **ret_xml, char *ret_ids, size_t ids_
 		domxml_append_device(w->doc, d);
 	}
 	allocation_ids(w, ret_ids, ids_size);
+	return 0;
+}
+
+static int rewrite(struct rewrite *w, char **ret_xml, char *ret_ids, size_t ids_size)
+{
+	int r = w->n_nics ? rewrite_nics(w, ret_ids, ids_size) : 0;
+
+	if (r < 0)
+		return r;
+	deployment_adopt_finish(&w->adopt, true);
 	*ret_xml = domxml_format(w->doc);
 	return *ret_xml ? 0 : fail(w, -ENOMEM, "out of memory");
 }
@@ -413,14 +429,22 @@ int agent_rewrite_deployment(struct agent *a, const struct agent_deployment *d, 
 		r = domxml_sriov_nics(w.doc, w.config, &w.nics, &w.n_nics, err, err_size);
 	if (r >= 0 && domxml_ensure_uuid(w.doc, w.uuid) < 0)
 		r = fail(&w, -EINVAL, "body: <uuid> is not a UUID");
+	w.name = r >= 0 ? domxml_get_name(w.doc) : NULL;
+	w.adopt = (struct deployment_adopt){ .agent = a, .doc = w.doc, .uuid = w.uuid,
+					     .name = w.name, .err = err, .err_size = err_size };
+	if (r >= 0)
+		memcpy(w.adopt.ipoib_prefix, vfp_config_get_ipoib_mac_prefix(w.config), 2);
 	if (r >= 0)
 		r = check_hostdevs(&w);
-	if (r >= 0 && w.n_nics == 0)
+	if (r >= 0 && w.n_nics == 0 && !w.adopt.n_replaced)
 		r = (*ret_xml = strndup(d->xml, d->len)) ? 0 : fail(&w, -ENOMEM, "out of memory");
 	else if (r >= 0 && !(w.dummies = xmlNewNode(NULL, BAD_CAST "dummies")))
 		r = fail(&w, -ENOMEM, "out of memory");
 	else if (r >= 0)
 		r = rewrite(&w, ret_xml, ret_ids, ids_size);
+	if (r < 0)
+		deployment_adopt_undo(&w.adopt);
+	deployment_adopt_finish(&w.adopt, false);
 	for (size_t p = 0; p < w.n_pools; p++)
 		vfp_allocation_unref(w.allocs[p]);
 	xmlFreeNode(w.dummies);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -183,15 +184,43 @@ static int parse_owner(struct api_request *req, json_t *body, struct vfp_owner *
 	return r;
 }
 
-/* "pool", or "network": the pool the config maps that bridge or libvirt network to. */
+/* "pci" alone: the pool of that VF (the claim then says whether it is free). */
+static int pool_of_vf(struct api_request *req, const char *pci, const char **ret,
+		      char buf[static 128])
+{
+	struct vfp_ledger_vf v;
+	int r;
+
+	pthread_mutex_lock(&req->agent->ledger_lock);
+	r = vfp_ledger_get_vf(req->agent->ledger, pci, &v);
+	pthread_mutex_unlock(&req->agent->ledger_lock);
+	if (r == -ENOENT || (r >= 0 && !v.pool[0]))
+		return api_fail(req, -ENOENT, "pci: %.40s is no VF of a pool on this host", pci);
+	if (r < 0)
+		return api_fail(req, r, "pci: looking up %.40s: %s", pci, strerror(-r));
+	snprintf(buf, 128, "%s", v.pool);
+	*ret = buf;
+	return 0;
+}
+
+/*
+ * "pool", or "network": the pool the config maps that bridge or libvirt
+ * network to; or neither with "pci": that VF's pool.
+ */
 static int parse_pool(struct api_request *req, json_t *body, const char **ret, char buf[static 128])
 {
-	const char *network = NULL, *pool = NULL;
+	const char *network = NULL, *pool = NULL, *pci = NULL;
 	struct vfp_config *config;
 	int r = api_get_string(req, body, "pool", false, ret);
 
 	if (r >= 0)
 		r = api_get_string(req, body, "network", false, &network);
+	if (r >= 0)
+		r = api_get_string(req, body, "pci", false, &pci);
+	if (r >= 0 && pci && !vfp_pci_addr_is_valid(pci))
+		return api_fail(req, -EINVAL, "pci: \"%.40s\" is not a PCI address", pci);
+	if (r >= 0 && pci && !*ret && !network)
+		return pool_of_vf(req, pci, ret, buf);
 	if (r >= 0 && !*ret == !network)
 		return api_fail(req, -EINVAL, "pool: required (or \"network\": a bridge or libvirt "
 				"network the config maps to a pool), not both");
@@ -215,8 +244,8 @@ static int parse_claim(struct api_request *req, json_t *body, const char *key, s
 	static const char *const keys[] = { "pool", "network", "count", "owner", "mac", "vlan", "guid", "ip",
 					    "qos", "vlan_proto", "spoofchk", "trust", "link_state",
 					    "min_tx_rate", "max_tx_rate", "numa_node", "placement",
-					    "lease_seconds", "attach", NULL };
-	const char *placement = NULL;
+					    "lease_seconds", "attach", "pci", NULL };
+	const char *placement = NULL, *pci = NULL;
 	long long count = 1, numa = -1, lease = 0;
 	int r;
 
@@ -237,8 +266,13 @@ static int parse_claim(struct api_request *req, json_t *body, const char *key, s
 		r = api_get_int(req, body, "lease_seconds", 0, 31536000, false, &lease);
 	if (r >= 0 && key && !valid_token(key))
 		r = api_fail(req, -EINVAL, "Idempotency-Key: 1-128 printable ASCII characters");
+	if (r >= 0)
+		r = api_get_string(req, body, "pci", false, &pci);
+	if (r >= 0 && pci && count != 1)
+		r = api_fail(req, -EINVAL, "count: must be 1 with \"pci\" (one VF by its address)");
 	if (r < 0)
 		return r;
+	c->pci = pci;
 	c->count = (unsigned)count;
 	c->owner = owner;
 	c->numa_node = (int)numa;

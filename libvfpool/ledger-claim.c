@@ -184,42 +184,50 @@ static int pick_on_pf(struct vfp_ledger *l, const char *pool, const char *pf, un
 }
 
 /*
- * The VFs a claim takes, in hand-out order: placement says which PF each
- * comes from; each PF gives its lowest free VFs.
+ * The one VF @req->pci names, when it is a free VF of @req->pool: a VF held,
+ * quarantined or in another pool is -EBUSY naming what holds it (another
+ * scheduler chose it meanwhile: nothing is taken twice).
  */
-/* The one VF @req->pci, when it is a free VF of the pool. */
 static int choose_named(struct vfp_ledger *l, const struct vfp_claim *req, struct pick *out)
 {
-	static const char sql[] = "SELECT pool, state, link_type FROM vfs WHERE pci = ?";
+	static const char sql[] = "SELECT v.pool, v.state, v.link_type, (SELECT allocation_id FROM "
+				  "allocation_vfs a WHERE a.pci = v.pci AND a.live = 1) FROM vfs v "
+				  "WHERE v.pci = ?";
+	char pci[VFP_PCI_ADDR_LEN + 1];
 	sqlite3_stmt *st;
 	int r, rc;
 
+	if (vfp_pci_addr_normalize(req->pci, pci) < 0)
+		return vfp_ledger_fail(l, -EINVAL, "pci: \"%.40s\" is not a PCI address", req->pci);
 	if (req->count != 1)
-		return vfp_ledger_fail(l, -EINVAL, "a claim of VF %s is for 1 VF, not %u", req->pci,
-				       req->count);
+		return vfp_ledger_fail(l, -EINVAL, "count: must be 1 with pci");
 	r = vfp_ledger_stmt(l, sql, &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, req->pci, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, pci, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE)
-		r = vfp_ledger_fail(l, -ENOENT, "VF %s: not a VF of this host", req->pci);
+		r = vfp_ledger_fail(l, -ENOENT, "pci: %s is no VF of this host", pci);
 	else if (rc != SQLITE_ROW)
-		r = vfp_ledger_errno(l, rc, "VF");
+		r = vfp_ledger_errno(l, rc, "VF by address");
 	else if (!col_text(st, 0) || strcmp(col_text(st, 0), req->pool) != 0)
-		r = vfp_ledger_fail(l, -EINVAL, "VF %s: not in pool \"%s\"", req->pci, req->pool);
+		r = vfp_ledger_fail(l, -EBUSY, "pci: VF %s is not in pool \"%s\"", pci, req->pool);
 	else if (strcmp(col_text(st, 1), "free") != 0)
-		r = vfp_ledger_fail(l, -EBUSY, "VF %s is %s, not free", req->pci,
-				    col_text(st, 1));
-	if (r >= 0) {
-		snprintf(out[0].pci, sizeof(out[0].pci), "%s", req->pci);
-		snprintf(out[0].link_type, sizeof(out[0].link_type), "%s",
-			 col_text(st, 2) ? col_text(st, 2) : "");
+		r = vfp_ledger_fail(l, -EBUSY, "pci: VF %s is not free: %s%s%s", pci, col_text(st, 1),
+				    col_text(st, 3) ? " by allocation " : "",
+				    col_text(st, 3) ? col_text(st, 3) : "");
+	else {
+		snprintf(out->pci, sizeof(out->pci), "%s", pci);
+		snprintf(out->link_type, sizeof(out->link_type), "%s", col_text(st, 2));
 	}
 	sqlite3_reset(st);
 	return r;
 }
 
+/*
+ * The VFs a claim takes, in hand-out order: placement says which PF each
+ * comes from; each PF gives its lowest free VFs.
+ */
 static int choose(struct vfp_ledger *l, const struct vfp_claim *req, struct pick *out)
 {
 	struct vfp_pf_free *pfs = NULL;
@@ -227,8 +235,6 @@ static int choose(struct vfp_ledger *l, const struct vfp_claim *req, struct pick
 	unsigned total = 0;
 	int r;
 
-	if (req->pci)
-		return choose_named(l, req, out);
 	r = load_free_per_pf(l, req->pool, &pfs, &n);
 	if (r < 0)
 		return r;
@@ -432,7 +438,7 @@ static int claim_in_tx(struct vfp_ledger *l, const struct vfp_config *config,
 	}
 	r = mac_free(l, req);
 	if (r >= 0)
-		r = choose(l, req, vfs);
+		r = req->pci ? choose_named(l, req, vfs) : choose(l, req, vfs);
 	if (r >= 0)
 		r = new_allocation_id(id);
 	if (r >= 0)

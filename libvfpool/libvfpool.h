@@ -337,7 +337,8 @@ struct vfp_claim {
 	int numa_node;			     /* preferred NUMA node, -1 for none */
 	enum vfp_placement placement;
 	unsigned lease_seconds; /* 0: a reservation never expires */
-	const char *pci; /* this VF of the pool (count 1), as Multus names it; NULL: any */
+	const char *pci; /* this one VF of the pool (count 1): the scheduler's choice, or Multus'
+			  * deviceID; NULL: any */
 };
 
 /* How reconcile asks the host about an allocation and acts on it; any may be NULL. */

@@ -219,9 +219,9 @@ START_TEST(test_claim_named_vf)
 	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &a), 0);
 	ck_assert_str_eq(alloc_vf(a, 0), "0000:af:01.2");
 	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &b), -EBUSY); /* held */
-	ck_assert_ptr_nonnull(strstr(vfp_ledger_get_error(t.l), "reserved, not free"));
-	req.pci = "0000:3b:00.4"; /* excluded: in no pool */
-	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &b), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(vfp_ledger_get_error(t.l), "is not free: reserved"));
+	req.pci = "0000:3b:00.4"; /* excluded: in no pool, as a VF another scheduler holds */
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &b), -EBUSY);
 	req.pci = "0000:99:00.1";
 	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &b), -ENOENT);
 	req.pci = "0000:af:01.3";

@@ -38,7 +38,7 @@ teardown() {
 	run sh "$script"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ip addr replace 10.1.0.5/16 dev ib0"* ]]
-	[[ "$output" == *"ip route replace default via 10.1.0.1 dev ib0"* ]]
+	[[ "$output" == *"ip route add default via 10.1.0.1 dev ib0"* ]]
 	[[ "$output" == *"ip addr replace 10.2.0.7/20 dev ib1"* ]]
 	[[ "$output" == *"ip link set dev ib1 up"* ]]
 	[[ "$output" != *"192.168"* ]] # an OpenNebula NIC is not a dummy
@@ -77,7 +77,7 @@ teardown() {
 	run sh "$script"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ip addr replace 10.1.0.5/22 dev ib0"* ]]
-	[[ "$output" == *"ip route replace default via 10.1.0.1 dev ib0 metric 200"* ]]
+	[[ "$output" == *"ip route add default via 10.1.0.1 dev ib0 metric 200"* ]]
 	[[ "$output" == *"ip addr replace 10.2.0.7/16 dev ib1"* ]]
 	[[ "$output" == *"ip link set dev ib1 mtu 2044"* ]]
 	[[ "$output" != *"via 192.168.1.1"* ]]
@@ -100,6 +100,23 @@ teardown() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"nothing to do"* ]]
 	[[ "$output" != *"ip "* ]]
+}
+
+@test "a guest with a default route keeps it: none added without a METRIC, one beside it with" {
+	echo "default via 192.168.1.1 dev eth0 proto dhcp" >"$root/default-routes"
+	run sh "$script"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"ip route"* ]]
+	[[ "$output" == *"ib0: the guest has a default route: none added via 10.1.0.1"* ]]
+	printf '%s\n' "ETH2_IP='10.1.0.5'" "ETH2_GATEWAY='10.1.0.1'" "ETH2_METRIC='300'" >"$root/context.sh"
+	run sh "$script"
+	[[ "$output" == *"ip route add default via 10.1.0.1 dev ib0 metric 300"* ]]
+	[[ "$output" != *"replace default"* ]]
+	# run again (one-context replays the scripts on every NIC change): there already
+	echo "default via 10.1.0.1 dev ib0 metric 300" >>"$root/default-routes"
+	run sh "$script"
+	[[ "$output" != *"ip route"* ]]
+	[[ "$output" == *"ib0: default route via 10.1.0.1 metric 300 already"* ]]
 }
 
 @test "in a real namespace: addresses, link and route end up configured, twice the same" {
@@ -128,4 +145,10 @@ teardown() {
 	[ "$(ip -n "$ns" route show default)" = "default via 10.1.0.1 dev ib0 " ] ||
 		[ "$(ip -n "$ns" route show default)" = "default via 10.1.0.1 dev ib0" ]
 	[ -z "$(ip -n "$ns" -4 -o addr show dev d0)" ] # dummies stay unconfigured
+	# the guest's own default route (here: another gateway on ib1) is never replaced
+	ip -n "$ns" route del default
+	ip -n "$ns" route add default via 10.2.0.1 dev ib1
+	run ip netns exec "$ns" sh "$script"
+	[ "$status" -eq 0 ]
+	[ "$(ip -n "$ns" route show default | tr -s ' ' | sed 's/ $//')" = "default via 10.2.0.1 dev ib1" ]
 }

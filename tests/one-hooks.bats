@@ -47,7 +47,7 @@ host=\$1; shift
 exec bash -c "\$(printf '%s' "\$*" | sed "s#$dir/src.sock#$dir/\$host.sock#g")"
 SSH
 	chmod +x "$dir/ssh"
-	export VFAGENT_SOCKET=$dir/src.sock VFAGENT_KVM_DIR=$dir/kvm VFAGENT_SSH=$dir/ssh
+	export VFAGENT_SOCKET=$dir/src.sock VFAGENT_KVM_DIR=$dir/kvm VFAGENT_SSH=$dir/ssh VFAGENT_STATE_DIR=$dir/state
 }
 
 teardown() {
@@ -63,6 +63,14 @@ q() { # HOST PATH JQ
 # as one_vmm_exec.rb calls them: deploy 'DFILE' 'HOST' VM_ID HOST; every later action gets
 # the UUID the stock deploy printed (the DEPLOY_ID), then its own arguments, VM_ID and HOST
 deploy() { sh "$hooks/deploy" "$dir/deployment.0" host1 42 host1 <"$1"; }
+
+# vm.xml of VM 42 with one PCI NIC as oned books it (HostSharePCI::pci_attribute copies the
+# host device's DOMAIN, BUS, SLOT, FUNCTION, ADDRESS, SHORT_ADDRESS, VENDOR, DEVICE, CLASS; the
+# network's lease gives MAC, VLAN_ID, ...): PCI_VM DOMAIN BUS SLOT FUNCTION [EXTRA XML]
+pci_vm() {
+	printf '<VM><ID>42</ID><LCM_STATE>%s</LCM_STATE><TEMPLATE><PCI><TYPE>NIC</TYPE><DOMAIN>%s</DOMAIN><BUS>%s</BUS><SLOT>%s</SLOT><FUNCTION>%s</FUNCTION><ADDRESS>%s:%s:%s:%s</ADDRESS><SHORT_ADDRESS>%s:%s.%s</SHORT_ADDRESS><MAC>02:00:c0:a8:02:2b</MAC><VLAN_ID>130</VLAN_ID><IP>10.1.0.43</IP><VN_MAD>dummy</VN_MAD>%s</PCI></TEMPLATE></VM>' \
+		"${LCM:-3}" "$1" "$2" "$3" "$4" "$1" "$2" "$3" "$4" "$2" "$3" "$4" "${5:-}"
+}
 
 @test "deploy: two IB NICs and an Ethernet NIC become VFs, dummies added, UUID printed" {
 	run deploy "$one/two-ib-one-eth.xml"
@@ -100,10 +108,20 @@ deploy() { sh "$hooks/deploy" "$dir/deployment.0" host1 42 host1 <"$1"; }
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
 }
 
-@test "deploy: no agent, no deploy" {
-	VFAGENT_SOCKET=$dir/nowhere.sock run deploy "$one/two-ib-one-eth.xml"
+@test "deploy: the agent down, a VM none of whose devices is the agent's goes to the stock deploy" {
+	VFAGENT_SOCKET=$dir/nowhere.sock run deploy "$one/no-sriov.xml"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"does not answer"*"the stock deploy alone"* ]]
+	cmp "$dir/deploy.stdin" "$one/no-sriov.xml"
+}
+
+@test "deploy: the agent down, a VM with a VF the probe offered is not deployed" {
+	mkdir -p "$dir/state"
+	echo 0000:d8:10.2 >"$dir/state/offered"
+	pci_vm 0000 d8 10 2 >"$dir/vm.xml"
+	VFAGENT_STATE_DIR=$dir/state VFAGENT_SOCKET=$dir/nowhere.sock run deploy "$one/no-sriov.xml"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"does not answer"* ]]
+	[[ "$output" == *"not deploying without VFs 0000:d8:10.2"* ]]
 	[ ! -e "$dir/deploy.args" ]
 }
 
@@ -139,12 +157,13 @@ deploy() { sh "$hooks/deploy" "$dir/deployment.0" host1 42 host1 <"$1"; }
 	[ "$(jq -s 'map(.count) | add' "$dir/checkpoint.vfagent")" = 3 ]
 	run sh "$hooks/restore" "$dir/checkpoint" host1 "$uuid" 42 host1
 	[ -e "$dir/restore.args" ]
-	# the simulated host's libvirt (test:///default) has no such domain to plug into:
-	# the hook says so and gives its claims back
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"no domain $uuid"* ]]
-	[[ "$output" == *"$uuid restored without its VFs"* ]]
-	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+	# the simulated host's libvirt (test:///default) has no such domain to plug into: the
+	# guest was restored all the same (the stock restore deleted the checkpoint), so the
+	# action succeeds, says so, and the VFs stay booked for the domain
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$uuid restored without all its VFs"* ]]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].state] | unique | join(",")')" = reserved ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
 }
 
 @test "restore: too few free VFs here, nothing restored" {
@@ -188,9 +207,11 @@ deploy() { sh "$hooks/deploy" "$dir/deployment.0" host1 42 host1 <"$1"; }
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
 	[ "$(q dst '/v1/allocations?owner=vm:one-42' '[.allocations[] | .pool] | sort | join(",")')" = eth,ib,ib ]
 	[ "$(q dst '/v1/allocations?owner=vm:one-42' '[.allocations[].vfs[]] | length')" = 3 ]
-	# dst's simulated libvirt has no such domain to plug into: said, and the VFs stay booked there
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"$uuid migrated to dst without its VFs"* ]]
+	# dst's simulated libvirt has no such domain to plug into: the guest has moved all the
+	# same (oned runs every later step no_fail), so the action succeeds, says so, and the VFs
+	# stay booked there
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$uuid migrated to dst without its VF"* ]]
 }
 
 @test "migrate: a failed stock migrate leaves the VM's VFs where they were" {
@@ -202,19 +223,38 @@ deploy() { sh "$hooks/deploy" "$dir/deployment.0" host1 42 host1 <"$1"; }
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
 }
 
-@test "IM probe: counts per pool, never PCI = [...], exit 0 with the agent down" {
+@test "IM probe: a PCI = [...] per VF oned may book, as pci.rb prints them; nothing with the agent down" {
 	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations \
 		-d '{"pool":"ib","count":2,"owner":{"kind":"vm","name":"one-9"}}' >/dev/null
-	run sh "$top/hooks/one/im/vfagent-pci.sh"
+	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations \
+		-d '{"pool":"ib","count":1,"owner":{"kind":"vm","name":"not-opennebula"}}' >/dev/null
+	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations -d \
+		"{\"pool\":\"eth\",\"count\":1,\"owner\":{\"kind\":\"container\",\"pid\":$$}}" >/dev/null
+	VFAGENT_STATE_DIR=$dir/state run sh "$top/hooks/one/im/vfagent-pci.sh"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *'VFAGENT_FREE_IB = "6"'* ]]
-	[[ "$output" == *'VFAGENT_VFS_IB = "8"'* ]]
-	[[ "$output" == *'VFAGENT_FREE_ETH = "6"'* ]]
+	# 8 IB VFs less the one another VM holds (those of one-9 stay: oned booked them), 6 Ethernet
+	# VFs less the container's
+	[ "$(printf '%s\n' "$output" | grep -c '^PCI = \[')" = 12 ]
 	[[ "$output" == *'VFAGENT_STATUS = "ok"'* ]]
-	[ "$(printf '%s\n' "$output" | grep -c '^PCI')" = 0 ]
-	VFAGENT_SOCKET=$dir/nowhere.sock run sh "$top/hooks/one/im/vfagent-pci.sh"
+	printf '%s\n' "$output" | grep -q '^VFAGENT_FREE' && false
+	# the fields HostSharePCI reads: ADDRESS (its key), SHORT_ADDRESS, VENDOR, DEVICE, CLASS
+	held=$(q src '/v1/allocations?owner=vm:one-9' '.allocations[0].vfs[0].pci')
+	bus=$(echo "$held" | cut -c6-7) slot=$(echo "$held" | cut -c9-10) fn=$(echo "$held" | cut -c12)
+	printf '%s\n' "$output" | grep -qx "  ADDRESS = \"0000:$bus:$slot:$fn\","
+	printf '%s\n' "$output" | grep -qx "  SHORT_ADDRESS = \"$bus:$slot.$fn\","
+	printf '%s\n' "$output" | grep -qx '  CLASS = "0207",'
+	printf '%s\n' "$output" | grep -qx '  VENDOR = "15b3",'
+	grep -qx "$held" "$dir/state/offered"
+	[ "$(wc -l <"$dir/state/offered")" = 12 ]
+	# only the pools named
+	VFAGENT_ONE_POOLS=eth VFAGENT_STATE_DIR=$dir/state run sh "$top/hooks/one/im/vfagent-pci.sh"
+	[ "$(printf '%s\n' "$output" | grep -c '^PCI = \[')" = 5 ]
+	# the agent down: no device, a status saying why, exit 0; the last offer kept for the hooks
+	VFAGENT_STATE_DIR=$dir/state VFAGENT_SOCKET=$dir/nowhere.sock run sh "$top/hooks/one/im/vfagent-pci.sh"
 	[ "$status" -eq 0 ]
 	[[ "$output" == 'VFAGENT_STATUS = "the agent does not answer at '*nowhere.sock* ]]
+	[ "$(printf '%s\n' "$output" | grep -c '^PCI')" = 0 ]
+	[ "$(wc -l <"$dir/state/offered")" = 5 ]
 }
 
 # the driver message of a NIC hot-plug: VM/TEMPLATE/NIC[ATTACH='YES']
@@ -247,10 +287,12 @@ nic_message() { # BRIDGE MAC [VLAN]
 	[ ! -e "$dir/attach_nic.args" ] # not the stock action
 	[ "$(q src /v1/allocations '.allocations | length')" = 0 ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+	# the agent down: a NIC that is no device the probe offered goes to the stock action (which
+	# fails itself on a bridge that does not exist)
 	VFAGENT_SOCKET=$dir/nowhere.sock run sh "$hooks/attach_nic" 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c \
 		02:00:c0:a8:02:09 sriov_eth0 virtio bridge one-42-5 42 host1 <"$dir/msg"
-	[ "$status" -eq 1 ]
-	[ ! -e "$dir/attach_nic.args" ] # an agent that does not answer sends nothing to the stock action
+	[ "$status" -eq 0 ]
+	[ -e "$dir/attach_nic.args" ]
 }
 
 @test "detach_nic: a VF that attach_nic made is given back; one deployed with the VM is refused alone" {
@@ -268,4 +310,84 @@ nic_message() { # BRIDGE MAC [VLAN]
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"leaves with the VM, not alone"* ]]
 	[ ! -e "$dir/detach_nic.args" ]
+}
+
+# oned's deployment file for VM 42 with the PCI device it booked, as LibVirtDriverKVM.cc
+# writes one (a plain <hostdev> of the address): HOSTDEV_FILE PCI
+hostdev_file() {
+	b=$(echo "$1" | cut -c6-7) s=$(echo "$1" | cut -c9-10) f=$(echo "$1" | cut -c12)
+	sed -e 's/one-43/one-42/' -e "s#</devices>#<hostdev mode='subsystem' type='pci' managed='yes'><source><address domain='0x0000' bus='0x$b' slot='0x$s' function='0x$f'/></source></hostdev></devices>#" \
+		"$one/no-sriov.xml"
+}
+
+@test "deploy: the VF oned booked is claimed by address and configured from the NIC before the guest starts" {
+	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
+	pci_vm 0000 "$(echo "$pci" | cut -c6-7)" "$(echo "$pci" | cut -c9-10)" "$(echo "$pci" | cut -c12)" >"$dir/vm.xml"
+	hostdev_file "$pci" >"$dir/dep.xml"
+	run deploy "$dir/dep.xml"
+	[ "$status" -eq 0 ]
+	[ "$(xmllint --xpath 'count(//hostdev)' "$dir/deploy.stdin")" = 0 ]
+	[ "$(xmllint --xpath 'string(//interface[@type="hostdev"]/mac/@address)' "$dir/deploy.stdin")" = 02:00:c0:a8:02:2b ]
+	[ "$(xmllint --xpath 'string(//interface[@type="hostdev"]/vlan/tag/@id)' "$dir/deploy.stdin")" = 130 ]
+	[ "$(q src "/v1/vfs/$pci" .state)" = attached ]
+	[ "$(q src "/v1/allocations?owner=vm:$output" '[.allocations[].vfs[].pci] | join(",")')" = "$pci" ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 13 ]
+}
+
+@test "deploy: the VF oned booked taken meanwhile (a shared pool): the deploy fails naming it, nothing claimed" {
+	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
+	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations -d \
+		"{\"pci\":\"$pci\",\"owner\":{\"kind\":\"container\",\"pid\":$$}}" >/dev/null
+	pci_vm 0000 "$(echo "$pci" | cut -c6-7)" "$(echo "$pci" | cut -c9-10)" "$(echo "$pci" | cut -c12)" >"$dir/vm.xml"
+	hostdev_file "$pci" >"$dir/dep.xml"
+	run deploy "$dir/dep.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"VF $pci is not free"* ]]
+	[ ! -e "$dir/deploy.args" ]
+	[ "$(q src '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 13 ]
+}
+
+@test "save: a suspended VM keeps its VFs booked (oned keeps its capacity); stop gives them back" {
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	LCM=6 pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
+	run sh "$hooks/save" "$uuid" "$dir/checkpoint" host1 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].state] | join(",")')" = reserved,reserved ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
+	[ ! -e "$dir/checkpoint.vfagent" ]
+	# resume here: nothing to claim, the booked VFs go back in (the test libvirt has no domain)
+	run sh "$hooks/restore" "$dir/checkpoint" host1 "$uuid" 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
+	LCM=5 pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
+	run sh "$hooks/save" "$uuid" "$dir/checkpoint" host1 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+}
+
+@test "migrate: to another system datastore of the same host (DEST_HOST = SRC_HOST) moves no VF" {
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	before=$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].vfs[].pci] | sort | join(",")')
+	run sh "$hooks/migrate" "$uuid" src src 42 src
+	[ "$status" -eq 0 ]
+	[ "$(cat "$dir/migrate.args")" = "$uuid src src 42 src" ]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].vfs[].pci] | sort | join(",")')" = "$before" ]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].state] | join(",")')" = attached,attached ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
+}
+
+@test "the agent down: a VM without VFs saves, restores, migrates, hot-plugs and stops through the stock actions" {
+	export VFAGENT_SOCKET=$dir/nowhere.sock
+	u=6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c
+	pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
+	sh "$hooks/save" "$u" "$dir/checkpoint" host1 42 host1 <"$dir/msg"
+	sh "$hooks/restore" "$dir/checkpoint" host1 "$u" 42 host1 <"$dir/msg"
+	sh "$hooks/migrate" "$u" dst src 42 src <"$dir/msg"
+	nic_message br0 02:00:c0:a8:01:09 >"$dir/nic"
+	sh "$hooks/attach_nic" "$u" 02:00:c0:a8:01:09 br0 virtio bridge one-42-5 42 host1 <"$dir/nic"
+	sh "$hooks/detach_nic" "$u" 02:00:c0:a8:01:09 42 host1 <"$dir/nic"
+	sh "$hooks/reboot" "$u" host1 42 host1 </dev/null 2>/dev/null || true # no stock reboot stub
+	sh "$hooks/shutdown" "$u" host1 42 host1 </dev/null
+	for a in save restore migrate attach_nic detach_nic shutdown; do [ -e "$dir/$a.args" ]; done
 }

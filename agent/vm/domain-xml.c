@@ -418,3 +418,33 @@ int domxml_has_pci_hostdev(const char *xml, const char *pci)
 	domxml_strv_free(list, n);
 	return r;
 }
+
+/**
+ * domxml_replace_pci_hostdev() - @device in place of the <hostdev> of PCI
+ * address @pci (oned's PCI = [...] device), which is freed; its guest
+ * <address> and <boot order> kept. -ENOENT when @doc has no such hostdev.
+ */
+int domxml_replace_pci_hostdev(xmlDocPtr doc, const char *pci, xmlNodePtr device)
+{
+	char at[16];
+
+	for (xmlNodePtr d = devices_of(doc) ? devices_of(doc)->children : NULL; d; d = d->next) {
+		const char *type = prop(d, "type");
+
+		if (!is_element(d, "hostdev") || !type || strcmp(type, "pci") ||
+		    !pci_of(first_child(d, "source"), at) || strcmp(at, pci))
+			continue;
+		for (const char *keep = "address"; keep; keep = strcmp(keep, "boot") ? "boot" : NULL) {
+			xmlNodePtr n = first_child(d, keep);
+
+			if (n && !first_child(device, keep)) {
+				xmlUnlinkNode(n);
+				xmlAddChild(device, n);
+			}
+		}
+		xmlReplaceNode(d, device);
+		xmlFreeNode(d);
+		return 0;
+	}
+	return -ENOENT;
+}

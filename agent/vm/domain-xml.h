@@ -33,6 +33,7 @@ char *domxml_get_name(xmlDocPtr doc);
 int domxml_ensure_uuid(xmlDocPtr doc, char uuid[37]);
 void domxml_replace_nic(const struct domxml_nic *nic, xmlNodePtr device);
 void domxml_append_device(xmlDocPtr doc, xmlNodePtr device);
+int domxml_replace_pci_hostdev(xmlDocPtr doc, const char *pci, xmlNodePtr device);
 char *domxml_format(xmlDocPtr doc);
 int domxml_doc_pci_hostdevs(xmlDocPtr doc, char ***ret_list, size_t *ret_n);
 int domxml_pci_hostdevs(const char *xml, char ***ret_list, size_t *ret_n);

@@ -78,15 +78,20 @@ allocations_of() {
 
 # One claim a line for each VF of VM $1 on this host, that another host (or
 # this one after a save) can make to give the VM the same devices: its pool
-# and owner, and for an Ethernet VF the MAC and VLAN its PF reports (the
-# ones the guest knew; a VF of a deployment file has them from its NIC).
+# and owner, and the settings its PF reports (the ones the guest knew: MAC,
+# VLAN, rate, spoofchk, trust). VFs at the addresses in $2 (oned's bookings,
+# which oned books again) are left out.
 vf_claims() {
 	list=$(api GET "/v1/allocations?owner=vm:$1") || return 1
 	printf '%s' "$list" | jq -c '.allocations[] | {pool, owner} + (.vfs[] | {pci})' |
 		while read -r vf; do
-			info=$(api GET "/v1/vfs/$(printf '%s' "$vf" | jq -r .pci)") || exit 1
+			pci=$(printf '%s' "$vf" | jq -r .pci)
+			case " ${2:-} " in *" $pci "*) continue ;; esac
+			info=$(api GET "/v1/vfs/$pci") || exit 1
 			printf '%s' "$info" | jq -c --argjson vf "$vf" '{pool: $vf.pool, count: 1,
-				owner: $vf.owner} + (if .link_type == "ethernet" then
+				owner: $vf.owner} + (.pf_settings // {} |
+				{spoofchk, trust, max_tx_rate} | with_entries(select(.value != null and
+				.value != 0))) + (if .link_type == "ethernet" then
 				(.pf_settings // {} | {mac, vlan} | with_entries(select(.value != null
 				and .value != 0))) else {} end)' || exit 1
 		done
@@ -132,4 +137,89 @@ stock() {
 # OpenNebula's driver message (or deployment XML) on stdin, read once.
 read_stdin() {
 	if [ -t 0 ]; then stdin=""; else stdin=$(cat); fi
+}
+
+# ---- OpenNebula's PCI = [TYPE = "NIC", ...] devices (oned booked them; see README) ----
+VFAGENT_STATE_DIR=${VFAGENT_STATE_DIR:-/var/tmp/one_db/vfagent}
+
+# Whether the agent answers (its health), quietly.
+agent_up() {
+	curl -sf --max-time 5 --unix-socket "$VFAGENT_SOCKET" http://vfagent/v1/health >/dev/null 2>&1
+}
+
+# x XML XPATH: the string value, "" when absent.
+x() { printf '%s' "$1" | xmllint --xpath "string($2)" - 2>/dev/null || true; }
+
+# "INDEX ADDRESS" a line, for each PCI device of the VM in XML $1 (vm.xml or a driver
+# message) that has an address ($2: an XPath predicate, e.g. "[ATTACH='YES']").
+vm_pcis() {
+	n=$(printf '%s' "$1" | xmllint --xpath "count(//VM/TEMPLATE/PCI$2)" - 2>/dev/null) || n=0
+	i=1
+	while [ "$i" -le "$n" ]; do
+		p="//VM/TEMPLATE/PCI$2[$i]"
+		d=$(x "$1" "$p/DOMAIN") b=$(x "$1" "$p/BUS") s=$(x "$1" "$p/SLOT") f=$(x "$1" "$p/FUNCTION")
+		[ -z "$b" ] || printf '%s %s:%s:%s.%s\n' "$i" "${d:-0000}" "$b" "$s" "$f" | tr 'A-F' 'a-f'
+		i=$((i + 1))
+	done
+}
+
+# Whether VF $1 (a PCI address) is one the probe last offered to oned (for when the agent
+# does not answer: such a device needs it).
+offered() { [ -r "$VFAGENT_STATE_DIR/offered" ] && grep -qx "$1" "$VFAGENT_STATE_DIR/offered"; }
+
+# The VM's PCI devices that were the agent's when the probe last ran, with the agent down.
+offered_pcis() {
+	vm_pcis "$1" "${2:-}" | while read -r _ pci; do offered "$pci" && echo "$pci"; done
+}
+
+# The claim of PCI device number $2 of the VM in XML $1 ($4: the predicate), as oned booked it
+# (ADDRESS) with the settings of its network: MAC, VLAN_ID, SPOOFCHK, TRUST, OUTBOUND_AVG_BW
+# (kilobytes a second, as Mbit/s rounded up: the VF's max_tx_rate) and IP (an IB VF's IPoIB
+# dummy NIC). Owner: the domain ($3: its UUID) by OpenNebula's name one-<ID>.
+pci_claim() { # XML INDEX UUID [PREDICATE] PCI
+	p="//VM/TEMPLATE/PCI${4:-}[$2]"
+	jq -cn --arg pci "$5" --arg uuid "$3" --arg name "one-$(x "$1" //VM/ID)" \
+		--arg mac "$(x "$1" "$p/MAC")" --arg vlan "$(x "$1" "$p/VLAN_ID")" \
+		--arg spoof "$(x "$1" "$p/SPOOFCHK")" --arg trust "$(x "$1" "$p/TRUST")" \
+		--arg bw "$(x "$1" "$p/OUTBOUND_AVG_BW")" --arg ip "$(x "$1" "$p/IP")" '
+		def yes: ascii_downcase | . == "yes" or . == "on";
+		{pci: $pci, owner: ({kind: "vm", name: $name} + if $uuid == "" then {} else
+			{uuid: $uuid} end)}
+		+ (if $mac == "" then {} else {mac: $mac} end)
+		+ (if $vlan == "" then {} else {vlan: ($vlan | tonumber)} end)
+		+ (if $spoof == "" then {} else {spoofchk: ($spoof | yes)} end)
+		+ (if $trust == "" then {} else {trust: ($trust | yes)} end)
+		+ (if $bw == "" then {} else {max_tx_rate: ((($bw | tonumber) * 8 + 999) / 1000
+			| floor)} end)
+		+ (if $ip == "" then {} else {ip: "\($ip)/32"} end)'
+}
+
+# The allocation holding VF $1, and its owner's UUID: "ID UUID" ("" when free or not the agent's).
+vf_holder() {
+	v=$(api GET "/v1/vfs/$1" 2>/dev/null) || return 0
+	id=$(printf '%s' "$v" | jq -r '.allocation // empty')
+	[ -n "$id" ] || return 0
+	u=$(api GET "/v1/allocations/$id" | jq -r '.owner.uuid // "" | ascii_downcase')
+	echo "$id $u"
+}
+
+# Whether VF $1 is in one of the agent's pools.
+agent_vf() { api GET "/v1/vfs/$1" 2>/dev/null | jq -e '.pool != null' >/dev/null; }
+
+# Each PCI device of VM XML $1 that is the agent's VF, claimed for domain $2 by its address
+# ($3: predicate). The new ids on stdout; a VF the domain holds already counts as claimed (a
+# retried action); one held by another (a lost race, a container): fails, naming it.
+claim_pcis() { # XML UUID [PREDICATE]
+	vm_pcis "$1" "${3:-}" | while read -r i pci; do
+		agent_vf "$pci" || continue
+		held=$(vf_holder "$pci")
+		[ "${held#* }" != "$(printf '%s' "$2" | tr 'A-F' 'a-f')" ] || [ -z "$2" ] || continue
+		body=$(pci_claim "$1" "$i" "$2" "${3:-}" "$pci") || exit 1
+		out=$(api POST /v1/allocations "$body") || exit 1
+		printf '%s' "$out" | jq -r .id
+	done
+}
+
+give_back() { # IDS
+	for id in $1; do api DELETE "/v1/allocations/$id" >/dev/null || warn "allocation $id: not given back"; done
 }
