@@ -210,7 +210,6 @@ bar_mapped() { # DOMAIN VENDOR:DEVICE
 
 vm_cold_plug() {
 	uuid=5d1e0c62-8d1b-4a55-9f0e-7c2a4b3d9e09
-	idx_free=$(api show "$igb" | jq -r '[.vfs[] | select(.state == "free")][0].index')
 	one_deployment one-9 "$uuid" >/run/one-9.xml
 	t0=$(now_ms)
 	code=$(curl -sS --max-time 60 --unix-socket "$sock" -X POST -H 'Content-Type: application/xml' \
@@ -241,7 +240,7 @@ vm_cold_plug() {
 		lv destroy one-9 >/dev/null 2>&1
 		return 0
 	fi
-	bars="$(lv qemu-monitor-command --hmp one-9 'info pci' | tr -d '\r' | awk '/PCI device 8086:10ca|PCI device 1b36:0010/ { d = $NF } d && /BAR0:/ { print d " BAR0 " $6; d = "" }' | tr '\n' ' ')"
+	bars="$(lv qemu-monitor-command --hmp one-9 'info pci' | tr -d '\r' | awk '/PCI device 8086:10ca|PCI device 1b36:0010/ { d = $NF } d && /BAR0:/ { for (i = 1; i <= NF; i++) if ($i ~ /^0x/) { print d " BAR0 " $i; break } d = "" }' | tr '\n' ' ')"
 	lv destroy one-9 >/dev/null 2>&1
 	t3=$(now_ms)
 	ok=1
@@ -254,7 +253,6 @@ vm_cold_plug() {
 	else
 		fail "cold-plug (deployment file)" "after destroy: igb $epci $(api show "$epci" | jq -r .state) on $(drv_of "$epci"), NVMe $npci $(api show "$npci" | jq -r .state) on $(drv_of "$npci"), PF $after"
 	fi
-	: "$idx_free"
 }
 
 # -- (d) a detach the guest never acknowledges: machine 'pc' (ACPI hotplug),
@@ -329,8 +327,6 @@ vm_pf_side() {
 	pci=$(vf_of "$id")
 	idx=$(api show "$pci" | jq -r .index)
 	held=$(vfline "$idx" | tr -s ' ')
-	# the agent's restore point holds only what it set: no MAC, no VLAN
-	rp=$(grep -c "VF $pci.*mac\|VF $pci.*vlan" /run/agent.log || :)
 	kill -9 "$agent"; wait "$agent" 2>/dev/null
 	start_agent
 	after_agent=$(vfline "$idx" | tr -s ' ')
@@ -351,5 +347,16 @@ vm_pf_side() {
 	else
 		fail "PF side: libvirt's and the agent's settings" "before: $before / attached: $held / after agent -9: $after_agent ($st_agent) / after libvirtd -9: $after_lv / released: $after ($(api show "$pci" | jq -c '{state, reason}')) $(tr '\n' ' ' </run/out)"
 	fi
-	: "$rp"
+	# what libvirt does with a VF's MAC and VLAN while its PF is down (the last step: igb
+	# resets its VFs when the PF goes down and up)
+	$ip link set "$igb_net" down
+	out=$(api alloc igb --owner vm:lab --mac 02:00:0a:0e:00:02 --vlan 321 --domain lab --live)
+	id=$(printf '%s' "$out" | jq -r '.id // empty')
+	if [ -n "$id" ]; then
+		info "PF down" "libvirt took the VF with MAC and VLAN: $(vfline "$(api show "$(vf_of "$id")" | jq -r .index)" | tr -s ' ')"
+		vfctl release "$id" >/dev/null 2>&1
+	else
+		info "PF down" "the attach was refused and rolled back: $(printf '%s' "$out" | tr '\n' ' ' | cut -c1-250)"
+	fi
+	$ip link set "$igb_net" up
 }
