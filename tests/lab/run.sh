@@ -27,7 +27,7 @@ sh "$top/tests/lab/build-initramfs.sh" "$top/build-lab"
 q=$cache/bpo/root/usr
 log=$cache/console.log
 tq=$(date +%s)
-timeout 600 "$q/bin/qemu-system-x86_64" -machine q35 -accel tcg -cpu max -smp 2 -m 1024 \
+timeout 900 "$q/bin/qemu-system-x86_64" -machine q35 -accel tcg -cpu max -smp 2 -m 1024 \
 	-L "$q/share/seabios" -bios "$q/share/seabios/bios-256k.bin" -L "$q/share/qemu" \
 	-device intel-iommu \
 	-kernel "$cache/vmlinuz" -initrd "$cache/initrd.gz" \
