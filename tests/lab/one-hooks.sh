@@ -24,7 +24,7 @@ one_setup() {
 	mkdir -p "$one_remotes/vmm/kvm-sriov" "$one_remotes/vmm/kvm" /var/lib/one/datastores/0
 	cp /lab/hooks/one/vmm/kvm-sriov/* "$one_remotes/vmm/kvm-sriov/"
 	printf 'VFAGENT_SOCKET=%s\n' "$sock" >"$one_remotes/vmm/kvm-sriov/vfagent.conf"
-	v='timeout 60 virsh -q -c qemu:///system'
+	v='timeout 240 virsh -q -c qemu:///system'
 	one_stand_in deploy "mkdir -p \"\$(dirname \"\$1\")\"; cat >\"\$1\"
 $v create \"\$1\" >/dev/null || { echo \"Could not create domain from \$1\" >&2; exit 1; }
 $v dominfo \"\$(xmllint --xpath '/domain/name/text()' \"\$1\")\" | awk '/UUID:/ {print \$2}'"
@@ -43,7 +43,7 @@ one_action() {
 		printf "(cat << 'EOT' | %s)\n" "$cmd $vmid lab"
 		cat
 		printf '\nEOT\n'
-	} | timeout 120 sh -s
+	} | timeout 600 sh -s
 }
 
 # A deployment file (q35, spare root ports, native hotplug): NAME UUID [NIC XML].

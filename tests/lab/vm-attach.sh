@@ -11,7 +11,7 @@
 # block has a timeout: virsh (timeout), vfctl (--timeout, 120 s by default).
 # shellcheck disable=SC2154 # ip, igb, igb_net, nvme, agent and sock are scenario.sh's
 
-lv() { timeout 60 virsh -q -c qemu:///system "$@"; }
+lv() { timeout 240 virsh -q -c qemu:///system "$@"; } # a nested start on a loaded host: ~50 s
 now_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 secs() { awk -v ms="$1" 'BEGIN { printf "%.1f", ms / 1000 }'; } # ms → "1.2"
 # every step's name, for the skips
@@ -310,6 +310,15 @@ vm_bounded_detach() {
 	fi
 }
 
+# A PF's VF line without its MAC when the VF had none before (BEFORE's is all zeros): libvirt
+# puts the zeros back, and igbvf, probed again after the reset, makes a MAC up.
+unmac() { # LINE BEFORE
+	case $2 in
+	*"link/ether 00:00:00:00:00:00"*) printf '%s' "$1" | sed 's#link/ether [0-9a-f:]*#link/ether any#' ;;
+	*) printf '%s' "$1" ;;
+	esac
+}
+
 # -- item 3: on the real PF, libvirt sets and restores an <interface
 # type='hostdev'> VF's MAC and VLAN; the agent sets spoofchk, trust and rates
 # (never the MAC or VLAN), restores only those; nothing is restored to a wrong
@@ -342,8 +351,10 @@ vm_pf_side() {
 	if printf '%s' "$held" | grep -q "02:00:0a:0e:00:01.*vlan 320.*spoof checking off.*trust on" &&
 		printf '%s' "$held" | grep -q "max_tx_rate 100" &&
 		[ "$after_agent" = "$held" ] && [ "$after_lv" = "$held" ] && [ "$st_agent" = attached ] &&
-		[ "$after" = "$before" ] && [ "$(api show "$pci" | jq -r .state)" = free ]; then
-		pass "PF side: attached, libvirt's MAC/VLAN and the agent's spoofchk/trust/rate: $held; the same after the agent and after libvirtd were killed -9; released: $after, as before"
+		[ "$(unmac "$after" "$before")" = "$(unmac "$before" "$before")" ] &&
+		! printf '%s' "$after" | grep -q 02:00:0a:0e:00:01 &&
+		[ "$(api show "$pci" | jq -r .state)" = free ]; then
+		pass "PF side: attached, libvirt's MAC/VLAN and the agent's spoofchk/trust/rate: $held; the same after the agent and after libvirtd were killed -9; released: $after, as before ($before)"
 	else
 		fail "PF side: libvirt's and the agent's settings" "before: $before / attached: $held / after agent -9: $after_agent ($st_agent) / after libvirtd -9: $after_lv / released: $after ($(api show "$pci" | jq -c '{state, reason}')) $(tr '\n' ' ' </run/out)"
 	fi
