@@ -370,10 +370,15 @@ int vm_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, char *err
  */
 int vm_finish_detach(struct agent *a, const char *pci, char *err, size_t err_size)
 {
+	struct vfp_restore_point *rp = restore_point_load(a, pci);
+	bool in_domain = rp && rp->domain_uuid;
 	struct vfp_allocation_vf vf = { 0 };
 	struct vf_facts f;
 
 	err[0] = '\0';
+	vfp_restore_point_free(rp);
+	if (!in_domain) /* a container's leftovers, or none: not a domain's to finish */
+		return 0;
 	snprintf(vf.pci, sizeof(vf.pci), "%s", pci);
 	if (vf_facts_read(a, pci, &f) >= 0)
 		snprintf(vf.pf, sizeof(vf.pf), "%.*s", (int)sizeof(vf.pf) - 1, f.pf_pci);
