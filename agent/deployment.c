@@ -223,6 +223,19 @@ static int nic_device_xml(struct rewrite *w, size_t i, char **ret_xml)
 	return 0;
 }
 
+/* Whether NIC @i got an InfiniBand VF (a <hostdev> of another kind, NVMe say, needs no dummy). */
+static bool nic_vf_is_ib(struct rewrite *w, size_t i)
+{
+	size_t p = pool_slot(w, w->nics[i].pool);
+	const char *pci = vfp_allocation_get_vf(w->allocs[p], w->used[p] - 1)->pci;
+	struct vfp_inventory *inv = agent_get_inventory(w->agent);
+	const struct vfp_vf *vf = vfp_inventory_find_vf(inv, pci);
+	bool ib = vf && vfp_vf_get_link_type(vf) == VFP_LINK_INFINIBAND;
+
+	vfp_inventory_unref(inv);
+	return ib;
+}
+
 /* NIC @i: its VF's device in its place, and its dummy if IB. */
 static int replace_nic(struct rewrite *w, size_t i)
 {
@@ -235,7 +248,7 @@ static int replace_nic(struct rewrite *w, size_t i)
 	if (r < 0)
 		return r;
 	node = device_node(w->doc, xml);
-	if (node && !strcmp((const char *)node->name, "hostdev")) {
+	if (node && !strcmp((const char *)node->name, "hostdev") && nic_vf_is_ib(w, i)) {
 		r = ipoib_address(w, nic, w->n_ib++, &ip);
 		if (r >= 0)
 			xmlAddChild(w->dummies, hostdev_xml_dummy_nic(

@@ -225,6 +225,7 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 			agent_sweep_dead_owners(a, SWEEP_ALL);
 			agent_prune_ledger(a);
 			agent_retry_repairs(a);
+			agent_finish_detaches(a);
 			continue;
 		}
 		if (n < 0) {
@@ -239,9 +240,10 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 			agent_sweep_dead_owners(a, SWEEP_NETNS);
 			agent_resync_health(a); /* a PF's link went up or down */
 		}
-		if (p[3].revents & POLLIN) { /* a domain stopped or went, or libvirt came back */
+		if (p[3].revents & POLLIN) { /* a domain or a device went, or libvirt came back */
 			libvirt_conn_drain(a->libvirt);
 			agent_sweep_dead_owners(a, SWEEP_DOMAINS);
+			agent_finish_detaches(a);
 			vm_report_foreign(a);
 		}
 		if (!(p[0].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))

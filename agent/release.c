@@ -82,7 +82,10 @@ static int release_begin(struct vfp_ledger *l, const struct vfp_allocation *allo
  * The release is an intent: written before the VFs are restored (and reset,
  * as their pool says), confirmed after; a restore that fails leaves the VFs
  * quarantined, a reset that fails its VF (the release itself succeeds, and
- * the log says why). -ENOENT for an unknown or
+ * the log says why). 1 (and @err says which) when a VF's guest has not let
+ * go of it: the allocation is released, that VF stays in its domain,
+ * quarantined and untouched, until agent_finish_detaches() or a repair
+ * sees it gone. -ENOENT for an unknown or
  * already released allocation: a stale release changes nothing.
  */
 int agent_release_allocation(struct agent *a, const char *id, char *err, size_t err_size)
@@ -133,7 +136,10 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 		return r;
 	log_info("allocation %s: released", id);
 	events_emit_allocation(a->events, id, VFP_ALLOCATION_RELEASED);
-	return 0;
+	if (restored != -ETIMEDOUT)
+		return 0;
+	snprintf(err, err_size, "allocation %s released; %s", id, why);
+	return 1;
 }
 
 /*

@@ -17,6 +17,7 @@
 #include "libvfpool/macro.h"
 #include "agent/events.h"
 #include "agent/pf/pf-side.h"
+#include "agent/vm/vm.h"
 #include "agent/vf-reset.h"
 
 /* The driver's netdev, given up to @ms to appear (a probe makes it asynchronously). */
@@ -200,8 +201,9 @@ int agent_reset_vfs(struct agent *a, const struct vfp_allocation *alloc,
 }
 
 /**
- * agent_repair_vf() - bring quarantined VF @pci back: onto its own driver,
- * reset, checked, and free again
+ * agent_repair_vf() - bring quarantined VF @pci back: out of the domain a
+ * held-up detach left it in (only once the domain no longer has it), onto
+ * its own driver, reset, checked, and free again
  *
  * -EBUSY when it is not quarantined or an allocation holds it, or when the
  * repair failed (it stays quarantined, with this attempt's reason);
@@ -219,11 +221,11 @@ int agent_repair_vf(struct agent *a, const char *pci, char *err, size_t err_size
 	pthread_mutex_unlock(&a->ledger_lock);
 	if (r < 0)
 		return r;
-	r = vfp_device_bind_driver(a->ctx, pci, NULL);
-	if (r < 0)
+	r = vm_finish_detach(a, pci, why, sizeof(why)); /* a guest that held it up: gone now? */
+	if (r >= 0 && (r = vfp_device_bind_driver(a->ctx, pci, NULL)) < 0)
 		snprintf(why, sizeof(why), "binding its own driver: %s",
 			 r == -ENXIO ? "no driver took it" : strerror(-r));
-	else
+	else if (r >= 0)
 		r = agent_vf_reset(a, pci, NULL, NULL, why, sizeof(why));
 	snprintf(reason, sizeof(reason), "repair failed: %s", why);
 	pthread_mutex_lock(&a->ledger_lock);
@@ -333,6 +335,52 @@ void agent_retry_repairs(struct agent *a)
 
 		for (size_t j = 0; j < vfp_pf_get_vf_count(pf); j++)
 			retry_one(a, vfp_vf_get_pci(vfp_pf_get_vf(pf, j)), base, now);
+	}
+	vfp_inventory_unref(inv);
+}
+
+/* Whether @pci is quarantined, held by no allocation, and its domain let it go. */
+static bool detach_finishable(struct agent *a, const char *pci)
+{
+	struct vfp_ledger_vf lv;
+	int r;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_ledger_get_vf(a->ledger, pci, &lv);
+	pthread_mutex_unlock(&a->ledger_lock);
+	return r >= 0 && lv.state == VFP_VF_QUARANTINED && !lv.allocation[0] &&
+	       vm_detach_finishable(a, pci);
+}
+
+/**
+ * agent_finish_detaches() - free the VFs a guest held up, once it let go
+ *
+ * A detach the guest did not acknowledge in time leaves its VF quarantined,
+ * its restore point still naming the domain. Once libvirt shows the domain
+ * without it (its DEVICE_REMOVED came, or the domain ended), it is repaired:
+ * restored, reset, checked, free. Called by the main loop on libvirt's
+ * events and each quiet minute.
+ */
+void agent_finish_detaches(struct agent *a)
+{
+	struct vfp_inventory *inv;
+
+	if (!a->libvirt)
+		return;
+	inv = agent_get_inventory(a);
+	for (size_t i = 0; i < vfp_inventory_get_pf_count(inv); i++) {
+		const struct vfp_pf *pf = vfp_inventory_get_pf(inv, i);
+
+		for (size_t j = 0; j < vfp_pf_get_vf_count(pf); j++) {
+			const char *pci = vfp_vf_get_pci(vfp_pf_get_vf(pf, j));
+			char err[512];
+
+			if (!detach_finishable(a, pci))
+				continue;
+			log_info("VF %s: its domain let it go: finishing its detach", pci);
+			if (agent_repair_vf(a, pci, err, sizeof(err)) < 0)
+				log_error("VF %s: %s", pci, err);
+		}
 	}
 	vfp_inventory_unref(inv);
 }

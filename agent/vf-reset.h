@@ -17,3 +17,4 @@ int agent_reset_vfs(struct agent *a, const struct vfp_allocation *alloc,
 int agent_repair_vf(struct agent *a, const char *pci, char *err, size_t err_size);
 void agent_retry_repairs(struct agent *a);
 void agent_quarantine_vf(struct agent *a, const char *pci, const char *reason);
+void agent_finish_detaches(struct agent *a);

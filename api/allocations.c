@@ -469,14 +469,21 @@ int api_get_allocation(struct api_request *req)
 	return api_reply_allocation(req, req->params[0]);
 }
 
-/* Restores and frees the VFs → 204 (agent_release_allocation()). */
+/*
+ * Restores and frees the VFs → 204 (agent_release_allocation()); 202 when
+ * the allocation is released but a VF's guest has not let go of it yet: it
+ * stays quarantined in its domain until it does, and the message says so.
+ */
 int api_delete_allocation(struct api_request *req)
 {
-	char err[256] = "";
+	char err[1024] = "";
 	int r = agent_release_allocation(req->agent, req->params[0], err, sizeof(err));
 
 	if (r < 0)
 		return api_fail(req, r, "%s", err);
+	if (r > 0)
+		return api_reply(req, 202, json_pack("{s:s, s:s, s:s}", "id", req->params[0],
+						     "state", "released", "message", err));
 	req->status = 204;
 	return 0;
 }

@@ -3,6 +3,7 @@
  * Errors become HTTP here and nowhere else: ENOENT 404, EINVAL 400,
  * EBUSY/EEXIST 409, EPERM/EACCES 403, E2BIG 413, ENOSYS 501, ENOSPC 507,
  * ENOTCONN 503 (libvirt unreachable), EREMOTEIO 502 (libvirt failed),
+ * ETIMEDOUT 504 (a guest did not let go of a device in time),
  * anything else 500. The body is {"error":"EBUSY","message":"…"}.
  */
 #include "config.h"
@@ -27,6 +28,7 @@ static const struct {
 	{ ENODEV, 409, "ENODEV" },  { EROFS, 500, "EROFS" },
 	{ EMSGSIZE, 400, "EMSGSIZE" }, { EBADRQC, 405, "EBADRQC" },
 	{ ENOTCONN, 503, "ENOTCONN" }, { EREMOTEIO, 502, "EREMOTEIO" },
+	{ ETIMEDOUT, 504, "ETIMEDOUT" },
 };
 
 unsigned api_status_for(int r)

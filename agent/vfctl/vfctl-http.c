@@ -67,6 +67,9 @@ static int report(const struct vfctl_curl *cu, const struct vfctl_http *h, CURLc
 		if (rc == CURLE_COULDNT_CONNECT)
 			fprintf(stderr, "vfctl: agent not running (cannot connect to %s)\n",
 				h->url ? h->url : h->socket);
+		else if (rc == CURLE_OPERATION_TIMEDOUT)
+			fprintf(stderr, "vfctl: no answer from the agent within %ld s (--timeout)\n",
+				h->timeout);
 		else
 			fprintf(stderr, "vfctl: talking to the agent: %s\n", cu->easy_strerror(rc));
 		return -EIO;
@@ -117,6 +120,8 @@ int vfctl_request(const struct vfctl_http *h, const char *method, const char *pa
 		headers = cu->slist_append(headers, key);
 	}
 	cu->easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	if (h->timeout > 0) /* an agent (or a libvirt under it) that never answers ends here */
+		cu->easy_setopt(c, CURLOPT_TIMEOUT, h->timeout);
 	rc = cu->easy_perform(c);
 	cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (rc == CURLE_OK && status >= 200 && status < 300)

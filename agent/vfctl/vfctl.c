@@ -42,6 +42,10 @@ struct command {
 	int (*run)(struct vfctl *c);
 };
 
+/* The longest a request waits for the agent's answer by default: a release of many VFs each
+ * waiting on libvirt (5 s) and a reset stays well inside it; a hung agent does not. */
+#define VFCTL_TIMEOUT 120
+
 static const struct command commands[];
 
 static void usage(FILE *out)
@@ -56,6 +60,8 @@ static void usage(FILE *out)
 		"                          /run/vfagent/vfagent.sock)\n"
 		"      --url URL           the agent's TCP listener instead (http://host:port)\n"
 		"      --token-file FILE   bearer token for --url\n"
+		"      --timeout SECONDS   give up on an agent that has not answered by then\n"
+		"                          (default 120; 0: wait for ever; events never ends)\n"
 		"      --local             list/show/doctor: read sysfs here, without the agent\n"
 		"  -r, --sysfs-root DIR    with --local: sysfs under DIR\n"
 		"  -n, --count N          alloc: how many VFs (default 1)\n"
@@ -485,14 +491,21 @@ static int cmd_release(struct vfctl *c)
 	released = json_is_string(json_object_get(a, "state")) &&
 		   strcmp(json_string_value(json_object_get(a, "state")), "released") == 0;
 	json_decref(a);
+	a = NULL;
 	if (released) {
 		printf("allocation %s was released already\n", c->argv[0]);
 		return EXIT_SUCCESS;
 	}
-	if (vfctl_request(&c->http, "DELETE", path, NULL, NULL, NULL) < 0)
+	if (vfctl_request(&c->http, "DELETE", path, NULL, NULL, &a) < 0)
 		return EXIT_FAILURE;
-	if (!c->json)
+	/* 202: released, but a guest still holds a VF, quarantined until it lets go */
+	if (json_is_string(json_object_get(a, "message")))
+		fprintf(stderr, "vfctl: %s\n", json_string_value(json_object_get(a, "message")));
+	else if (!c->json)
 		printf("allocation %s released\n", c->argv[0]);
+	if (c->json && a)
+		json_dumpf(a, stdout, JSON_INDENT(2)), putchar('\n');
+	json_decref(a);
 	return EXIT_SUCCESS;
 }
 
@@ -695,7 +708,7 @@ static int parse_number(const char *opt, const char *s, long min, long max, long
 enum { O_SOCKET = 256, O_URL, O_TOKEN, O_LOCAL, O_OWNER, O_MAC, O_VLAN, O_GUID, O_IP,
        O_PACK, O_KEY, O_DRY, O_NETNS, O_IFNAME, O_ADDRESS, O_MTU, O_GATEWAY, O_DOMAIN,
        O_LIVE, O_CONFIG, O_POOL, O_STATE, O_CONFIG_FILE, O_PROC_ROOT, O_MODULES_DIR, O_PERSIST,
-       O_SPOOFCHK, O_TRUST, O_LINK_STATE, O_MAX_RATE, O_MIN_RATE };
+       O_SPOOFCHK, O_TRUST, O_LINK_STATE, O_MAX_RATE, O_MIN_RATE, O_TIMEOUT };
 static const struct option options[] = {
 	{ "sysfs-root", required_argument, NULL, 'r' }, { "output", required_argument, NULL, 'o' },
 	{ "count", required_argument, NULL, 'n' },	{ "socket", required_argument, NULL, O_SOCKET },
@@ -720,6 +733,7 @@ static const struct option options[] = {
 	{ "link-state", required_argument, NULL, O_LINK_STATE },
 	{ "max-tx-rate", required_argument, NULL, O_MAX_RATE },
 	{ "min-tx-rate", required_argument, NULL, O_MIN_RATE },
+	{ "timeout", required_argument, NULL, O_TIMEOUT },
 	{}
 };
 
@@ -739,6 +753,7 @@ static int apply_option(struct vfctl *c, int o)
 		break;
 	case 'n': r = parse_number("--count", optarg, 1, 64, &c->count); break;
 	case O_SOCKET: c->http.socket = optarg; break;
+	case O_TIMEOUT: r = parse_number("--timeout", optarg, 0, 86400, &c->http.timeout); break;
 	case O_URL: c->http.url = optarg; break;
 	case O_TOKEN: r = read_token(optarg, &c->http.token); break;
 	case O_LOCAL: c->local = true; break;
@@ -803,6 +818,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	c.http.socket = getenv("VFAGENT_SOCKET") ?: "/run/vfagent/vfagent.sock";
+	c.http.timeout = VFCTL_TIMEOUT;
 	c.host.config_path = VFAGENT_CONFIG_FILE;
 	if (parse_options(&c, argc, argv) < 0)
 		return EXIT_USAGE;

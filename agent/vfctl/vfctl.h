@@ -12,6 +12,7 @@ struct vfctl_http {
 	const char *url;    /* http://host:port for a TCP listener */
 	const char *token;  /* bearer token for the URL */
 	bool quiet;	    /* errors are returned, not printed */
+	long timeout;	    /* seconds a request may take in all; 0: no limit */
 };
 
 int vfctl_request(const struct vfctl_http *h, const char *method, const char *path,

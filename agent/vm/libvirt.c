@@ -24,7 +24,9 @@ struct libvirt_conn {
 	pthread_mutex_t lock;
 	virConnectPtr conn; /* NULL while disconnected */
 	virConnectPtr dead; /* dropped, closed by the next tick */
-	int lifecycle_id;
+	int lifecycle_id, removed_id, removal_failed_id;
+	pthread_cond_t device_changed; /* on c->lock; CLOCK_MONOTONIC */
+	unsigned device_events;	       /* DEVICE_REMOVED and DEVICE_REMOVAL_FAILED seen */
 	unsigned backoff;
 	time_t next_try;
 	bool logged_down;
@@ -106,6 +108,78 @@ static void on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int de
 	signal_event(opaque);
 }
 
+/*
+ * A device left a domain (libvirt's DEVICE_REMOVED: QEMU's DEVICE_DELETED
+ * came, maybe long after the detach call returned), or its guest refused to
+ * let it go (DEVICE_REMOVAL_FAILED). Either wakes the detaches waiting in
+ * libvirt_conn_wait_device_event() and the main loop, which finishes the
+ * detaches that timed out.
+ */
+static void device_event(struct libvirt_conn *c, virDomainPtr dom, const char *alias, bool failed)
+{
+	const char *name = lv->virDomainGetName(dom);
+
+	if (failed)
+		log_warning("libvirt %s: domain %s: its guest refused to release device %s", c->uri,
+			    name ? name : "?", alias ? alias : "?");
+	else
+		log_info("libvirt %s: domain %s: device %s removed", c->uri, name ? name : "?",
+			 alias ? alias : "?");
+	pthread_mutex_lock(&c->lock);
+	c->device_events++;
+	pthread_cond_broadcast(&c->device_changed);
+	pthread_mutex_unlock(&c->lock);
+	signal_event(c);
+}
+
+static void on_device_removed(virConnectPtr conn, virDomainPtr dom, const char *alias,
+			      void *opaque)
+{
+	(void)conn;
+	device_event(opaque, dom, alias, false);
+}
+
+static void on_device_removal_failed(virConnectPtr conn, virDomainPtr dom, const char *alias,
+				     void *opaque)
+{
+	(void)conn;
+	device_event(opaque, dom, alias, true);
+}
+
+/* How many device events came so far: the mark for libvirt_conn_wait_device_event(). */
+unsigned libvirt_conn_device_events(struct libvirt_conn *c)
+{
+	unsigned n;
+
+	if (!c)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	n = c->device_events;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+/**
+ * libvirt_conn_wait_device_event() - wait for a device event after mark @seen,
+ * until @deadline (CLOCK_MONOTONIC)
+ *
+ * 0 when one came (any domain's: the caller looks at its own again),
+ * -ETIMEDOUT when none did. Holds no lock while it waits.
+ */
+int libvirt_conn_wait_device_event(struct libvirt_conn *c, unsigned seen,
+				   const struct timespec *deadline)
+{
+	int r = 0;
+
+	if (!c)
+		return -ETIMEDOUT;
+	pthread_mutex_lock(&c->lock);
+	while (c->device_events == seen && r == 0)
+		r = pthread_cond_timedwait(&c->device_changed, &c->lock, deadline);
+	pthread_mutex_unlock(&c->lock);
+	return r == 0 ? 0 : -ETIMEDOUT;
+}
+
 /* Whether domain @uuid was defined or started since the connection opened (lately). */
 bool libvirt_conn_was_seen(struct libvirt_conn *c, const char *uuid)
 {
@@ -176,6 +250,12 @@ static int connect_locked(struct libvirt_conn *c, char *err, size_t err_size)
 	c->lifecycle_id = lv->virConnectDomainEventRegisterAny(
 		conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE, VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), c,
 		NULL);
+	c->removed_id = lv->virConnectDomainEventRegisterAny(
+		conn, NULL, VIR_DOMAIN_EVENT_ID_DEVICE_REMOVED,
+		VIR_DOMAIN_EVENT_CALLBACK(on_device_removed), c, NULL);
+	c->removal_failed_id = lv->virConnectDomainEventRegisterAny(
+		conn, NULL, VIR_DOMAIN_EVENT_ID_DEVICE_REMOVAL_FAILED,
+		VIR_DOMAIN_EVENT_CALLBACK(on_device_removal_failed), c, NULL);
 	c->conn = conn;
 	c->backoff = 1;
 	c->logged_down = false;
@@ -206,6 +286,17 @@ static void *event_thread(void *arg)
 	return NULL;
 }
 
+/* A condition variable whose timed waits count on CLOCK_MONOTONIC (a clock step moves no bound). */
+static void init_cond(pthread_cond_t *cond)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(cond, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
 /**
  * libvirt_conn_new() - the connection to @uri, and its event thread
  *
@@ -229,8 +320,9 @@ int libvirt_conn_new(const char *uri, struct libvirt_conn **ret)
 	}
 	pthread_once(&once, register_event_impl);
 	pthread_mutex_init(&c->lock, NULL);
+	init_cond(&c->device_changed);
 	c->backoff = 1;
-	c->lifecycle_id = -1;
+	c->lifecycle_id = c->removed_id = c->removal_failed_id = -1;
 	c->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->timer = lv->virEventAddTimeout(1000, tick, c, NULL);
 	if (c->event_fd < 0 || c->timer < 0 ||
@@ -240,6 +332,7 @@ int libvirt_conn_new(const char *uri, struct libvirt_conn **ret)
 		if (c->event_fd >= 0)
 			close(c->event_fd);
 		pthread_mutex_destroy(&c->lock);
+		pthread_cond_destroy(&c->device_changed);
 		free(c->uri);
 		free(c);
 		return -ENOMEM;
@@ -262,13 +355,17 @@ void libvirt_conn_free(struct libvirt_conn *c)
 	close_dead(c);
 	forget_recent(c, NULL);
 	if (c->conn) {
-		if (c->lifecycle_id >= 0)
-			lv->virConnectDomainEventDeregisterAny(c->conn, c->lifecycle_id);
+		const int ids[] = { c->lifecycle_id, c->removed_id, c->removal_failed_id };
+
+		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+			if (ids[i] >= 0)
+				lv->virConnectDomainEventDeregisterAny(c->conn, ids[i]);
 		lv->virConnectUnregisterCloseCallback(c->conn, on_close);
 		lv->virConnectClose(c->conn);
 	}
 	close(c->event_fd);
 	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->device_changed);
 	free(c->uri);
 	free(c);
 }

@@ -5,8 +5,10 @@
  * Opened at start; when it drops (libvirtd restarted, killed) a timer in
  * the connection's own event thread reopens it with backoff, 1 s doubling to
  * 60 s, and a call made meanwhile tries once at once. Domain lifecycle
- * events and every reconnect make event_fd readable: the main loop then
- * checks the leases of the VM allocations.
+ * events, device-removed events and every reconnect make event_fd readable:
+ * the main loop then checks the leases of the VM allocations and finishes
+ * the detaches a guest held up. A detach waiting for its device to leave a
+ * domain sleeps on the device events (libvirt_conn_wait_device_event()).
  *
  * libvirt itself is loaded with the first connection (libvirt-api.c). An
  * agent configured without libvirt has no connection: every function here
@@ -18,6 +20,7 @@
 #include <libvirt/libvirt.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 struct libvirt_conn;
 
@@ -39,6 +42,9 @@ bool libvirt_conn_is_connected(struct libvirt_conn *c);
 int libvirt_conn_get_event_fd(const struct libvirt_conn *c);
 void libvirt_conn_drain(struct libvirt_conn *c);
 bool libvirt_conn_was_seen(struct libvirt_conn *c, const char *uuid);
+unsigned libvirt_conn_device_events(struct libvirt_conn *c);
+int libvirt_conn_wait_device_event(struct libvirt_conn *c, unsigned seen,
+				   const struct timespec *deadline);
 
 int libvirt_lookup(struct libvirt_conn *c, const char *name_or_uuid, struct libvirt_domain *ret,
 		   char *err, size_t err_size);

@@ -200,25 +200,125 @@ int vm_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
 	return r;
 }
 
-static int restore_vf(struct agent *a, const char *pci, char *err, size_t err_size)
+/* How long a detach waits, once libvirt's call returned, for its device to leave the domain. */
+#define DETACH_WAIT_SECONDS 3
+
+/*
+ * Tests on a simulated host: <simulate dir>/sim-unplug-ignored lists the VFs
+ * (one PCI address a line) whose guest never acknowledges an unplug.
+ * libvirt's test driver removes a device at once; for these the detach is
+ * not asked, as if libvirt had returned after its own wait with the device
+ * still in the domain, and what follows sees the domain as a real host's.
+ */
+static bool sim_unplug_ignored(struct agent *a, const char *pci)
+{
+	char path[4200], line[64];
+	bool listed = false;
+	FILE *f;
+
+	if (!a->opt.simulate_dir)
+		return false;
+	snprintf(path, sizeof(path), "%s/sim-unplug-ignored", a->opt.simulate_dir);
+	f = fopen(path, "re");
+	while (f && !listed && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		listed = strcmp(line, pci) == 0;
+	}
+	if (f)
+		fclose(f);
+	return listed;
+}
+
+/*
+ * 1 while domain @uuid holds @pci (in its live XML while it runs, else in
+ * its config), 0 once it does not or is gone, <0 when libvirt cannot say.
+ */
+static int domain_holds(struct agent *a, const char *uuid, const char *pci, char *err,
+			size_t err_size)
+{
+	char *xml = NULL;
+	int r = libvirt_domain_xml(a->libvirt, uuid, &xml, err, err_size);
+
+	if (r == -ENOENT) {
+		err[0] = '\0';
+		return 0;
+	}
+	if (r >= 0 && (r = domxml_has_pci_hostdev(xml, pci)) < 0)
+		snprintf(err, err_size, "libvirt gave domain %s's XML unreadable", uuid);
+	free(xml);
+	return r;
+}
+
+static const char *domain_name(const struct vfp_restore_point *rp)
+{
+	return rp->domain && rp->domain[0] ? rp->domain : "?";
+}
+
+/*
+ * libvirt's detach returns once QEMU removed the device, or after its own
+ * wait (5 s) with the device still there: QEMU only asked the guest, and
+ * the device goes when the guest acknowledges (libvirt's DEVICE_REMOVED).
+ * Done only once the domain's XML no longer has it; a device-removed event
+ * makes it look again at once, else after DETACH_WAIT_SECONDS it gives up:
+ * -ETIMEDOUT, the VF left with the domain and on vfio-pci.
+ */
+static int wait_gone(struct agent *a, const struct vfp_restore_point *rp, const char *pci,
+		     char *err, size_t err_size)
+{
+	struct timespec deadline;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += DETACH_WAIT_SECONDS;
+	for (;;) {
+		unsigned seen = libvirt_conn_device_events(a->libvirt);
+
+		r = domain_holds(a, rp->domain_uuid, pci, err, err_size);
+		if (r <= 0)
+			return r;
+		if (libvirt_conn_wait_device_event(a->libvirt, seen, &deadline) < 0)
+			break;
+	}
+	snprintf(err, err_size, "still in domain %s (%s): unplug not acknowledged in %d s",
+		 domain_name(rp), rp->domain_uuid, DETACH_WAIT_SECONDS); /* a ledger reason: short */
+	return -ETIMEDOUT;
+}
+
+/* @pci out of the domain @rp names, where it still is; no lock held (libvirt may take seconds). */
+static int leave_domain(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
+			char *err, size_t err_size)
+{
+	int r;
+
+	if (!rp->domain_uuid || !rp->device_xml)
+		return 0;
+	if (!a->libvirt) {
+		snprintf(err, err_size, "libvirt is not connected: VF %s stays with domain %s", pci,
+			 rp->domain_uuid);
+		return -ENOTCONN;
+	}
+	r = sim_unplug_ignored(a, pci) ? 0
+				       : libvirt_detach(a->libvirt, rp->domain_uuid, rp->device_xml,
+							rp->flags, err, err_size);
+	if (r >= 0)
+		r = wait_gone(a, rp, pci, err, err_size);
+	if (r == -ENOTCONN && !err[0])
+		snprintf(err, err_size, "libvirt is not connected: VF %s stays with domain %s", pci,
+			 rp->domain_uuid);
+	return r;
+}
+
+/* Under the PF's lock, the device out of every domain: its driver, its PF-side settings. */
+static int restore_host_side(struct agent *a, const char *pci, char *err, size_t err_size)
 {
 	struct vfp_restore_point *rp = restore_point_load(a, pci);
 	char msg[256] = "";
 	struct vf_facts f;
-	int r = 0;
+	int r;
 
-	err[0] = '\0';
 	if (!rp)
 		return 0;
-	if (rp->domain_uuid && rp->device_xml)
-		r = a->libvirt ? libvirt_detach(a->libvirt, rp->domain_uuid, rp->device_xml,
-						rp->flags, err, err_size)
-			       : -ENOTCONN;
-	if (r == -ENOTCONN && !err[0])
-		snprintf(err, err_size, "libvirt is not connected: VF %s stays with domain %s", pci,
-			 rp->domain_uuid);
-	if (r >= 0)
-		r = restore_driver(a, pci, rp, err, err_size);
+	r = restore_driver(a, pci, rp, err, err_size);
 	if (r >= 0 && vf_facts_read(a, pci, &f) >= 0)
 		pf_side_restore(a, &f, rp, msg, sizeof(msg));
 	if (r >= 0 && msg[0]) {
@@ -234,19 +334,70 @@ static int restore_vf(struct agent *a, const char *pci, char *err, size_t err_si
 /**
  * vm_restore_vf() - @vf out of its domain and back to the host
  *
- * Detached where the domain still has it, its driver and PF-side settings
- * restored, its restore point cleared. A failed detach changes nothing
- * else: a VF still in a guest must not be rebound.
+ * Detached where the domain still has it, and only once the domain no
+ * longer has it its driver and PF-side settings are restored and its
+ * restore point cleared. A detach that failed, or that the guest has not
+ * acknowledged within DETACH_WAIT_SECONDS (-ETIMEDOUT), changes nothing
+ * else: a VF still in a guest must not be rebound (unbinding it from
+ * vfio-pci while QEMU holds it blocks in the kernel for good). The PF's lock
+ * is taken only for the host side, after libvirt.
  */
 int vm_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, char *err, size_t err_size)
 {
+	struct vfp_restore_point *rp = restore_point_load(a, vf->pci);
 	pthread_mutex_t *lock = pf_side_lock(vf);
 	int r;
 
+	err[0] = '\0';
+	if (!rp)
+		return 0;
+	r = leave_domain(a, vf->pci, rp, err, err_size);
+	vfp_restore_point_free(rp);
+	if (r < 0)
+		return r;
 	pthread_mutex_lock(lock);
-	r = restore_vf(a, vf->pci, err, err_size);
+	r = restore_host_side(a, vf->pci, err, err_size);
 	pthread_mutex_unlock(lock);
 	return r;
+}
+
+/**
+ * vm_finish_detach() - VF @pci, which no allocation holds, out of the domain
+ * its restore point still names, and back to the host
+ *
+ * For a repair of a VF whose detach the guest held up: 0 at once when no
+ * domain is named; -ETIMEDOUT while the domain still holds it.
+ */
+int vm_finish_detach(struct agent *a, const char *pci, char *err, size_t err_size)
+{
+	struct vfp_restore_point *rp = restore_point_load(a, pci);
+	bool in_domain = rp && rp->domain_uuid;
+	struct vfp_allocation_vf vf = { 0 };
+	struct vf_facts f;
+
+	err[0] = '\0';
+	vfp_restore_point_free(rp);
+	if (!in_domain) /* a container's leftovers, or none: not a domain's to finish */
+		return 0;
+	snprintf(vf.pci, sizeof(vf.pci), "%s", pci);
+	if (vf_facts_read(a, pci, &f) >= 0)
+		snprintf(vf.pf, sizeof(vf.pf), "%.*s", (int)sizeof(vf.pf) - 1, f.pf_pci);
+	return vm_restore_vf(a, &vf, err, err_size);
+}
+
+/**
+ * vm_detach_finishable() - whether @pci's restore point still names a
+ * domain that no longer holds it (the guest let go, the domain ended)
+ */
+bool vm_detach_finishable(struct agent *a, const char *pci)
+{
+	struct vfp_restore_point *rp = restore_point_load(a, pci);
+	char err[512];
+	bool yes = rp && rp->domain_uuid && !rp->pending && a->libvirt &&
+		   domain_holds(a, rp->domain_uuid, pci, err, sizeof(err)) == 0;
+
+	vfp_restore_point_free(rp);
+	return yes;
 }
 
 /* Whether @vf's restore point gives it to a domain. */

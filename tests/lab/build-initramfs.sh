@@ -39,7 +39,8 @@ for f in "$build/agent/vfagentd" "$build/agent/vfctl/vfctl"; do
 		exit 1
 	fi
 done
-bins="$build/agent/vfagentd $build/agent/vfctl/vfctl $build/hooks/cni/vfagent /usr/sbin/ip /usr/bin/rdma /usr/bin/jq"
+# curl and xmllint for OpenNebula's actions (one-hooks.sh) and the deployment-file step
+bins="$build/agent/vfagentd $build/agent/vfctl/vfctl $build/hooks/cni/vfagent /usr/sbin/ip /usr/bin/rdma /usr/bin/jq /usr/bin/curl /usr/bin/xmllint"
 # shellcheck disable=SC2086 # a list of paths without spaces
 cp $bins "$i/usr/bin/"
 rxe=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
@@ -68,8 +69,12 @@ if [ -x /usr/sbin/libvirtd ] && [ -x /usr/bin/virsh ] && [ -f "$lvd" ] && [ -x "
 	mkdir -p "$i/usr/lib/x86_64-linux-gnu/libvirt/connection-driver" \
 		"$i/usr/share/qemu" "$i/usr/share/libvirt" "$i/etc/libvirt"
 	cp /usr/sbin/libvirtd /usr/bin/virsh "$qemu" "$i/usr/bin/"
+	mkdir -p "$i/usr/lib/libvirt"
+	cp /usr/lib/libvirt/libvirt_iohelper "$i/usr/lib/libvirt/" # virsh save and restore
 	cp "$lvd" "$i/usr/lib/x86_64-linux-gnu/libvirt/connection-driver/"
-	for b in /usr/sbin/libvirtd /usr/bin/virsh "$qemu" "$lvd"; do ldd "$b"; done |
+	for b in /usr/sbin/libvirtd /usr/bin/virsh "$qemu" "$lvd" /usr/lib/libvirt/libvirt_iohelper; do
+		ldd "$b"
+	done |
 		awk '/=> \// {print $3}' | sort -u |
 		while read -r l; do cp -L "$l" "$i/usr/lib/x86_64-linux-gnu/"; done
 	cp -L "$cache/bpo/root/usr/share/seabios/bios-256k.bin" \
@@ -89,7 +94,7 @@ fi
 cp -r "$top/hooks" "$i/lab/hooks"
 cp "$top/tests/lab/init.sh" "$i/init"
 cp "$top/tests/lab/scenario.sh" "$top/tests/lab/data-path.sh" "$top/tests/lab/vm-attach.sh" "$top/tests/lab/cni.sh" \
-	"$i/lab/"
+	"$top/tests/lab/one-hooks.sh" "$i/lab/"
 chmod +x "$i/init"
 (cd "$i" && find . | cpio -o -H newc --quiet | gzip -1) >"$cache/initrd.gz"
 cp "$root/boot/vmlinuz-$k" "$cache/vmlinuz"

@@ -19,6 +19,8 @@ api() { vfctl -o json "$@" 2>&1; }
 . /lab/vm-attach.sh
 # shellcheck source=tests/lab/cni.sh
 . /lab/cni.sh
+# shellcheck source=tests/lab/one-hooks.sh
+. /lab/one-hooks.sh
 
 pf_of() { # VENDOR DEVICE → the PF's address
 	for d in /sys/bus/pci/devices/*; do
@@ -306,7 +308,7 @@ if [ "$st7" = quarantined ] && [ "$r1" = refused ] && [ "$r2" = ok ] && [ "$st7b
 else
 	fail quarantine "$pci7: $st7 ($why7), repair $r1 then $r2, now $st7b: $(cat /run/out /run/out2 | tr '\n' '|')"
 fi
-# -- a live VFIO attach into a nested domain through libvirt, and back
+# -- nested domains through libvirt's QEMU driver on the VFs, OpenNebula's actions on them
 vm_attach_steps
 
 kill "$agent"
