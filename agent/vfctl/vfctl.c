@@ -738,7 +738,7 @@ static int apply_option(struct vfctl *c, int o)
 		c->json = strcmp(optarg, "json") == 0;
 		break;
 	case 'n': r = parse_number("--count", optarg, 1, 64, &c->count); break;
-	case O_SOCKET: c->http.socket = optarg; break;
+	case O_SOCKET: c->http.socket = c->host.socket_path = optarg; break;
 	case O_URL: c->http.url = optarg; break;
 	case O_TOKEN: r = read_token(optarg, &c->http.token); break;
 	case O_LOCAL: c->local = true; break;
@@ -804,6 +804,7 @@ int main(int argc, char **argv)
 
 	c.http.socket = getenv("VFAGENT_SOCKET") ?: "/run/vfagent/vfagent.sock";
 	c.host.config_path = VFAGENT_CONFIG_FILE;
+	c.host.socket_path = c.http.socket;
 	if (parse_options(&c, argc, argv) < 0)
 		return EXIT_USAGE;
 	if (optind >= argc) {
