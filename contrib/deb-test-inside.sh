@@ -10,7 +10,7 @@ ok() { echo "deb-test: ok: $*"; }
 export DEBIAN_FRONTEND=noninteractive
 want_bnd=0000000000281000 # net_admin, sys_ptrace, sys_admin: the README's set
 
-apt-get install -y -q --no-download /root/debs/*.deb >/root/apt.log 2>&1 ||
+apt-get install -y -q /root/debs/*.deb >/root/apt.log 2>&1 ||
 	fail "apt-get install: $(tail -n 5 /root/apt.log)"
 grep -qi "warning\|error" /root/apt.log && fail "apt-get install complains: $(grep -i 'warning\|error' /root/apt.log)"
 ok "apt-get install vfagent vfagent-opennebula"
@@ -18,8 +18,8 @@ getent group vfagent >/dev/null || fail "the package made no group vfagent"
 ok "group vfagent: $(getent group vfagent)"
 [ -s /etc/vfagent/vfagent.json ] || fail "no /etc/vfagent/vfagent.json"
 [ -d /var/lib/vfagent ] || fail "no /var/lib/vfagent"
-useradd --create-home --groups vfagent operator
-as_op() { runuser -u operator -- "$@"; }
+useradd --create-home --groups vfagent vfaop
+as_op() { runuser -u vfaop -- "$@"; }
 
 # a simulated host: ConnectX and E810 PFs with VFs, built by the agent in its state dir
 mkdir -p /etc/systemd/system/vfagentd.service.d
@@ -78,9 +78,9 @@ fi
 
 # a member of the group, not root, claims and releases a VF
 id=$(as_op vfctl alloc eth --owner vm:deb-test -o json | sed -n 's/.*"id": *"\([^"]*\)".*/\1/p' | head -n 1)
-[ -n "$id" ] || fail "operator could not claim a VF"
-as_op vfctl release "$id" >/dev/null || fail "operator could not release $id"
-ok "operator (group vfagent) claimed and released $id"
+[ -n "$id" ] || fail "vfaop could not claim a VF"
+as_op vfctl release "$id" >/dev/null || fail "vfaop could not release $id"
+ok "vfaop (not root, group vfagent) claimed and released $id"
 as_op vfctl doctor >/root/doctor.txt 2>&1 || [ $? -le 2 ] || fail "vfctl doctor: $(cat /root/doctor.txt)"
 grep -q "socket-group" /root/doctor.txt || fail "doctor did not run its checks: $(cat /root/doctor.txt)"
 ok "vfctl doctor: $(grep -c . /root/doctor.txt) checks"

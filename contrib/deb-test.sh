@@ -46,10 +46,11 @@ mkdir -p "$cache"
 if [ ! -s "$tarball" ]; then
 	t0=$(date +%s)
 	rm -f "$cache"/bookworm-*.tar
-	mmdebstrap --quiet --variant=apt --include="$pkgs" bookworm "$tarball.new" "$uri" \
+	# the name must end in .tar: mmdebstrap picks the output format by it
+	mmdebstrap --quiet --variant=apt --include="$pkgs" bookworm "$cache/new.tar" "$uri" \
 		>"$cache/mmdebstrap.log" 2>&1 ||
 		skip "mmdebstrap from $uri failed: $(tail -n 3 "$cache/mmdebstrap.log")"
-	mv "$tarball.new" "$tarball"
+	mv "$cache/new.tar" "$tarball"
 	echo "deb-test: mmdebstrap bookworm root: $(($(date +%s) - t0)) s (cached as $tarball)"
 fi
 
