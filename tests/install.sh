@@ -54,6 +54,15 @@ if command -v systemd-analyze >/dev/null; then
 	systemd-analyze verify --man=no "$tmp/units/vfagentd.socket" "$tmp/units/vfagentd.service" \
 		>"$tmp/verify" 2>&1 || fail "systemd-analyze verify: $(cat "$tmp/verify")"
 	grep -q . "$tmp/verify" && fail "systemd-analyze verify complains: $(cat "$tmp/verify")"
+	# the hardening's score (lower is safer): at most 3.0, as the unit's comments account for
+	if systemd-analyze security --offline=true "$tmp/units/vfagentd.service" >"$tmp/security" 2>&1; then
+		score=$(sed -n 's/.*Overall exposure level for vfagentd.service: \([0-9.]*\).*/\1/p' "$tmp/security")
+		[ -n "$score" ] || fail "systemd-analyze security: $(tail -n 3 "$tmp/security")"
+		awk -v s="$score" 'BEGIN { exit !(s <= 3.0) }' || fail "systemd-analyze security: $score > 3.0"
+	fi
+	for p in /run/netns /run/libvirt; do
+		grep -q "^ReadWritePaths=.*$p" "$unit" && fail "the unit needs $p to exist (ReadWritePaths)"
+	done
 fi
 
 # an edited config survives a reinstall and an uninstall; the example is removed with the rest
