@@ -66,6 +66,7 @@ struct agent {
 	struct libvirt_conn *libvirt;
 	struct agent_foreign_vfs foreign_vfs; /* under ledger_lock */
 	char *token; /* bearer token for TCP listeners; never logged */
+	char socket_path[108]; /* the unix socket served on, for the host checks; "" if none */
 	double scan_seconds;
 	unsigned releases_unpruned; /* under ledger_lock */
 	/* VF resets and repairs, by result (atomic counters, for /metrics) */

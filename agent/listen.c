@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <netdb.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,49 @@ int listen_from_systemd(int *fds, bool *is_tcp, int max)
 		is_tcp[i] = sd_is_socket(fds[i], AF_UNIX, SOCK_STREAM, 1) <= 0;
 	}
 	return n;
+}
+
+/*
+ * A unix socket systemd passed: its path into @path ("" when abstract), and,
+ * when the config names a socket_group, the check that systemd gave the
+ * socket that group: the socket unit's SocketGroup= and socket_group are one
+ * setting, and a socket in another group is refused, naming both.
+ */
+int listen_check_systemd_unix(int fd, const char *group, char *path, size_t size)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t len = sizeof(sa);
+	size_t n;
+	struct group *g;
+	struct stat st;
+
+	path[0] = '\0';
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) < 0)
+		return negative_errno();
+	n = len > offsetof(struct sockaddr_un, sun_path) ? len - offsetof(struct sockaddr_un, sun_path) : 0;
+	if (n == 0 || sa.sun_path[0] == '\0')
+		return 0;
+	snprintf(path, size, "%.*s", (int)strnlen(sa.sun_path, n), sa.sun_path);
+	if (!group)
+		return 0;
+	g = getgrnam(group);
+	if (!g) {
+		log_error("socket_group \"%s\" does not exist (systemd-sysusers creates it, or: "
+			  "groupadd --system %s)", group, group);
+		return -ESRCH;
+	}
+	if (stat(path, &st) < 0)
+		return negative_errno();
+	if (st.st_gid != g->gr_gid) {
+		struct group *has = getgrgid(st.st_gid);
+
+		log_error("socket_group is \"%s\" but systemd made %s with group %s: set "
+			  "SocketGroup=%s in vfagentd.socket (systemctl edit vfagentd.socket) or "
+			  "change socket_group to match", group, path,
+			  has ? has->gr_name : "(unknown)", group);
+		return -EPERM;
+	}
+	return 0;
 }
 
 /* The bearer token: the file's first line, at least 16 characters. */

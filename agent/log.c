@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The agent's log: one line per event on stderr, with the <N> priority
- * prefix journald reads. Every line, the library's included, passes here,
+ * prefix journald reads (not on a terminal, where a person reads it). Every line, the library's included, passes here,
  * and here every control character in it is escaped (\\xNN): text that a
  * tenant or a peer chose (a namespace, a domain name, libvirt's or the
  * kernel's message about them) cannot end a line or forge a priority.
@@ -13,10 +13,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "agent/agent.h"
 
 static int log_max = 6;
+static int log_prefix = -1; /* decided at the first line: stderr is not a terminal */
 
 /* Lines above @priority are dropped (the fuzzers keep only errors). */
 void agent_set_log_priority(int priority)
@@ -77,5 +79,10 @@ void agent_log(int priority, const char *format, ...)
 	vsnprintf(line, sizeof(line), format, ap);
 	va_end(ap);
 	agent_log_escape(line, safe, sizeof(safe));
-	fprintf(stderr, "<%d>%s\n", priority, safe);
+	if (log_prefix < 0)
+		log_prefix = !isatty(STDERR_FILENO);
+	if (log_prefix)
+		fprintf(stderr, "<%d>%s\n", priority, safe);
+	else
+		fprintf(stderr, "vfagentd: %s\n", safe);
 }

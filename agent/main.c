@@ -132,6 +132,8 @@ static int open_from_options(struct agent *a, int *fds, bool *is_tcp)
 		if (r < 0)
 			return r;
 		log_info("serving on %s", spec);
+		if (!is_tcp[i] && !a->socket_path[0])
+			snprintf(a->socket_path, sizeof(a->socket_path), "%s", spec + 5);
 	}
 	return n;
 }
@@ -141,6 +143,17 @@ static int open_listeners(struct agent *a, int *fds, bool *is_tcp)
 {
 	int n = listen_from_systemd(fds, is_tcp, AGENT_MAX_LISTEN);
 
+	for (int i = 0; i < n; i++) {
+		char path[sizeof(a->socket_path)];
+		int r = is_tcp[i] ? 0 :
+			listen_check_systemd_unix(fds[i], vfp_config_get_socket_group(a->config),
+						  path, sizeof(path));
+
+		if (r < 0)
+			return r;
+		if (!is_tcp[i] && !a->socket_path[0])
+			snprintf(a->socket_path, sizeof(a->socket_path), "%s", path);
+	}
 	if (n > 0)
 		log_info("serving on %d socket%s from systemd", n, n == 1 ? "" : "s");
 	else if (n == 0)

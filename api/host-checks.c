@@ -35,7 +35,8 @@ int api_get_host_checks(struct api_request *req)
 	struct vfp_inventory *inv = agent_get_inventory(a);
 	struct vfp_config *config = agent_get_config(a);
 	struct vfp_host_env env = { .config_path = agent_config_path(a) ?: "the built-in config of "
-									 "the simulated host" };
+									 "the simulated host",
+				      .socket_path = a->socket_path[0] ? a->socket_path : NULL };
 	struct vfp_host_checks *c = NULL;
 	json_t *o = NULL;
 	int r;

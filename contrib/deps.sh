@@ -8,7 +8,8 @@ libcurl4-openssl-dev libmnl-dev libibverbs-dev libvirt-dev libxml2-dev libcap-ng
 [ "${1:-}" = --tests ] && pkgs="$pkgs jq cppcheck valgrind python3 umockdev libumockdev-dev
 prometheus wrk nginx-light containernetworking-plugins podman runc busybox-static
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 bats shellcheck
-cpio kmod clang libclang-rt-14-dev bash-completion sqlite3 iproute2 libxml2-utils"
+cpio kmod clang libclang-rt-14-dev bash-completion sqlite3 iproute2 libxml2-utils
+debhelper dh-exec devscripts fakeroot lintian mmdebstrap systemd-container"
 # the OpenAPI check runs validators from the npm registry; keep a node that is already there
 [ "${1:-}" = --tests ] && ! command -v npm >/dev/null && pkgs="$pkgs nodejs npm"
 missing=""

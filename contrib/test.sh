@@ -51,6 +51,13 @@ sh "$top/tests/lab/run.sh" || rc=$? # not through make: its exit code 77 (skippe
 [ $rc = 0 ] || [ $rc = 77 ] || exit 1
 sh "$top/tests/skip-policy.sh" lab - tests/lab/run "$rc"
 
+step "Debian packages: dpkg-buildpackage, lintian, apt install in a booted bookworm (contrib/deb-*.sh)"
+"$top/contrib/deb-build.sh" "$top/build-deb"
+rc=0
+sh "$top/contrib/deb-test.sh" "$top/build-deb" || rc=$? # 77: nspawn could not boot (it says why)
+[ $rc = 0 ] || [ $rc = 77 ] || exit 1
+sh "$top/tests/skip-policy.sh" deb - contrib/deb-test "$rc"
+
 step "the demo (the README's first command)"
 "$top/contrib/demo.sh" >"$top/build/demo.log" 2>&1 || { tail -40 "$top/build/demo.log"; exit 1; }
 grep -q '^ib  .*[0-9]' "$top/build/demo.log" && grep -q '<hostdev mode="subsystem" type="pci"' "$top/build/demo.log" ||

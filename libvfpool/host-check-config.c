@@ -10,16 +10,55 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "health.h"
 #include "host-checks.h"
 
+/* Who may connect to the socket as it is: its owner, and its group when the mode lets it. */
+static void check_socket_file(const struct vfp_host_check_run *run, const char *path,
+			      const struct stat *st, const char *name)
+{
+	struct group *has = getgrgid(st->st_gid);
+	char gname[64], fix[256];
+
+	snprintf(gname, sizeof(gname), "%s", has ? has->gr_name : "(unknown)");
+	if (name && (!has || strcmp(gname, name) != 0)) {
+		snprintf(fix, sizeof(fix), "SocketGroup=%s in a drop-in of vfagentd.socket "
+			 "(systemctl edit vfagentd.socket), or socket_group \"%s\"", name, gname);
+		check_add(run, VFP_CHECK_FAIL, "socket-group", name, fix,
+			  "%s is in group %s, not socket_group %s", path, gname, name);
+		return;
+	}
+	if (st->st_gid == 0 || !(st->st_mode & 0060)) {
+		check_add(run, VFP_CHECK_PASS, "socket-group", gname, NULL,
+			  "%s (mode %03o): only root may use the agent's socket", path,
+			  (unsigned)(st->st_mode & 0777));
+		return;
+	}
+	check_add(run, VFP_CHECK_PASS, "socket-group", gname, NULL,
+		  "%s (mode %03o, group %s, gid %u): root and members of %s may use it "
+		  "(usermod -a -G %s USER)", path, (unsigned)(st->st_mode & 0777), gname,
+		  (unsigned)st->st_gid, gname, gname);
+}
+
+/*
+ * The socket's group: as the socket file has it when there is one (made by
+ * the agent or by systemd's socket unit, checked against socket_group), else
+ * as the config says it will be.
+ */
 static void check_socket_group(const struct vfp_host_check_run *run)
 {
 	const char *name = vfp_config_get_socket_group(run->config);
+	const char *path = run->env->socket_path;
 	char fix[160];
 	struct group *g;
+	struct stat st;
 
+	if (path && stat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+		check_socket_file(run, path, &st, name);
+		return;
+	}
 	if (!name) {
 		check_add(run, VFP_CHECK_PASS, "socket-group", NULL, NULL,
 			  "none configured: only root may use the agent's socket");

@@ -490,6 +490,7 @@ struct vfp_host_env {
 	const char *modules_dir;  /* "/lib/modules/<release>": modules.dep */
 	const char *config_path;  /* named in the config's line */
 	const char *config_error; /* why the config did not load, when it is NULL */
+	const char *socket_path;  /* the agent's unix socket: its group is checked, when it exists */
 };
 
 struct vfp_host_checks;

@@ -284,7 +284,7 @@ printf '%s\n' "$body" | grep -q '^vfagent_http_request_duration_seconds_bucket{r
 	fail "metrics: no latency histogram"
 # every metric is documented in the man page
 for m in $(printf '%s\n' "$body" | sed -n 's/^# TYPE \([a-z_]*\) .*/\1/p'); do
-	grep -q "^\.B $m\$" "${top_srcdir:-.}/contrib/vfagentd.8" || fail "metric $m is not in vfagentd(8)"
+	grep -q "^\.B $m\$" "${top_srcdir:-.}/contrib/vfagentd.8.in" || fail "metric $m is not in vfagentd(8)"
 done
 # each method of a pattern is its own route: the 204s of DELETE are not GET's
 printf '%s\n' "$body" | grep -q '^vfagent_http_requests_total{route="DELETE /v1/allocations/{id}",code="204"} ' ||

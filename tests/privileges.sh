@@ -58,4 +58,53 @@ expect 200
 if grep -q "$marker" "$tmp/agent.log"; then
 	fail "a request body reached the log: $(grep "$marker" "$tmp/agent.log" | head -n 2)"
 fi
+stop_agent
+
+# As the unit starts it: systemd made the socket (LISTEN_FDS), and the bounding set is the
+# unit's CapabilityBoundingSet= without CAP_SETPCAP, so the agent cannot drop it itself.
+command -v systemd-socket-activate >/dev/null || { echo "SKIP: needs systemd-socket-activate"; exit 77; }
+unit_caps=-all,+net_admin,+sys_admin,+sys_ptrace
+# start_activated BOUNDING LOG: the agent runs at the first connection to $sock
+start_activated() {
+	rm -f "$sock"
+	setpriv --bounding-set="$1" systemd-socket-activate -l "$sock" \
+		"$b/agent/vfagentd" --simulate "$tmp/sys" --config "$tmp/vfagent.json" >"$2" 2>&1 &
+	agent_pid=$!
+	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+	[ -S "$sock" ] || fail "systemd-socket-activate made no socket: $(cat "$2")"
+}
+# exited: 0 once $agent_pid ended (within 10 s) with a failure, else 1 (killed when still up)
+exited() {
+	for _ in $(seq 100); do kill -0 "$agent_pid" 2>/dev/null || break; sleep 0.1; done
+	kill "$agent_pid" 2>/dev/null && { wait "$agent_pid" || true; return 1; }
+	! wait "$agent_pid"
+}
+# a socket in another group than socket_group: refused, naming both settings
+start_activated $unit_caps "$tmp/sa1.log"
+curl -s --max-time 5 --unix-socket "$sock" http://x/v1/health >/dev/null 2>&1 || true
+exited || fail "the agent served a socket whose group is not socket_group"
+grep -q "socket_group is \"$group\" but systemd made $sock with group root: set SocketGroup=$group" \
+	"$tmp/sa1.log" || fail "group mismatch not explained: $(cat "$tmp/sa1.log")"
+# the same group: served; the bounding set is the unit's, with no complaint about it
+start_activated $unit_caps "$tmp/sa2.log"
+chgrp "$group" "$sock"
+code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 --unix-socket "$sock" http://x/v1/health)
+[ "$code" = 200 ] || fail "socket-activated agent: HTTP $code: $(cat "$tmp/sa2.log")"
+[ "$(status CapBnd)" = $want ] || fail "socket-activated CapBnd $(status CapBnd)"
+[ "$(status CapEff)" = $want ] || fail "socket-activated CapEff $(status CapEff)"
+grep -qi "bounding set\|setpcap\|failed" "$tmp/sa2.log" && fail "capability warning: $(cat "$tmp/sa2.log")"
+api GET /v1/host/checks
+expect 200
+printf '%s' "$body" | jq -e --arg g "$group" '.checks[] | select(.check == "socket-group")
+	| select(.status == "pass" and .subject == $g and (.fact | test("members of " + $g)))' \
+	>/dev/null || fail "doctor's socket-group under socket activation: $body"
+kill "$agent_pid"; wait "$agent_pid" || true
+# a bounding set without CAP_NET_ADMIN: said as that, not as a bounding-set failure
+start_activated -all,+sys_admin,+sys_ptrace "$tmp/sa3.log"
+chgrp "$group" "$sock"
+curl -s --max-time 5 --unix-socket "$sock" http://x/v1/health >/dev/null 2>&1 || true
+exited || fail "the agent ran without CAP_NET_ADMIN"
+grep -q "capability net_admin is not permitted to vfagentd" "$tmp/sa3.log" ||
+	fail "missing CAP_NET_ADMIN not reported: $(cat "$tmp/sa3.log")"
+agent_pid=
 echo "privileges: all checks passed"

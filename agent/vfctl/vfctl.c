@@ -752,7 +752,7 @@ static int apply_option(struct vfctl *c, int o)
 		c->json = strcmp(optarg, "json") == 0;
 		break;
 	case 'n': r = parse_number("--count", optarg, 1, 64, &c->count); break;
-	case O_SOCKET: c->http.socket = optarg; break;
+	case O_SOCKET: c->http.socket = c->host.socket_path = optarg; break;
 	case O_TIMEOUT: r = parse_number("--timeout", optarg, 0, 86400, &c->http.timeout); break;
 	case O_URL: c->http.url = optarg; break;
 	case O_TOKEN: r = read_token(optarg, &c->http.token); break;
@@ -820,6 +820,7 @@ int main(int argc, char **argv)
 	c.http.socket = getenv("VFAGENT_SOCKET") ?: "/run/vfagent/vfagent.sock";
 	c.http.timeout = VFCTL_TIMEOUT;
 	c.host.config_path = VFAGENT_CONFIG_FILE;
+	c.host.socket_path = c.http.socket;
 	if (parse_options(&c, argc, argv) < 0)
 		return EXIT_USAGE;
 	if (optind >= argc) {

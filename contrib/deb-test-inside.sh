@@ -1,0 +1,115 @@
+#!/bin/sh
+# Run by contrib/deb-test.sh inside the fresh Debian 12 root, as root: "booted"
+# (systemd is PID 1 of a systemd-nspawn container) or "chroot" (no systemd:
+# the unit's settings checked by systemd-analyze, the agent run by hand under
+# the unit's bounding set). One line per step.
+set -eu
+mode=$1
+fail() { echo "deb-test: FAIL: $*" >&2; exit 1; }
+ok() { echo "deb-test: ok: $*"; }
+export DEBIAN_FRONTEND=noninteractive
+want_bnd=0000000000281000 # net_admin, sys_ptrace, sys_admin: the README's set
+
+apt-get install -y -q /root/debs/*.deb >/root/apt.log 2>&1 ||
+	fail "apt-get install: $(tail -n 5 /root/apt.log)"
+grep -qi "warning\|error" /root/apt.log && fail "apt-get install complains: $(grep -i 'warning\|error' /root/apt.log)"
+ok "apt-get install vfagent vfagent-opennebula"
+getent group vfagent >/dev/null || fail "the package made no group vfagent"
+ok "group vfagent: $(getent group vfagent)"
+[ -s /etc/vfagent/vfagent.json ] || fail "no /etc/vfagent/vfagent.json"
+[ -d /var/lib/vfagent ] || fail "no /var/lib/vfagent"
+useradd --create-home --groups vfagent vfaop
+as_op() { runuser -u vfaop -- "$@"; }
+
+# a simulated host: ConnectX and E810 PFs with VFs, built by the agent in its state dir
+mkdir -p /etc/systemd/system/vfagentd.service.d
+cat >/etc/systemd/system/vfagentd.service.d/simulate.conf <<'EOF'
+[Service]
+ExecStart=
+ExecStart=/usr/sbin/vfagentd --simulate /var/lib/vfagent/sim --config /etc/vfagent/vfagent.json --state-dir /var/lib/vfagent
+EOF
+cat >/etc/vfagent/vfagent.json <<'EOF'
+{"pools": [{"name": "eth", "selector": {"vendors": ["8086"]}}], "socket_group": "vfagent",
+ "libvirt": false}
+EOF
+
+main_pid() { systemctl show -P MainPID vfagentd.service; }
+wait_active() {
+	for _ in $(seq 100); do
+		systemctl is-active --quiet vfagentd.service && as_op vfctl pools >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	fail "vfagentd did not come up: $(systemctl status --no-pager vfagentd.service | tail -n 5)"
+}
+
+if [ "$mode" = booted ]; then
+	systemctl is-active --quiet vfagentd.socket || fail "vfagentd.socket is not active after install"
+	systemctl is-active --quiet vfagentd.service || fail "vfagentd.service is not active after install: $(systemctl status --no-pager vfagentd.service | tail -n 5)"
+	ok "vfagentd.socket and vfagentd.service active after install (default config, no libvirt, no /run/netns)"
+	systemctl daemon-reload
+	systemctl restart vfagentd.service
+	wait_active
+	pid=$(main_pid)
+	bnd=$(sed -n 's/^CapBnd:[[:space:]]*//p' "/proc/$pid/status")
+	[ "$bnd" = $want_bnd ] || fail "CapBnd $bnd, wanted $want_bnd"
+	journalctl -u vfagentd --no-pager | grep -qi "setpcap\|bounding set" &&
+		fail "capability warning in the journal"
+	ok "bounding set $bnd, no capability warning"
+	[ "$(stat -c '%a %G' /run/vfagent/vfagent.sock)" = "660 vfagent" ] ||
+		fail "socket is $(stat -c '%a %G' /run/vfagent/vfagent.sock)"
+else
+	systemd-analyze verify /lib/systemd/system/vfagentd.socket /lib/systemd/system/vfagentd.service ||
+		fail "systemd-analyze verify"
+	ok "systemd-analyze verify of the installed units"
+	mkdir -p /run/vfagent
+	rm -f /run/vfagent/vfagent.sock
+	setpriv --bounding-set=-all,+net_admin,+sys_admin,+sys_ptrace systemd-socket-activate \
+		-l /run/vfagent/vfagent.sock /usr/sbin/vfagentd --simulate /var/lib/vfagent/sim \
+		--config /etc/vfagent/vfagent.json --state-dir /var/lib/vfagent >/root/agent.log 2>&1 &
+	apid=$!
+	for _ in $(seq 50); do [ -S /run/vfagent/vfagent.sock ] && break; sleep 0.1; done
+	chgrp vfagent /run/vfagent/vfagent.sock && chmod 0660 /run/vfagent/vfagent.sock
+	as_op vfctl pools >/dev/null || fail "the agent under the unit's bounding set: $(cat /root/agent.log)"
+	bnd=$(sed -n 's/^CapBnd:[[:space:]]*//p' "/proc/$apid/status")
+	[ "$bnd" = $want_bnd ] || fail "CapBnd $bnd, wanted $want_bnd"
+	grep -qi "setpcap\|bounding set" /root/agent.log && fail "capability warning: $(cat /root/agent.log)"
+	ok "agent under the unit's bounding set: CapBnd $bnd, no capability warning"
+fi
+
+# a member of the group, not root, claims and releases a VF
+id=$(as_op vfctl alloc eth --owner vm:deb-test -o json | sed -n 's/.*"id": *"\([^"]*\)".*/\1/p' | head -n 1)
+[ -n "$id" ] || fail "vfaop could not claim a VF"
+as_op vfctl release "$id" >/dev/null || fail "vfaop could not release $id"
+ok "vfaop (not root, group vfagent) claimed and released $id"
+as_op vfctl doctor >/root/doctor.txt 2>&1 || [ $? -le 2 ] || fail "vfctl doctor: $(cat /root/doctor.txt)"
+grep -q "socket-group" /root/doctor.txt || fail "doctor did not run its checks: $(cat /root/doctor.txt)"
+ok "vfctl doctor: $(grep -c . /root/doctor.txt) checks"
+
+if [ "$mode" = booted ]; then
+	sed -i 's/"name": "eth"/"name": "eth2"/' /etc/vfagent/vfagent.json
+	systemctl reload vfagentd.service
+	for _ in $(seq 50); do as_op vfctl pools | grep -q eth2 && break; sleep 0.1; done
+	as_op vfctl pools | grep -q eth2 || fail "systemctl reload did not take the config change"
+	ok "systemctl reload took a config change"
+	old=$(main_pid)
+	kill -9 "$old"
+	for _ in $(seq 100); do
+		new=$(main_pid)
+		[ "$new" != 0 ] && [ "$new" != "$old" ] && systemctl is-active --quiet vfagentd.service && break
+		sleep 0.1
+	done
+	[ "$new" != 0 ] && [ "$new" != "$old" ] || fail "kill -9 was not restarted: $(systemctl status --no-pager vfagentd | tail -n 3)"
+	wait_active
+	ok "kill -9 of $old restarted as $new"
+else
+	kill "$apid"; wait "$apid" || true
+	echo "deb-test: skip: systemctl reload and the restart after kill -9 need a booted systemd"
+fi
+
+rm -rf /etc/systemd/system/vfagentd.service.d # the operator's drop-in is the operator's
+apt-get purge -y -q vfagent vfagent-opennebula >/root/purge.log 2>&1 || fail "apt purge: $(tail -n 5 /root/purge.log)"
+left=$(find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /root \) -prune -o \
+	-name '*vfagent*' -print 2>/dev/null | grep -v '^/home/' || true)
+[ -z "$left" ] || fail "apt purge left: $left"
+getent group vfagent >/dev/null || fail "the system group went with the purge (Debian keeps it)"
+ok "apt purge: nothing left but the system group vfagent"
