@@ -12,6 +12,12 @@
 #   tests/in-netns.sh PROGRAM [ARGS...]
 set -eu
 export VFAGENT_TEST_WRAPPED=1
+# A test that fetches from a registry (the line "# test-needs: network") keeps the machine's
+# namespace; it must make no link itself: a simulated agent it starts makes a namespace of its own.
+for test in "$@"; do :; done
+if [ -f "$test" ] && grep -q '^# test-needs: network$' "$test"; then
+	exec "$@"
+fi
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && unshare --net true 2>/dev/null; then
 	VFAGENT_SIM_NETNS=inherit exec unshare --net sh -c 'ip link set lo up && exec "$@"' sh "$@"
 fi

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The live agent against api/openapi.yaml, checked by validators from the npm
 # registry (tests/openapi/package.json, versions pinned in its lock file).
+# test-needs: network
 set -eu
 . "${top_srcdir:-.}/tests/api-lib.sh"
 src=$(cd "${top_srcdir:-.}" && pwd)

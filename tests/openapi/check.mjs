@@ -96,7 +96,9 @@ await check("GET", "/v1/vfs/0000:3b:01.7", undefined, 404);
 await check("GET", "/v1/pools", undefined, 200);
 const a = await check("POST", "/v1/allocations", { pool: "ib", count: 2, owner, ip: "10.1.0.5/16" }, 201,
 	{ "Idempotency-Key": "spec-1" });
-await check("POST", "/v1/allocations", { pool: "ib", count: 2, owner }, 200, { "Idempotency-Key": "spec-1" });
+await check("POST", "/v1/allocations", { pool: "ib", count: 2, owner, ip: "10.1.0.5/16" }, 200,
+	{ "Idempotency-Key": "spec-1" });
+await check("POST", "/v1/allocations", { pool: "ib", count: 2, owner }, 409, { "Idempotency-Key": "spec-1" });
 await check("POST", "/v1/allocations", { pool: "ib", count: 64, owner }, 409);
 await check("POST", "/v1/allocations", { pool: "nope", owner }, 404);
 await check("POST", "/v1/allocations", { pool: "ib", owner, extra: 1 }, 400);
