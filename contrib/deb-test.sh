@@ -58,6 +58,7 @@ root=$(mktemp -d /var/tmp/vfagent-deb-XXXXXX)
 machine=vfagent-deb-$$
 leader=
 nspawn_pid=
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	[ -n "$nspawn_pid" ] && kill "$nspawn_pid" 2>/dev/null && wait "$nspawn_pid" 2>/dev/null
 	rm -rf "$root"
