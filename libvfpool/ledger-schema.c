@@ -119,11 +119,15 @@ static const char *const migrations[] = {
 	 * allocations by MAC, so a claim finds its MAC's holder at once. Not
 	 * a unique index: a ledger from before may hold two live allocations
 	 * with one MAC and must still open; claims check it (ledger-claim.c).
+	 * Not a partial index either (WHERE state != 'released'): with one, a
+	 * claim refused on a full disk left every later write failing with
+	 * SQLITE_FULL after space came back (tests/faults.sh); the claim's
+	 * query filters on state itself.
 	 */
 	"ALTER TABLE allocations ADD COLUMN request TEXT;"
 	"ALTER TABLE allocations ADD COLUMN mac TEXT;"
 	"UPDATE allocations SET mac = lower(json_extract(settings, '$.mac'));"
-	"CREATE INDEX allocations_by_mac ON allocations(mac) WHERE state != 'released';",
+	"CREATE INDEX allocations_by_mac ON allocations(mac);",
 	/* 7: VF counts kept across reboots (vfctl numvfs --persist), the agent's state */
 	"CREATE TABLE numvfs_persisted ("
 	"  pf TEXT PRIMARY KEY CHECK (length(pf) = 12),"
