@@ -5,16 +5,16 @@
 # the full sweep (SIGHUP runs the one every quiet minute runs) must keep the
 # live tenant's allocation and its reservation, log the failed look and count
 # it in /metrics; once descriptors are back, a namespace really gone is
-# released as before. In a network and mount namespace of its own.
+# released as before. In the network namespace tests/in-netns.sh gives it,
+# with a mount namespace of its own for the names under /run/netns.
 set -eu
 if [ -z "${VFA_PRIVATE_HOST:-}" ]; then
 	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (namespaces, prlimit)"; exit 77; }
 	command -v ip >/dev/null && command -v jq >/dev/null && command -v prlimit >/dev/null || exit 77
-	VFA_PRIVATE_HOST=1 exec unshare --net --mount -- "$0" "$@"
+	VFA_PRIVATE_HOST=1 exec unshare --mount -- "$0" "$@" # names in /run/netns its own
 fi
 . "${top_srcdir:-.}/tests/api-lib.sh"
 mount -t tmpfs -o mode=755 tmpfs /run/netns # its namespaces' names stay in here
-ip link set lo up
 ns=vfa-le-$$
 ip netns add "$ns" || { echo "cannot make network namespaces"; exit 77; }
 ip link add ens5f0v0 type veth peer name peer-ens5f0v0

@@ -5,17 +5,17 @@
 # SCHED_IDLE). The attach must not answer 200 unless the
 # ledger shows it attached; what it did is undone otherwise. Later calls get
 # 507 (the disk), never 409 "attach in progress"; once there is room again,
-# the same calls work without a restart. In a network and mount namespace of
-# its own.
+# the same calls work without a restart. In the network namespace
+# tests/in-netns.sh gives it, with a mount namespace of its own for the names
+# under /run/netns.
 set -eu
 if [ -z "${VFA_PRIVATE_HOST:-}" ]; then
 	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (namespaces, tmpfs)"; exit 77; }
 	command -v ip >/dev/null && command -v jq >/dev/null && command -v chrt >/dev/null || exit 77
-	VFA_PRIVATE_HOST=1 exec unshare --net --mount -- "$0" "$@"
+	VFA_PRIVATE_HOST=1 exec unshare --mount -- "$0" "$@" # names in /run/netns its own
 fi
 . "${top_srcdir:-.}/tests/api-lib.sh"
 mount -t tmpfs -o mode=755 tmpfs /run/netns # its namespaces' names stay in here
-ip link set lo up
 ns=vfa-lf-$$ state=$tmp/state filler='' cpus=''
 stop_filler() {
 	[ -z "$filler" ] || { kill "$filler" 2>/dev/null; wait "$filler" 2>/dev/null || true; }
