@@ -166,6 +166,23 @@ static int open_listeners(struct agent *a, int *fds, bool *is_tcp)
 	return n;
 }
 
+/* "<first unix listener, less its .sock>-cni.sock" in @buf, or NULL when no listener is unix:. */
+static const char *cni_socket_beside_listener(const struct agent *a, char *buf, size_t size)
+{
+	for (int i = 0; i < a->opt.n_listen; i++) {
+		const char *spec = a->opt.listen[i];
+		size_t len = strlen(spec);
+
+		if (strncmp(spec, "unix:", 5) != 0)
+			continue;
+		if (len > 10 && strcmp(spec + len - 5, ".sock") == 0)
+			len -= 5;
+		snprintf(buf, size, "%.*s-cni.sock", (int)(len - 5), spec + 5);
+		return buf;
+	}
+	return NULL;
+}
+
 /*
  * The CNI plugin's socket: --cni-socket, or the first unix listener's path
  * with "-cni.sock" for its ".sock" (/run/vfagent/vfagent-cni.sock by default;
@@ -181,17 +198,8 @@ static int open_cni_socket(const struct agent *a, const bool *is_tcp, int n)
 
 	if (path && strcmp(path, "none") == 0)
 		return -1;
-	for (int i = 0; !path && i < a->opt.n_listen; i++) {
-		const char *spec = a->opt.listen[i];
-		size_t len = strlen(spec);
-
-		if (strncmp(spec, "unix:", 5) != 0)
-			continue;
-		if (len > 10 && strcmp(spec + len - 5, ".sock") == 0)
-			len -= 5;
-		snprintf(buf, sizeof(buf), "%.*s-cni.sock", (int)(len - 5), spec + 5);
-		path = buf;
-	}
+	if (!path)
+		path = cni_socket_beside_listener(a, buf, sizeof(buf));
 	if (!path && (!a->opt.n_listen && (n == 0 || !is_tcp[0])))
 		path = DEFAULT_CNI_SOCKET;
 	if (!path)
