@@ -38,15 +38,36 @@ static int remove_stale(const struct sockaddr_un *sa, int type)
 	return 0;
 }
 
-static int open_unix(const char *path, const char *group, int *ret_fd)
+/*
+ * A listening socket of @type at @path, given @mode and, unless it is -1,
+ * group @gid before listen(): no one else can connect in between.
+ */
+static int listen_unix_path(const char *path, int type, mode_t mode, gid_t gid, int *ret_fd)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	_cleanup_close_ int fd = -1;
-	gid_t gid = (gid_t)-1;
 	int r;
 
 	if (strlen(path) >= sizeof(sa.sun_path) || path[0] != '/')
 		return -EINVAL;
+	strcpy(sa.sun_path, path);
+	r = remove_stale(&sa, type);
+	if (r < 0)
+		return r;
+	fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return negative_errno();
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, mode) < 0 ||
+	    (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) < 0) || listen(fd, 128) < 0)
+		return negative_errno();
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+static int open_unix(const char *path, const char *group, int *ret_fd)
+{
+	gid_t gid = (gid_t)-1;
+
 	if (group) {
 		struct group *g = getgrnam(group);
 
@@ -54,21 +75,7 @@ static int open_unix(const char *path, const char *group, int *ret_fd)
 			return -ESRCH;
 		gid = g->gr_gid;
 	}
-	strcpy(sa.sun_path, path);
-	r = remove_stale(&sa, SOCK_STREAM);
-	if (r < 0)
-		return r;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return negative_errno();
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return negative_errno();
-	/* 0660 and the group before listen(): no one else can connect in between */
-	if (chmod(path, 0660) < 0 || (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) < 0) ||
-	    listen(fd, 128) < 0)
-		return negative_errno();
-	*ret_fd = TAKE_FD(fd);
-	return 0;
+	return listen_unix_path(path, SOCK_STREAM, 0660, gid, ret_fd);
 }
 
 static int open_tcp(const char *hostport, int *ret_fd)
@@ -110,24 +117,7 @@ static int open_tcp(const char *hostport, int *ret_fd)
  */
 int listen_open_seqpacket(const char *path, int *ret_fd)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	_cleanup_close_ int fd = -1;
-	int r;
-
-	if (strlen(path) >= sizeof(sa.sun_path) || path[0] != '/')
-		return -EINVAL;
-	strcpy(sa.sun_path, path);
-	r = remove_stale(&sa, SOCK_SEQPACKET);
-	if (r < 0)
-		return r;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return negative_errno();
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, 0600) < 0 ||
-	    listen(fd, 128) < 0)
-		return negative_errno();
-	*ret_fd = TAKE_FD(fd);
-	return 0;
+	return listen_unix_path(path, SOCK_SEQPACKET, 0600, (gid_t)-1, ret_fd);
 }
 
 /* "unix:/run/vfagent/vfagent.sock" or "tcp:127.0.0.1:8080" / "tcp:[::1]:8080". */

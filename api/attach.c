@@ -15,23 +15,7 @@
 #include "agent/attach.h"
 #include "api/api.h"
 #include "api/validate.h"
-
-/*
- * A name the kernel takes as it is: at most 15 bytes, not "." or "..", and
- * no whitespace, '/', ':' or '%' (which the kernel would expand: "eth%d"
- * names a link the agent did not ask for).
- */
-static bool valid_ifname(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n >= 16 || !strcmp(s, ".") || !strcmp(s, ".."))
-		return false;
-	for (; *s; s++)
-		if (*s <= ' ' || *s == '/' || *s == ':' || *s == '%' || *s > '~')
-			return false;
-	return true;
-}
+#include "libvfpool/ifname.h"
 
 static bool valid_gateway(const char *s)
 {
@@ -73,7 +57,7 @@ int api_parse_netns_request(struct api_request *req, json_t *body, struct api_ne
 		r = api_get_string(req, body, "netns", true, &b->q.netns);
 	if (r >= 0)
 		r = api_get_string(req, body, "ifname", false, &b->q.ifname);
-	if (r >= 0 && b->q.ifname && !valid_ifname(b->q.ifname))
+	if (r >= 0 && b->q.ifname && !vfp_ifname_valid(b->q.ifname))
 		r = api_fail(req, -EINVAL, "ifname: \"%.32s\" is not a netdev name", b->q.ifname);
 	if (r >= 0)
 		r = api_get_int(req, body, "mtu", 68, 65535, false, &mtu);

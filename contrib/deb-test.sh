@@ -22,16 +22,7 @@ done
 ls "$debs"/vfagent_*.deb "$debs"/vfagent-opennebula_*.deb >/dev/null 2>&1 ||
 	fail "no packages in $debs (contrib/deb-build.sh)"
 
-# The bookworm archive of the system's apt sources (as tests/lab/fetch.sh finds it)
-archive_uri() {
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -r "$f" ] || continue
-		awk '/^URIs:/ {u = $2} /^Suites:/ && / bookworm( |$)/ && u {print u; exit}' "$f"
-	done | head -n 1
-	[ -r /etc/apt/sources.list ] &&
-		awk '$1 == "deb" && $3 == "bookworm" {print $2; exit}' /etc/apt/sources.list
-}
-uri=$(archive_uri | head -n 1)
+uri=$(sh "$top/contrib/archive-uri.sh" | head -n 1) # the bookworm archive of the system's apt sources
 [ -n "$uri" ] || skip "no bookworm archive in the system's apt sources"
 
 # What the packages load at run time (Depends and Recommends, first alternatives) goes

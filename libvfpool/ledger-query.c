@@ -101,17 +101,11 @@ static int read_row(struct vfp_ledger *l, sqlite3_stmt *st, struct vfp_allocatio
 	"SELECT id, pool, owner, state, settings, idempotency_key, flag, lease_expires, created, " \
 	"updated FROM allocations "
 
-/**
- * vfp_ledger_get_allocation() - allocation @id as the ledger has it now
- *
- * -ENOENT when there is no such allocation (vfp_ledger_get_error() says so);
- * a released one is found, in state VFP_ALLOCATION_RELEASED.
- */
-VFP_EXPORT int vfp_ledger_get_allocation(struct vfp_ledger *l, const char *id,
-					 struct vfp_allocation **ret_allocation)
+/* The one allocation whose column @sql matches @value; @what names @value in errors. */
+static int get_allocation_where(struct vfp_ledger *l, const char *sql, const char *value,
+				const char *what, struct vfp_allocation **ret_allocation)
 {
-	static const char sql[] = ALLOCATION_COLUMNS "WHERE id = ?";
-	char *copy = strdup(id); /* @id may live in the cached statement */
+	char *copy = strdup(value); /* @value may live in the cached statement */
 	sqlite3_stmt *st;
 	int r = copy ? vfp_ledger_stmt(l, sql, &st) : -ENOMEM, rc;
 
@@ -121,12 +115,26 @@ VFP_EXPORT int vfp_ledger_get_allocation(struct vfp_ledger *l, const char *id,
 		if (rc == SQLITE_ROW)
 			r = read_row(l, st, ret_allocation);
 		else
-			r = rc == SQLITE_DONE ? vfp_ledger_fail(l, -ENOENT, "no allocation %s", copy)
+			r = rc == SQLITE_DONE ? vfp_ledger_fail(l, -ENOENT, "no allocation %s %s", what,
+								copy)
 					      : vfp_ledger_errno(l, rc, "allocation");
 		sqlite3_reset(st);
 	}
 	free(copy);
 	return r;
+}
+
+/**
+ * vfp_ledger_get_allocation() - allocation @id as the ledger has it now
+ *
+ * -ENOENT when there is no such allocation (vfp_ledger_get_error() says so);
+ * a released one is found, in state VFP_ALLOCATION_RELEASED.
+ */
+VFP_EXPORT int vfp_ledger_get_allocation(struct vfp_ledger *l, const char *id,
+					 struct vfp_allocation **ret_allocation)
+{
+	return get_allocation_where(l, ALLOCATION_COLUMNS "WHERE id = ?", id, "with id",
+				    ret_allocation);
 }
 
 /**
@@ -139,24 +147,8 @@ VFP_EXPORT int vfp_ledger_get_allocation(struct vfp_ledger *l, const char *id,
 VFP_EXPORT int vfp_ledger_get_allocation_by_key(struct vfp_ledger *l, const char *key,
 						struct vfp_allocation **ret_allocation)
 {
-	static const char sql[] = ALLOCATION_COLUMNS "WHERE idempotency_key = ?";
-	char *copy = strdup(key);
-	sqlite3_stmt *st;
-	int r = copy ? vfp_ledger_stmt(l, sql, &st) : -ENOMEM, rc;
-
-	if (r >= 0) {
-		sqlite3_bind_text(st, 1, copy, -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			r = read_row(l, st, ret_allocation);
-		else
-			r = rc == SQLITE_DONE ? vfp_ledger_fail(l, -ENOENT, "no allocation has key %s",
-								copy)
-					      : vfp_ledger_errno(l, rc, "allocation by key");
-		sqlite3_reset(st);
-	}
-	free(copy);
-	return r;
+	return get_allocation_where(l, ALLOCATION_COLUMNS "WHERE idempotency_key = ?", key,
+				    "has key", ret_allocation);
 }
 
 /**

@@ -123,3 +123,15 @@ libvirtd_define_domain() {
 XML
 	virsh -q -c "$LV_URI" define "$LV_DIR/domain.xml" >/dev/null
 }
+
+# A test's opening (after tests/api-lib.sh): skip (77) where libvirtd cannot
+# run, libvirtd started with the domain vfagent-test defined, both gone at exit
+# with the test's agent; lv ARGS is virsh on that libvirtd.
+libvirtd_test_start() {
+	libvirtd_can_run || { echo "SKIP: needs root, libvirtd, virtlogd and qemu-system-x86_64"; exit 77; }
+	trap 'libvirtd_stop; cleanup' EXIT
+	libvirtd_start || fail "libvirtd did not start"
+	libvirtd_define_domain
+	# shellcheck disable=SC2317 # called by the test that sources this
+	lv() { virsh -q -c "$LV_URI" "$@"; }
+}

@@ -13,12 +13,7 @@ set -eu
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
 . "$top_srcdir/tests/one/harness.sh"
-one_can_run || { echo "SKIP: needs root, libvirtd, virsh, unshare, nsenter, xmllint, jq"; exit 77; }
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-step() { echo "# $*"; }
-trap one_stop EXIT
-one_start
+one_test_start
 one_host_start h1
 mkdir -p "$ONE_DIR/h1/remotes/im"
 cp "$top_srcdir/hooks/one/im/vfagent-pci.sh" "$ONE_DIR/h1/remotes/im/"

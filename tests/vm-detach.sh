@@ -16,11 +16,7 @@
 set -eu
 . "${top_srcdir:-.}/tests/api-lib.sh"
 . "${top_srcdir:-.}/tests/libvirtd-lib.sh"
-libvirtd_can_run || { echo "SKIP: needs root, libvirtd, virtlogd and qemu-system-x86_64"; exit 77; }
-trap 'libvirtd_stop; cleanup' EXIT
-libvirtd_start || fail "libvirtd did not start"
-libvirtd_define_domain
-lv() { virsh -q -c "$LV_URI" "$@"; }
+libvirtd_test_start
 cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "eth", "selector": {"vendors": ["8086"]}}],
  "libvirt": {"uri": "$LV_URI", "managed": false}}

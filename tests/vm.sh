@@ -8,11 +8,7 @@
 set -eu
 . "${top_srcdir:-.}/tests/api-lib.sh"
 . "${top_srcdir:-.}/tests/libvirtd-lib.sh"
-libvirtd_can_run || { echo "SKIP: needs root, libvirtd, virtlogd and qemu-system-x86_64"; exit 77; }
-trap 'libvirtd_stop; cleanup' EXIT
-libvirtd_start || fail "libvirtd did not start"
-libvirtd_define_domain
-lv() { virsh -q -c "$LV_URI" "$@"; }
+libvirtd_test_start
 write_config() {
 	cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "ib", "selector": {"vendors": ["15b3"], "link_types": ["infiniband"]}},

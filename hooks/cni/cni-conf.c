@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cni.h"
+#include "libvfpool/ifname.h"
 
 static const char *const versions[] = { "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0", NULL };
 
@@ -162,18 +163,6 @@ static bool valid_container_id(const char *s)
 	return true;
 }
 
-static bool valid_ifname(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	if (n == 0 || n >= 16 || !strcmp(s, ".") || !strcmp(s, ".."))
-		return false;
-	for (; *s; s++)
-		if (*s <= ' ' || *s == '/' || *s == ':' || *s == '%' || *s > '~')
-			return false;
-	return true;
-}
-
 /**
  * cni_call_need_attachment() - CNI_CONTAINERID and CNI_IFNAME (and
  * CNI_NETNS if @need_netns) checked, and the attachment's key made:
@@ -186,7 +175,7 @@ int cni_call_need_attachment(struct cni_call *call, bool need_netns, struct cni_
 				"CNI_CONTAINERID: \"%.80s\" is not a container ID (alphanumeric, "
 				"then letters, digits, '_', '.', '-')",
 				call->container_id ? call->container_id : "");
-	if (!valid_ifname(call->ifname))
+	if (!vfp_ifname_valid(call->ifname))
 		return cni_fail(e, CNI_ERR_ENV, "invalid environment variables",
 				"CNI_IFNAME: \"%.32s\" is not an interface name",
 				call->ifname ? call->ifname : "");

@@ -12,16 +12,7 @@ cache=${VFAGENT_LAB_CACHE:-/var/cache/vfagent-lab}
 [ -f "$cache/fetched" ] && exit 0
 mkdir -p "$cache/dl" "$cache/bpo/lists/partial" "$cache/bpo/cache/archives/partial"
 
-# the main archive's URI, from deb822 sources or a one-line sources.list
-archive_uri() {
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -r "$f" ] || continue
-		awk '/^URIs:/ {u = $2} /^Suites:/ && / bookworm( |$)/ && u {print u; exit}' "$f"
-	done | head -n 1
-	[ -r /etc/apt/sources.list ] &&
-		awk '$1 == "deb" && $3 == "bookworm" {print $2; exit}' /etc/apt/sources.list
-}
-uri=$(archive_uri | head -n 1)
+uri=$(sh "$(dirname "$0")/../../contrib/archive-uri.sh" | head -n 1) # the bookworm archive of the system's apt sources
 [ -n "$uri" ] || { echo "lab: no bookworm archive in the system's apt sources"; exit 77; }
 
 unreachable() { echo "lab: the package archive is unreachable ($1): skipped"; exit 77; }

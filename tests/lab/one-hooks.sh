@@ -47,22 +47,7 @@ one_action() {
 }
 
 # A deployment file (q35, spare root ports, native hotplug): NAME UUID [NIC XML].
-one_deployment_file() {
-	ctl="<controller type='pci' model='pcie-root'/>"
-	for _ in 1 2 3 4; do ctl="$ctl<controller type='pci' model='pcie-root-port'/>"; done
-	cat <<XML
-<domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
-	<name>$1</name>
-	<uuid>$2</uuid>
-	<vcpu>1</vcpu>
-	<memory>49152</memory>
-	<os><type arch='x86_64' machine='q35'>hvm</type></os>
-	<devices><emulator>/usr/bin/qemu-system-x86_64</emulator>$ctl<memballoon model='none'/>${3:-}</devices>
-	<features><acpi/></features>
-	<qemu:commandline><qemu:arg value='-global'/><qemu:arg value='ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off'/></qemu:commandline>
-</domain>
-XML
-}
+one_deployment_file() { lab_q35_domain "$1" "$2" "${3:-}"; } # (tests/lab/vm-attach.sh)
 
 # OpenNebula's VM template: VM_ID NAME [NIC…] where NIC is MAC:VLAN:ATTACH
 one_vm_xml() {

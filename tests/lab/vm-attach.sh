@@ -164,11 +164,10 @@ vm_attach_nvme() {
 	fi
 }
 
-# -- (a) an OpenNebula deployment file: NICs on the SR-IOV networks rewritten
-# by /v1/domain-xml (igb: <interface type='hostdev'> with MAC and VLAN; NVMe:
-# <hostdev>), started as OpenNebula's deploy does (virsh create), the VFs'
-# BARs mapped by the nested SeaBIOS; the domain's end gives them back.
-one_deployment() { # NAME UUID
+# A nested domain as the lab runs them: q35, spare root ports, native PCIe
+# hotplug (an unplug from a powered-off slot is immediate). NAME UUID
+# DEVICES_XML [METADATA_XML]
+lab_q35_domain() {
 	ctl="<controller type='pci' model='pcie-root'/>"
 	for _ in 1 2 3 4; do ctl="$ctl<controller type='pci' model='pcie-root-port'/>"; done
 	cat <<XML
@@ -178,9 +177,20 @@ one_deployment() { # NAME UUID
 	<vcpu>1</vcpu>
 	<memory>49152</memory>
 	<os><type arch='x86_64' machine='q35'>hvm</type></os>
-	<devices>
-		<emulator>/usr/bin/qemu-system-x86_64</emulator>
-		$ctl<memballoon model='none'/>
+	<devices><emulator>/usr/bin/qemu-system-x86_64</emulator>$ctl<memballoon model='none'/>$3</devices>
+	<features><acpi/></features>
+	<qemu:commandline><qemu:arg value='-global'/><qemu:arg value='ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off'/></qemu:commandline>
+	${4:-}
+</domain>
+XML
+}
+
+# -- (a) an OpenNebula deployment file: NICs on the SR-IOV networks rewritten
+# by /v1/domain-xml (igb: <interface type='hostdev'> with MAC and VLAN; NVMe:
+# <hostdev>), started as OpenNebula's deploy does (virsh create), the VFs'
+# BARs mapped by the nested SeaBIOS; the domain's end gives them back.
+one_deployment() { # NAME UUID
+	lab_q35_domain "$1" "$2" "
 		<interface type='bridge'>
 			<source bridge='sriov_eth'/>
 			<mac address='02:00:0a:09:00:09'/>
@@ -192,13 +202,8 @@ one_deployment() { # NAME UUID
 			<mac address='02:00:0a:09:01:09'/>
 			<target dev='$1-1'/>
 			<model type='virtio'/>
-		</interface>
-	</devices>
-	<features><acpi/></features>
-	<qemu:commandline><qemu:arg value='-global'/><qemu:arg value='ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off'/></qemu:commandline>
-	<metadata><one:vm xmlns:one="http://opennebula.org/xmlns/libvirt/1.0"><one:name>lab</one:name></one:vm></metadata>
-</domain>
-XML
+		</interface>" \
+		'<metadata><one:vm xmlns:one="http://opennebula.org/xmlns/libvirt/1.0"><one:name>lab</one:name></one:vm></metadata>'
 }
 
 # HMP "info pci": whether VENDOR:DEVICE is there with its BAR0 mapped (SeaBIOS did it).

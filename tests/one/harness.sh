@@ -99,6 +99,18 @@ one_host_stop() { # NAME
 	return 0
 }
 
+# A test's opening: skip (77) where the harness cannot run, fail and step
+# for its messages, the harness started and stopped at exit.
+one_test_start() {
+	one_can_run || { echo "SKIP: needs root, libvirtd, virsh, unshare, nsenter, xmllint, jq"; exit 77; }
+	# shellcheck disable=SC2317 # called by the test that sources this
+	fail() { echo "FAIL: $*" >&2; exit 1; }
+	# shellcheck disable=SC2317
+	step() { echo "# $*"; }
+	trap one_stop EXIT
+	one_start
+}
+
 # The ssh that OpenNebula's driver and the actions use, in $ONE_DIR/bin.
 one_start() {
 	ONE_DIR=$(mktemp -d /tmp/vfagent-one.XXXXXX)
