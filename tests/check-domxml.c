@@ -237,7 +237,7 @@ START_TEST(test_pci_hostdevs)
 }
 END_TEST
 
-/* As libvirt reads them: a missing attribute is 0, and every <devices> counts. */
+/* As libvirt reads them: a missing attribute or address is 0, and every <devices> counts. */
 START_TEST(test_pci_hostdevs_as_libvirt)
 {
 	static const char xml[] =
@@ -249,15 +249,18 @@ START_TEST(test_pci_hostdevs_as_libvirt)
 		"<hostdev mode='subsystem' type='pci'><source><address domain='0x0000' bus='0xd8' "
 		"slot='0x00' function='0x4'/></source></hostdev>"
 		"<hostdev type='pci'><source><address bus='-1'/></source></hostdev>"
+		"<hostdev type='pci'><source></source><source/></hostdev>" /* no address: all 0 */
+		"<interface type='hostdev'><mac address='52:54:00:00:00:01'/></interface>" /* refused */
 		"</devices></domain>";
 	char **a = NULL;
 	size_t n = 99;
 
 	ck_assert_int_eq(domxml_pci_hostdevs(xml, &a, &n), 0);
-	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(n, 4);
 	ck_assert_str_eq(a[0], "0000:af:01.0");
 	ck_assert_str_eq(a[1], "0000:3b:00.2");
 	ck_assert_str_eq(a[2], "0000:d8:00.4");
+	ck_assert_str_eq(a[3], "0000:00:00.0");
 	domxml_strv_free(a, n);
 }
 END_TEST

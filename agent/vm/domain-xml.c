@@ -317,16 +317,19 @@ static bool address_field(xmlNodePtr a, const char *name, unsigned long max, uns
 /*
  * The PCI address of a hostdev's <source>, as libvirt reads it
  * (virPCIDeviceAddressParseXML): its first <address>, a missing domain,
- * bus, slot or function 0. false when libvirt would refuse it.
+ * bus, slot or function 0, and a <source> with no <address> at all
+ * 0000:00:00.0. false when libvirt would refuse it (no <source>).
  */
 static bool pci_of(xmlNodePtr source, char out[16])
 {
 	xmlNodePtr a = first_child(source, "address");
-	unsigned long v[4];
+	unsigned long v[4] = { 0, 0, 0, 0 };
 
-	if (!a || !address_field(a, "domain", 0xffff, &v[0]) ||
-	    !address_field(a, "bus", 0xff, &v[1]) || !address_field(a, "slot", 0x1f, &v[2]) ||
-	    !address_field(a, "function", 7, &v[3]))
+	if (!source)
+		return false;
+	if (a && (!address_field(a, "domain", 0xffff, &v[0]) ||
+		  !address_field(a, "bus", 0xff, &v[1]) || !address_field(a, "slot", 0x1f, &v[2]) ||
+		  !address_field(a, "function", 7, &v[3])))
 		return false;
 	snprintf(out, 16, "%04lx:%02lx:%02lx.%lx", v[0], v[1], v[2], v[3]);
 	return true;
