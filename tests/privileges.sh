@@ -2,7 +2,8 @@
 # Least privilege: once serving, vfagentd holds CAP_NET_ADMIN, CAP_SYS_ADMIN
 # and CAP_SYS_PTRACE only (effective, permitted, bounding; none inheritable)
 # with no_new_privs; its unix socket is 0660 and in the configured group, so
-# a user outside the group gets EACCES and one inside is served; request
+# a user outside the group gets EACCES (and vfctl says who may connect and
+# how to join) and one inside is served; request
 # bodies never reach the log.
 set -eu
 . "${top_srcdir:-.}/tests/api-lib.sh"
@@ -44,6 +45,11 @@ connect='import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])'
 out=$(setpriv --reuid=vfa-outsider --regid=vfa-outsider --init-groups \
 	/usr/bin/python3 -c "$connect" "$sock" 2>&1) && fail "an outsider could connect"
 printf '%s' "$out" | grep -q "Errno 13" || fail "outsider: $out"
+# vfctl tells the outsider who may connect and how to join, not "agent not running"
+out=$(setpriv --reuid=vfa-outsider --regid=vfa-outsider --init-groups \
+	"$b/agent/vfctl/vfctl" --socket "$sock" pools 2>&1) && fail "vfctl served an outsider"
+printf '%s' "$out" | grep -q "permission denied on $sock: root and members of the group $group may connect; to join it: usermod -aG $group vfa-outsider" ||
+	fail "vfctl as an outsider: $out"
 code=$(setpriv --reuid=vfa-member --regid=vfa-member --init-groups \
 	curl -s -o /dev/null -w '%{http_code}' --unix-socket "$sock" http://x/v1/host)
 [ "$code" = 200 ] || fail "a member of $group got $code"

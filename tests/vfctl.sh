@@ -89,7 +89,12 @@ if command -v "${CC:-cc}" >/dev/null; then
 	set +e
 	VFAGENT_SOCKET="$tmp/none.sock" vfctl pools 2>"$tmp/err"; rc=$?
 	set -e
-	[ $rc = 1 ] && grep -q "agent not running (cannot connect to $tmp/none.sock)" "$tmp/err" ||
+	[ $rc = 1 ] && grep -q "agent not running (cannot connect to $tmp/none.sock: no such socket)" "$tmp/err" ||
 		fail "no agent: exit $rc, $(cat "$tmp/err")"
+	set +e
+	VFAGENT_SOCKET="$tmp/none.sock" vfctl doctor >/dev/null 2>"$tmp/err"; rc=$?
+	set -e
+	[ $rc = 2 ] && grep -q 'without the agent, .vfctl doctor --local. checks this host' "$tmp/err" ||
+		fail "doctor with no agent: exit $rc, $(cat "$tmp/err")"
 fi
 echo "vfctl: all checks passed"

@@ -162,8 +162,7 @@ int vfctl_follow_events(const struct vfctl_http *h, bool json)
 	for (;;) {
 		r = vfctl_stream(h, "/v1/events", s->last_id[0] ? s->last_id : NULL, on_data, s);
 		if (r == -ECONNREFUSED && !connected) {
-			fprintf(stderr, "vfctl: agent not running (cannot connect to %s)\n",
-				h->url ? h->url : h->socket);
+			vfctl_print_unreachable(h);
 			break;
 		}
 		if (r < 0 && r != -ECONNREFUSED)

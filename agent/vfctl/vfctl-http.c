@@ -64,10 +64,11 @@ static int report(const struct vfctl_curl *cu, const struct vfctl_http *h, CURLc
 	if (rc != CURLE_OK && h->quiet)
 		return -EIO;
 	if (rc != CURLE_OK) {
-		if (rc == CURLE_COULDNT_CONNECT)
-			fprintf(stderr, "vfctl: agent not running (cannot connect to %s)\n",
-				h->url ? h->url : h->socket);
-		else if (rc == CURLE_OPERATION_TIMEDOUT)
+		if (rc == CURLE_COULDNT_CONNECT) {
+			vfctl_print_unreachable(h);
+			return -ECONNREFUSED;
+		}
+		if (rc == CURLE_OPERATION_TIMEDOUT)
 			fprintf(stderr, "vfctl: no answer from the agent within %ld s (--timeout)\n",
 				h->timeout);
 		else

@@ -610,6 +610,9 @@ static int cmd_doctor(struct vfctl *c)
 		vfp_ctx_unref(ctx);
 	} else
 		r = vfctl_request(&c->http, "GET", "/v1/host/checks", NULL, NULL, &report);
+	if (r == -ECONNREFUSED)
+		fprintf(stderr, "vfctl: without the agent, `vfctl doctor --local` checks this host "
+				"from here (as root: it reads sysfs and the config)\n");
 	if (r < 0)
 		return EXIT_USAGE; /* a failure: the host could not be checked */
 	if (c->json)
