@@ -13,28 +13,26 @@
  * unreadable even to root in a container), so the safe side is the default.
  */
 #include <errno.h>
-#include <net/if.h>
+#include <linux/rtnetlink.h>
 #include <sched.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
+#include "agent/netlink/nlmsg.h"
+#include "agent/netlink/nlsock.h"
 #include "agent/sim/sim-host.h"
 
+/* Loopback (ifindex 1 in a new namespace) up, over rtnetlink: a unit's
+ * RestrictAddressFamilies= leaves AF_NETLINK, not the AF_INET of an ioctl. */
 static int loopback_up(void)
 {
-	struct ifreq ifr = { .ifr_name = "lo" };
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r = 0;
+	struct nl_link_change up = { .netns_fd = -1, .up = 1 };
+	struct nl_conn c;
+	char buf[NL_BUF_SIZE], err[128];
+	int r = nl_conn_open(NETLINK_ROUTE, -1, &c);
 
-	if (fd < 0)
-		return -errno;
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
-		r = -errno;
-	ifr.ifr_flags |= IFF_UP;
-	if (r == 0 && ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-		r = -errno;
-	close(fd);
+	if (r < 0)
+		return r;
+	r = nl_conn_ack(&c, buf, nl_build_setlink(buf, c.seq++, 1, &up), err, sizeof(err));
+	nl_conn_close(&c);
 	return r;
 }
 
