@@ -53,8 +53,10 @@ for so in libcurl.so.4 libvirt.so.0; do
 	cp -L "$path" "$i/usr/lib/x86_64-linux-gnu/"
 	dlopened="$dlopened $path"
 done
+# (the CNI plugin is static: ldd says "not a dynamic executable" and fails, which under
+# set -e would end the loop there and leave the later programs without their libraries)
 # shellcheck disable=SC2086
-for b in $bins "$i/bin/udevadm" $rxe $dlopened; do ldd "$b"; done | awk '/=> \// {print $3}' |
+for b in $bins "$i/bin/udevadm" $rxe $dlopened; do ldd "$b" 2>/dev/null || :; done | awk '/=> \// {print $3}' |
 	sort -u | while read -r l; do cp -L "$l" "$i/usr/lib/x86_64-linux-gnu/"; done
 cp -L /lib64/ld-linux-x86-64.so.2 "$i/lib64/"
 ln -s ../usr/lib/x86_64-linux-gnu "$i/lib/x86_64-linux-gnu"
