@@ -68,7 +68,9 @@ int agent_load_config(const struct agent *a, struct vfp_config **ret)
 
 		r = vfp_config_load_file(path, ret, &err);
 		if (r < 0 && err && strncmp(err, path, strlen(path)) != 0) {
-			log_error("config %s: %s", path, err);
+			/* every error, one a line */
+			for (char *line = strtok(err, "\n"); line; line = strtok(NULL, "\n"))
+				log_error("config %s: %s", path, line);
 			free(err);
 			return r;
 		}

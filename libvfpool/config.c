@@ -166,20 +166,23 @@ static int parse_pools(struct vfp_config *c, json_t *a, char **err)
 	char path[64];
 	size_t i;
 	json_t *o;
-	int r;
+	int r = 0;
 
 	if (!json_is_array(a))
 		return vfp_config_error(err, "pools", "must be a list");
 	c->pools = calloc(json_array_size(a) + 1, sizeof(*c->pools));
 	if (!c->pools)
 		return -ENOMEM;
-	json_array_foreach(a, i, o) {
+	json_array_foreach(a, i, o) { /* every pool's errors, in one pass */
+		char *e = NULL;
+		int rp;
+
+
 		snprintf(path, sizeof(path), "pools[%zu]", i);
-		r = parse_pool(c, o, path, err);
-		if (r < 0)
-			return r;
+		rp = parse_pool(c, o, path, err ? &e : NULL);
+		r = vfp_config_errors_add(err, r, rp, e);
 	}
-	return 0;
+	return r;
 }
 
 static int parse_exclude(struct vfp_config *c, json_t *a, char **err)
@@ -249,7 +252,7 @@ static int parse_networks(struct vfp_config *c, json_t *a, char **err)
 	char path[64];
 	size_t i;
 	json_t *o;
-	int r;
+	int r = 0;
 
 	if (!json_is_array(a))
 		return vfp_config_error(err, "networks", "must be a list");
@@ -257,12 +260,15 @@ static int parse_networks(struct vfp_config *c, json_t *a, char **err)
 	if (!c->networks)
 		return -ENOMEM;
 	json_array_foreach(a, i, o) {
+		char *e = NULL;
+		int rn;
+
+
 		snprintf(path, sizeof(path), "networks[%zu]", i);
-		r = parse_network(c, o, path, err);
-		if (r < 0)
-			return r;
+		rn = parse_network(c, o, path, err ? &e : NULL);
+		r = vfp_config_errors_add(err, r, rn, e);
 	}
-	return 0;
+	return r;
 }
 
 /* "02:c9:03:00:00:00:00:01": eight lower- or upper-case hex bytes. */
@@ -511,7 +517,8 @@ static const struct {
 
 /**
  * vfp_config_load_json() - a configuration from parsed JSON
- * @ret_error: on -EINVAL, "path: message" (free() it); may be NULL
+ * @ret_error: on -EINVAL, every error found, "path: message" a line (free()
+ * it); may be NULL
  *
  * A missing "pools" is an empty list: no VF is handed out.
  */
@@ -528,9 +535,6 @@ VFP_EXPORT int vfp_config_load_json(json_t *root, struct vfp_config **ret_config
 
 	if (!json_is_object(root))
 		return vfp_config_error(ret_error, "(top level)", "must be a JSON object");
-	r = vfp_json_check_keys(root, "", keys, ret_error);
-	if (r < 0)
-		return r;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
@@ -543,14 +547,19 @@ VFP_EXPORT int vfp_config_load_json(json_t *root, struct vfp_config **ret_config
 	c->retention = (struct vfp_retention){ .seconds = 7 * 86400, .allocations = 10000,
 					       .audit = 100000 };
 	c->orphan_seconds = 300;
-	for (size_t i = 0; i < ELEMENTSOF(top_fields); i++) {
+	/* every error in one pass: the unknown keys, then each known one's */
+	r = vfp_json_check_keys(root, "", keys, ret_error);
+	for (size_t i = 0; r != -ENOMEM && i < ELEMENTSOF(top_fields); i++) {
 		json_t *v = json_object_get(root, top_fields[i].key);
+		char *e = NULL;
 
-		r = v ? top_fields[i].parse(c, v, ret_error) : 0;
-		if (r < 0) {
-			vfp_config_unref(c);
-			return r;
-		}
+		int rf = v ? top_fields[i].parse(c, v, ret_error ? &e : NULL) : 0;
+
+		r = vfp_config_errors_add(ret_error, r, rf, e);
+	}
+	if (r < 0) {
+		vfp_config_unref(c);
+		return r;
 	}
 	*ret_config = c;
 	return 0;

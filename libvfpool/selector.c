@@ -12,39 +12,6 @@
 #include "selector.h"
 #include "sysfs.h"
 
-int vfp_config_error(char **ret_error, const char *path, const char *format, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, format);
-	vsnprintf(msg, sizeof(msg), format, ap);
-	va_end(ap);
-	if (ret_error && asprintf(ret_error, "%s: %s", path, msg) < 0)
-		*ret_error = NULL;
-	return -EINVAL;
-}
-
-/* Unknown keys are errors, not ignored: a typo must not silently widen a pool. */
-int vfp_json_check_keys(json_t *o, const char *path, const char *const *allowed,
-			char **ret_error)
-{
-	const char *key;
-	json_t *v;
-
-	json_object_foreach(o, key, v) {
-		size_t i;
-
-		for (i = 0; allowed[i]; i++)
-			if (strcmp(key, allowed[i]) == 0)
-				break;
-		if (!allowed[i])
-			return vfp_config_error(ret_error, path[0] ? path : "(top level)",
-						"unknown key \"%s\"", key);
-	}
-	return 0;
-}
-
 void vfp_strv_clear(struct vfp_strv *v)
 {
 	vfp_strv_free(v->v, v->n);

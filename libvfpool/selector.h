@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "config-errors.h" /* vfp_config_error(), vfp_json_check_keys() */
 #include "libvfpool.h"
 
 struct vfp_strv {
@@ -45,8 +46,3 @@ int vfp_pf_name_parse(const char *s, struct vfp_pf_name *ret);
 void vfp_strv_clear(struct vfp_strv *v);
 bool vfp_strv_contains(const struct vfp_strv *v, const char *s);
 
-/* "path: message", in a new string for *ret_error; returns -EINVAL. */
-int vfp_config_error(char **ret_error, const char *path, const char *format, ...)
-	__attribute__((format(printf, 3, 4)));
-int vfp_json_check_keys(json_t *o, const char *path, const char *const *allowed,
-			char **ret_error);

@@ -29,7 +29,16 @@ static const struct {
 	const char *json, *error;
 } bad[] = {
 	{ "[]", "(top level): must be a JSON object" },
-	{ "{\"pool\": []}", "(top level): unknown key \"pool\"" },
+	/* every error in one pass, one a line; a near-miss key gets a hint, another none */
+	{ "{\"socket_grup\": \"x\", \"pools\": [{\"name\": \"eth\", \"selector\": {\"pfNames\":"
+	  " [\"ens1\"]}}, {\"name\": 5}, {\"name\": \"ib\", \"selector\": {\"vendors\": [\"15b3\"]},"
+	  " \"colour\": 1}], \"numvfs\": [{\"pf\": 3}]}",
+	  "(top level): unknown key \"socket_grup\" (did you mean \"socket_group\"?)\n"
+	  "pools[0].selector: unknown key \"pfNames\" (did you mean \"pf_names\"?)\n"
+	  "pools[1].name: missing or not a string\n"
+	  "pools[2]: unknown key \"colour\"\n"
+	  "numvfs[0]: pf: must be a PCI address or a netdev name" },
+	{ "{\"pool\": []}", "(top level): unknown key \"pool\" (did you mean \"pools\"?)" },
 	{ "{\"pools\": {}}", "pools: must be a list" },
 	{ "{\"pools\": [1]}", "pools[0]: must be an object with a name and a selector" },
 	{ "{\"pools\": [{\"selector\": {\"vendors\": [\"15b3\"]}}]}", "pools[0].name: missing or not a string" },
@@ -42,7 +51,7 @@ static const struct {
 	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {}}]}",
 	  "pools[0].selector: empty selector would take every VF" },
 	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"vendor\": [\"15b3\"]}}]}",
-	  "pools[0].selector: unknown key \"vendor\"" },
+	  "pools[0].selector: unknown key \"vendor\" (did you mean \"vendors\"?)" },
 	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"vendors\": \"15b3\"}}]}",
 	  "pools[0].selector.vendors: must be a list" },
 	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"vendors\": []}}]}",
@@ -81,7 +90,7 @@ static const struct {
 	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"is_rdma\": true}, \"grow\": {\"step\": 0}}]}",
 	  "pools[0].grow: step: must be an integer in [1, 65535]" },
 	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"is_rdma\": true}, \"grow\": {\"steps\": 1}}]}",
-	  "pools[0].grow: unknown key \"steps\"" },
+	  "pools[0].grow: unknown key \"steps\" (did you mean \"step\"?)" },
 	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"pf_names\": [\"ens2f0#0-3\"]}, \"reset\": 1}]}",
 	  "pools[0].reset: must be \"flr\" or \"none\"" },
 	{ "{\"pools\": [{\"name\": \"e\", \"selector\": {\"pf_names\": [\"ens2f0#0-3\"],"
@@ -131,7 +140,7 @@ static const struct {
 	  "libvirt.uri: must be a libvirt URI like \"qemu:///system\"" },
 	{ "{\"libvirt\": {\"uri\": 7}}", "libvirt.uri: must be a libvirt URI like \"qemu:///system\"" },
 	{ "{\"libvirt\": {\"managed\": \"yes\"}}", "libvirt.managed: must be true or false" },
-	{ "{\"libvirt\": {\"url\": \"qemu:///system\"}}", "libvirt: unknown key \"url\"" },
+	{ "{\"libvirt\": {\"url\": \"qemu:///system\"}}", "libvirt: unknown key \"url\" (did you mean \"uri\"?)" },
 	{ "{\"retention\": 7}", "retention: must be an object like {\"released_seconds\": 604800}" },
 	{ "{\"retention\": {\"released_seconds\": -1}}",
 	  "retention: released_seconds: must be an integer in [0, 315360000]" },

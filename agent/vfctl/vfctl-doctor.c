@@ -44,6 +44,16 @@ int vfctl_doctor_local(struct vfp_ctx *ctx, const struct vfp_host_env *env_in, j
 }
 
 /* One line per check: "FAIL  sriov 0000:3b:00.0   fact (fix: …)". */
+/* @text, its later lines (a config's several errors) under its first one's column. */
+static void print_indented(FILE *out, const char *text)
+{
+	for (; *text; text++) {
+		fputc(*text, out);
+		if (*text == '\n')
+			fprintf(out, "%33s", "");
+	}
+}
+
 void vfctl_print_checks(FILE *out, json_t *report)
 {
 	json_t *check;
@@ -60,9 +70,9 @@ void vfctl_print_checks(FILE *out, json_t *report)
 		snprintf(name, sizeof(name), "%s%s%s",
 			 json_string_value(json_object_get(check, "check")) ?: "?",
 			 subject ? " " : "", subject ?: "");
-		fprintf(out, "%-4s  %-26s %s%s%s%s\n", upper, name,
-			json_string_value(json_object_get(check, "fact")) ?: "",
-			fix ? " (fix: " : "", fix ?: "", fix ? ")" : "");
+		fprintf(out, "%-4s  %-26s ", upper, name);
+		print_indented(out, json_string_value(json_object_get(check, "fact")) ?: "");
+		fprintf(out, "%s%s%s\n", fix ? " (fix: " : "", fix ?: "", fix ? ")" : "");
 	}
 }
 
