@@ -27,7 +27,7 @@ sh "$top/tests/skip-policy.sh" main "$top/build"
 step "make distcheck: the tarball holds every tracked file, builds, installs, uninstalls, passes its tree tests"
 # Every suite ran on this tree above; the tarball's build runs those that read its files.
 make -C "$top/build" -s distcheck >/dev/null 2>"$top/build/distcheck.err" \
-	TESTS="tests/check-all tests/layout.sh tests/shellcheck.sh tests/symbols.sh tests/install.sh tests/api.sh tests/fuzz/replay.sh" ||
+	TESTS="tests/check-all tests/layout.sh tests/manpages.sh tests/shellcheck.sh tests/symbols.sh tests/install.sh tests/api.sh tests/fuzz/replay.sh" ||
 	{ tail -50 "$top/build/distcheck.err"; exit 1; }
 
 step "make check under AddressSanitizer + UBSan"
