@@ -17,6 +17,10 @@ ok "apt-get install vfagent vfagent-opennebula"
 getent group vfagent >/dev/null || fail "the package made no group vfagent"
 ok "group vfagent: $(getent group vfagent)"
 [ -s /etc/vfagent/vfagent.json ] || fail "no /etc/vfagent/vfagent.json"
+# the daemon never writes its config (numvfs --persist keeps counts in the ledger): a conffile,
+# so an upgrade keeps the admin's edits and asks before replacing them
+dpkg-query -W -f='${Conffiles}\n' vfagent | grep -q '^ /etc/vfagent/vfagent.json ' ||
+	fail "/etc/vfagent/vfagent.json is not a conffile: $(dpkg-query -W -f='${Conffiles}' vfagent)"
 [ -d /var/lib/vfagent ] || fail "no /var/lib/vfagent"
 useradd --create-home --groups vfagent vfaop
 as_op() { runuser -u vfaop -- "$@"; }
