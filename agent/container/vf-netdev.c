@@ -162,16 +162,55 @@ static int add_default_route(struct nl_conn *c, int ifindex, const char *gateway
 			   err_size);
 }
 
+/* Whether link @ifindex carries Ethernet address @mac now. */
+static bool has_mac(struct nl_conn *c, int ifindex, const unsigned char *mac)
+{
+	struct nl_link l;
+
+	return nl_conn_get_link_index(c, ifindex, &l) >= 0 && l.mac_len == 6 &&
+	       memcmp(l.mac, mac, 6) == 0;
+}
+
+/*
+ * Link @ifindex's Ethernet address @mac. A VF driver refuses to set a MAC
+ * itself once its PF set one (igbvf, ixgbevf: EADDRNOTAVAIL, "Reload the VF
+ * driver"), and learns the PF's only when it resets, which these drivers do
+ * when the link goes down. So a refusal is answered by bringing the link up
+ * and down (it ends down), and the address checked again: -EADDRNOTAVAIL
+ * when it still differs (the PF holds another one).
+ */
+static int set_mac(struct nl_conn *c, int ifindex, const unsigned char *mac, char *err,
+		   size_t err_size)
+{
+	struct nl_link_change ch = { .netns_fd = -1, .up = -1, .mac = mac };
+	struct nl_link_change up = { .netns_fd = -1, .up = 1 }, down = { .netns_fd = -1, .up = 0 };
+	int r;
+
+	if (has_mac(c, ifindex, mac))
+		return 0;
+	r = set_link(c, ifindex, &ch, err, err_size);
+	if (r != -EADDRNOTAVAIL)
+		return r;
+	if (set_link(c, ifindex, &up, err, err_size) >= 0 &&
+	    set_link(c, ifindex, &down, err, err_size) >= 0 && has_mac(c, ifindex, mac))
+		return 0;
+	snprintf(err, err_size, "the VF driver refused the MAC, and a reset did not give it the "
+		 "PF's");
+	return -EADDRNOTAVAIL;
+}
+
 /* Inside the namespace, on link @ifindex: MAC, MTU, addresses, up, default route. */
 static int configure_inside(int netns_fd, int ifindex, const struct netns_config *cfg,
 			    char *err, size_t err_size)
 {
 	struct nl_conn c = { 0 };
-	struct nl_link_change link = { .netns_fd = -1, .mtu = cfg->mtu, .up = -1, .mac = cfg->mac };
+	struct nl_link_change link = { .netns_fd = -1, .mtu = cfg->mtu, .up = -1 };
 	struct nl_link_change up = { .netns_fd = -1, .up = 1 };
 	int r = nl_conn_open(NETLINK_ROUTE, netns_fd, &c);
 
-	if (r >= 0 && (cfg->mtu || cfg->mac))
+	if (r >= 0 && cfg->mac)
+		r = set_mac(&c, ifindex, cfg->mac, err, err_size);
+	if (r >= 0 && cfg->mtu)
 		r = set_link(&c, ifindex, &link, err, err_size);
 	if (r >= 0)
 		r = add_addresses(&c, ifindex, cfg, err, err_size);
@@ -308,10 +347,24 @@ static int settle_in_host(const struct nl_link *l, const struct vfp_restore_poin
 			snprintf(err, err_size, "%s is taken in the host: returned as %s", rp->name,
 				 fallback);
 	}
-	/* only an Ethernet address that differs: IPoIB addresses are the kernel's */
-	if (rp->mac && l->mac_len == 6 && vfp_mac_parse(rp->mac, mac) == 0 &&
-	    memcmp(mac, l->mac, 6) != 0)
-		ch.mac = mac;
+	/*
+	 * only an Ethernet address that differs: IPoIB addresses are the kernel's. One the
+	 * VF driver refuses while its PF holds another is left to the PF side's restore and
+	 * the reset that follow it (the driver then takes the PF's).
+	 */
+	if (r >= 0 && rp->mac && l->mac_len == 6 && vfp_mac_parse(rp->mac, mac) == 0) {
+		char msg[256] = "";
+		int m = set_mac(&host, l->ifindex, mac, msg, sizeof(msg));
+
+		if (m == -EADDRNOTAVAIL)
+			snprintf(err, err_size, "%s: MAC %s refused while the PF holds another: the "
+				 "PF side's restore gives it back", rp->name, rp->mac);
+		else if (m < 0)
+			snprintf(err, err_size, "restoring %s: %s", rp->name,
+				 msg[0] ? msg : strerror(-m));
+		if (m < 0 && m != -EADDRNOTAVAIL)
+			r = m;
+	}
 	if (r >= 0) {
 		char msg[256] = "";
 

@@ -12,7 +12,11 @@ cni_steps() {
 			CNI_PATH=/usr/lib/cni /usr/bin/vfagent 2>>/run/cni.err
 	}
 	$ip netns add cni1
-	cni_out=$(cni ADD "$cni_conf") || { fail cni "ADD: $cni_out $(cat /run/cni.err)"; $ip netns del cni1; return; }
+	cni_out=$(cni ADD "$cni_conf") || {
+		fail cni "ADD: $cni_out $(cat /run/cni.err) / agent: $(tail -n 3 /run/agent.log | tr '\n' ' ') / kernel: $(dmesg | tail -n 4 | tr '\n' ' ')"
+		$ip netns del cni1
+		return
+	}
 	cni_pci=$(echo "$cni_out" | jq -r '.interfaces[0].pciID')
 	cni_idx=
 	for l in /sys/bus/pci/devices/"$igb"/virtfn*; do
