@@ -283,16 +283,35 @@ int agent_attach_domain(struct agent *a, const char *id, const struct agent_doma
 	return r;
 }
 
+/* The reservation @id held while @hold_while exists, or no longer held (NULL). */
+static int set_hold(struct agent *a, const char *id, const char *hold_while, char *err,
+		    size_t err_size)
+{
+	int r;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_ledger_set_hold(a->ledger, id, hold_while);
+	if (r < 0)
+		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
+	pthread_mutex_unlock(&a->ledger_lock);
+	return r;
+}
+
 /**
- * agent_detach() - allocation @id's VFs back to the host; it stays reserved
+ * agent_detach() - allocation @id's VFs back to the host; it stays reserved,
+ * held for its owner while the file @hold_while exists (NULL: while its
+ * owner does, as every reservation)
  *
  * The detach intent brackets the work; a crash in between is rolled forward.
  */
-int agent_detach(struct agent *a, const char *id, char *err, size_t err_size)
+int agent_detach(struct agent *a, const char *id, const char *hold_while, char *err,
+		 size_t err_size)
 {
 	struct vfp_allocation *alloc = NULL;
 	int r = agent_get_allocation(a, id, &alloc, err, err_size);
 
+	if (r >= 0) /* before the VFs move: a refused hold leaves them where they are */
+		r = set_hold(a, id, hold_while, err, err_size);
 	if (r >= 0)
 		r = agent_intent_begin(a, id, VFP_OP_DETACH, true, err, err_size);
 	if (r >= 0) {

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "agent/container/container.h"
@@ -155,14 +156,26 @@ static void look_failed(struct agent *a, const struct vfp_allocation *alloc, con
 		    what, strerror(-r));
 }
 
-/* A reserved allocation's owner does not exist (a VM's domain: by UUID, else by name). */
+/*
+ * A reserved allocation's owner does not exist (a VM's domain: by UUID, else
+ * by name); for one held while a file exists, that file does not. Only
+ * ENOENT is absence.
+ */
 static bool reserved_orphan(struct agent *a, const struct vfp_allocation *alloc)
 {
 	const struct vfp_owner *o = vfp_allocation_get_owner(alloc);
+	const char *hold = vfp_allocation_get_hold_path(alloc);
 	struct libvirt_domain d;
 	char ignored[256];
+	struct stat st;
 	int r;
 
+	if (hold) {
+		r = stat(hold, &st) == 0 ? 0 : -errno;
+		if (r < 0 && r != -ENOENT)
+			look_failed(a, alloc, "hold file", r);
+		return r == -ENOENT;
+	}
 	if (o->kind == VFP_OWNER_CONTAINER) {
 		r = owner_exists(o);
 		if (r < 0)
@@ -192,7 +205,9 @@ static const char *owner_gone(struct agent *a, const struct vfp_allocation *allo
 		return owners == SWEEP_ALL &&
 				       time(NULL) - vfp_allocation_get_updated(alloc) >= orphan_seconds &&
 				       reserved_orphan(a, alloc)
-			       ? "reserved, and its owner does not exist"
+			       ? (vfp_allocation_get_hold_path(alloc)
+					  ? "reserved, held while a file existed, and it is gone"
+					  : "reserved, and its owner does not exist")
 			       : NULL;
 	if (state != VFP_ALLOCATION_ATTACHED)
 		return NULL;

@@ -67,21 +67,22 @@ static json_t *vfs_json(const struct vfp_allocation *a)
 
 /*
  * {"id","pool","owner":{…},"state","settings":{…},"idempotency_key","flag",
- *  "lease_expires","created","updated","vfs":[{"pci","pf","index","guid","state"}]}
+ *  "lease_expires","hold_while","created","updated","vfs":[{"pci","pf","index","guid","state"}]}
  */
 json_t *api_allocation_json(const struct vfp_allocation *a)
 {
 	long long lease;
 	bool has_lease = vfp_allocation_get_lease_expires(a, &lease) >= 0;
 
-	return json_pack("{s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:I, s:I, s:o}", "id",
+	return json_pack("{s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o}", "id",
 			 vfp_allocation_get_id(a), "pool", vfp_allocation_get_pool(a), "owner",
 			 api_owner_json(vfp_allocation_get_owner(a)), "state",
 			 vfp_allocation_state_to_string(vfp_allocation_get_state(a)), "settings",
 			 api_settings_json(vfp_allocation_get_settings(a)), "idempotency_key",
 			 string_or_null(vfp_allocation_get_idempotency_key(a)), "flag",
 			 string_or_null(vfp_allocation_get_flag(a)), "lease_expires",
-			 has_lease ? json_integer(lease) : json_null(), "created",
+			 has_lease ? json_integer(lease) : json_null(), "hold_while",
+			 string_or_null(vfp_allocation_get_hold_path(a)), "created",
 			 (json_int_t)vfp_allocation_get_created(a), "updated",
 			 (json_int_t)vfp_allocation_get_updated(a), "vfs", vfs_json(a));
 }

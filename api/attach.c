@@ -106,10 +106,34 @@ int api_attach(struct api_request *req)
 	return r < 0 ? r : api_reply_allocation(req, req->params[0]);
 }
 
+/*
+ * No body, or {"hold_while": PATH}: the reservation left is held for its
+ * owner while the file PATH exists (a suspended VM's checkpoint), not only
+ * while its owner does.
+ */
 int api_detach(struct api_request *req)
 {
+	static const char *const keys[] = { "hold_while", NULL };
+	const char *hold_while = NULL;
+	json_t *body = NULL;
 	char err[512] = "";
-	int r = agent_detach(req->agent, req->params[0], err, sizeof(err));
+	int r = 0;
 
-	return r < 0 ? api_fail(req, r, "%s", err) : api_reply_allocation(req, req->params[0]);
+	if (req->body && req->body_len > 0) {
+		r = api_parse_body(req, &body);
+		if (r >= 0)
+			r = api_check_keys(req, body, keys);
+		if (r >= 0)
+			r = api_get_string(req, body, "hold_while", false, &hold_while);
+		if (r >= 0 && hold_while && (hold_while[0] != '/' || strlen(hold_while) > 4095))
+			r = api_fail(req, -EINVAL, "hold_while: \"%.64s\" is not an absolute path",
+				     hold_while);
+	}
+	if (r >= 0) {
+		r = agent_detach(req->agent, req->params[0], hold_while, err, sizeof(err));
+		if (r < 0)
+			api_fail(req, r, "%s", err);
+	}
+	json_decref(body);
+	return r < 0 ? r : api_reply_allocation(req, req->params[0]);
 }

@@ -57,6 +57,7 @@ VFP_EXPORT struct vfp_allocation *vfp_allocation_unref(struct vfp_allocation *a)
 	free(a->owner_netns);
 	free(a->idempotency_key);
 	free(a->flag);
+	free(a->hold_path);
 	free(a->vfs);
 	free(a);
 	return NULL;
@@ -104,6 +105,12 @@ VFP_EXPORT const char *vfp_allocation_get_idempotency_key(const struct vfp_alloc
 VFP_EXPORT const char *vfp_allocation_get_flag(const struct vfp_allocation *a)
 {
 	return a->flag;
+}
+
+/* The file whose existence holds this reservation for its owner (vfp_ledger_set_hold()), or NULL. */
+VFP_EXPORT const char *vfp_allocation_get_hold_path(const struct vfp_allocation *a)
+{
+	return a->hold_path;
 }
 
 /* -ENODATA for a reservation that never expires. */

@@ -86,8 +86,10 @@ static int read_row(struct vfp_ledger *l, sqlite3_stmt *st, struct vfp_allocatio
 		a->lease_expires = sqlite3_column_int64(st, 7);
 		a->created = sqlite3_column_int64(st, 8);
 		a->updated = sqlite3_column_int64(st, 9);
-		r = read_vfs(l, a);
+		r = dup_column(st, 10, &a->hold_path);
 	}
+	if (r >= 0)
+		r = read_vfs(l, a);
 	if (r < 0) {
 		vfp_allocation_unref(a);
 		return vfp_ledger_fail(l, r, "allocation %s: unreadable in the ledger",
@@ -99,7 +101,7 @@ static int read_row(struct vfp_ledger *l, sqlite3_stmt *st, struct vfp_allocatio
 
 #define ALLOCATION_COLUMNS                                                                         \
 	"SELECT id, pool, owner, state, settings, idempotency_key, flag, lease_expires, created, " \
-	"updated FROM allocations "
+	"updated, hold_path FROM allocations "
 
 /* The one allocation whose column @sql matches @value; @what names @value in errors. */
 static int get_allocation_where(struct vfp_ledger *l, const char *sql, const char *value,

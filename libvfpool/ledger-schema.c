@@ -134,6 +134,8 @@ static const char *const migrations[] = {
 	"  numvfs INTEGER NOT NULL CHECK (numvfs BETWEEN 0 AND 65535),"
 	"  updated INTEGER NOT NULL"
 	") WITHOUT ROWID;",
+	/* 8: a reservation held while a file exists (a suspended VM's checkpoint) */
+	"ALTER TABLE allocations ADD COLUMN hold_path TEXT;",
 };
 
 int vfp_ledger_schema_version(void)

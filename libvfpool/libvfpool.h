@@ -272,6 +272,7 @@ const struct vfp_settings *vfp_allocation_get_settings(const struct vfp_allocati
 const char *vfp_allocation_get_idempotency_key(const struct vfp_allocation *a);
 const char *vfp_allocation_get_flag(const struct vfp_allocation *a);
 int vfp_allocation_get_lease_expires(const struct vfp_allocation *a, long long *ret);
+const char *vfp_allocation_get_hold_path(const struct vfp_allocation *a);
 long long vfp_allocation_get_created(const struct vfp_allocation *a);
 long long vfp_allocation_get_updated(const struct vfp_allocation *a);
 size_t vfp_allocation_get_vf_count(const struct vfp_allocation *a);
@@ -397,6 +398,7 @@ int vfp_ledger_reconcile(struct vfp_ledger *l, const struct vfp_inventory *inv,
 			 void *userdata, struct vfp_reconcile_report *ret_report);
 int vfp_ledger_get_allocation(struct vfp_ledger *l, const char *id,
 			      struct vfp_allocation **ret_allocation);
+int vfp_ledger_set_hold(struct vfp_ledger *l, const char *id, const char *path);
 int vfp_ledger_get_allocation_by_key(struct vfp_ledger *l, const char *key,
 				     struct vfp_allocation **ret_allocation);
 int vfp_ledger_forget_key(struct vfp_ledger *l, const char *key);

@@ -135,6 +135,7 @@ struct vfp_allocation {
 	char *owner_name, *owner_uuid, *owner_netns;
 	struct vfp_settings settings;
 	char *idempotency_key, *flag;
+	char *hold_path; /* reserved, and held while this file exists */
 	bool has_lease;
 	long long lease_expires, created, updated;
 	size_t n_vfs;

@@ -356,6 +356,8 @@ hostdev_file() {
 	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].state] | join(",")')" = reserved,reserved ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
 	[ ! -e "$dir/checkpoint.vfagent" ]
+	# held while the checkpoint exists, not while a domain does: a suspended VM has none
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].hold_while] | unique | join(",")')" = "$dir/checkpoint" ]
 	# resume here: nothing to claim, the booked VFs go back in (the test libvirt has no domain)
 	run sh "$hooks/restore" "$dir/checkpoint" host1 "$uuid" 42 host1 <"$dir/msg"
 	[ "$status" -eq 0 ]

@@ -107,10 +107,13 @@ attach_all_live() {
 	return $rc
 }
 
+# Every attached allocation of VM $2 on host $1 back to the host, reserved;
+# held while the file $3 exists when given (a suspended VM's checkpoint).
 detach_all() {
-	rc=0
+	rc=0 hold_body="" # (api_on sets $body)
+	[ -z "${3:-}" ] || hold_body=$(jq -cn --arg p "$3" '{hold_while: $p}')
 	for id in $(allocations_of "$1" "$2" attached); do
-		api_on "$1" POST "/v1/allocations/$id/detach" >/dev/null || rc=1
+		api_on "$1" POST "/v1/allocations/$id/detach" "$hold_body" >/dev/null || rc=1
 	done
 	return $rc
 }
