@@ -26,6 +26,7 @@ struct pool_config {
 	json_t *selector_json; /* as written, for GET /v1/pools */
 	unsigned grow_step;    /* 0: the pool never grows its PFs */
 	bool no_reset;	       /* "reset": "none": VFs are not reset between tenants */
+	bool vms_only, containers_only; /* "owners": ["vm"] or ["container"]: dedicated */
 	struct vfp_health_policy health;
 };
 
@@ -113,9 +114,37 @@ static int parse_reset(json_t *v, const char *path, bool *ret_none, char **err)
 	return 0;
 }
 
+/* "owners": ["vm"], ["container"] or both (the default): who may claim the pool's VFs. */
+static int parse_owners(json_t *v, const char *path, struct pool_config *p, char **err)
+{
+	char sub[288];
+	bool vm = false, container = false;
+	size_t i;
+	json_t *e;
+
+	snprintf(sub, sizeof(sub), "%s.owners", path);
+	if (!json_is_array(v) || json_array_size(v) == 0)
+		return vfp_config_error(err, sub, "must be a list of \"vm\" and/or \"container\"");
+	json_array_foreach(v, i, e) {
+		const char *s = json_string_value(e);
+
+		snprintf(sub, sizeof(sub), "%s.owners[%zu]", path, i);
+		if (s && strcmp(s, "vm") == 0)
+			vm = true;
+		else if (s && strcmp(s, "container") == 0)
+			container = true;
+		else
+			return vfp_config_error(err, sub, "must be \"vm\" or \"container\"");
+	}
+	p->vms_only = vm && !container;
+	p->containers_only = container && !vm;
+	return 0;
+}
+
 static int parse_pool(struct vfp_config *c, json_t *o, const char *path, char **err)
 {
-	static const char *const keys[] = { "name", "selector", "grow", "reset", "health", NULL };
+	static const char *const keys[] = { "name", "selector", "grow", "reset", "health", "owners",
+					    NULL };
 	struct pool_config *p = &c->pools[c->n_pools];
 	char sub[256];
 	const char *name;
@@ -142,6 +171,8 @@ static int parse_pool(struct vfp_config *c, json_t *o, const char *path, char **
 	if (r < 0)
 		return r;
 	r = parse_reset(json_object_get(o, "reset"), path, &p->no_reset, err);
+	if (r >= 0 && json_object_get(o, "owners"))
+		r = parse_owners(json_object_get(o, "owners"), path, p, err);
 	snprintf(sub, sizeof(sub), "%s.health", path);
 	if (r >= 0 && json_object_get(o, "health"))
 		r = vfp_health_policy_parse(json_object_get(o, "health"), sub, &p->health, err);
@@ -662,6 +693,21 @@ VFP_EXPORT unsigned vfp_config_get_pool_grow_step(const struct vfp_config *c, si
 	return i < c->n_pools ? c->pools[i].grow_step : 0;
 }
 
+/**
+ * vfp_config_pool_takes_owner() - whether an owner of @kind may claim VFs of
+ * pool @name (a pool dedicated to VMs or to containers takes only those);
+ * false for an unknown pool
+ */
+VFP_EXPORT bool vfp_config_pool_takes_owner(const struct vfp_config *c, const char *name,
+					    enum vfp_owner_kind kind)
+{
+	int i = vfp_config_find_pool(c, name);
+
+	if (i < 0)
+		return false;
+	return kind == VFP_OWNER_VM ? !c->pools[i].containers_only : !c->pools[i].vms_only;
+}
+
 /* Whether VFs of pool @name are reset between tenants (true for an unknown pool). */
 VFP_EXPORT bool vfp_config_pool_resets(const struct vfp_config *c, const char *name)
 {
@@ -786,12 +832,17 @@ VFP_EXPORT json_t *vfp_config_pools_to_json(const struct vfp_config *c)
 	for (size_t i = 0; a && i < c->n_pools; i++) {
 		const struct pool_config *p = &c->pools[i];
 
-		if (json_array_append_new(a, json_pack("{s:s, s:O, s:I, s:s, s:o, s:o}", "name",
+		json_t *owners = p->vms_only	    ? json_pack("[s]", "vm")
+				 : p->containers_only ? json_pack("[s]", "container")
+						      : json_pack("[s, s]", "vm", "container");
+
+		if (json_array_append_new(a, json_pack("{s:s, s:O, s:I, s:s, s:o, s:o, s:o}", "name",
 						       p->name, "selector", p->selector_json,
 						       "grow_step", (json_int_t)p->grow_step, "reset",
 						       p->no_reset ? "none" : "flr", "health",
 						       vfp_health_policy_to_json(&p->health),
-						       "networks", pool_networks_json(c, p->name))) < 0) {
+						       "networks", pool_networks_json(c, p->name),
+						       "owners", owners)) < 0) {
 			json_decref(a);
 			return NULL;
 		}

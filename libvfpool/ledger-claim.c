@@ -526,6 +526,9 @@ static int claim_one_in_batch(struct vfp_ledger *l, const struct vfp_config *con
 				       req->pool ? req->pool : "(none)");
 	if (req->count < 1 || req->count > MAX_CLAIM)
 		return vfp_ledger_fail(l, -EINVAL, "count: must be in [1, %d]", MAX_CLAIM);
+	if (req->owner && !vfp_config_pool_takes_owner(config, req->pool, req->owner->kind))
+		return vfp_ledger_fail(l, -EPERM, "pool: \"%s\" is dedicated to %s (its owners)",
+				       req->pool, req->owner->kind == VFP_OWNER_VM ? "containers" : "VMs");
 	r = vfp_owner_key(req->owner, &owner_key, &err);
 	if (r < 0) {
 		vfp_ledger_fail(l, r, "%s", err ? err : "owner: invalid");

@@ -187,6 +187,10 @@ enum vfp_owner_kind {
 	VFP_OWNER_CONTAINER,
 };
 
+/* Whether an owner of @kind may claim pool @name's VFs (config "owners"). */
+bool vfp_config_pool_takes_owner(const struct vfp_config *c, const char *name,
+				 enum vfp_owner_kind kind);
+
 /* Who holds an allocation. Strings are NULL when absent. */
 struct vfp_owner {
 	enum vfp_owner_kind kind;

@@ -29,6 +29,10 @@ static const struct {
 	const char *json, *error;
 } bad[] = {
 	{ "[]", "(top level): must be a JSON object" },
+	{ "{\"pools\": [{\"name\": \"a\", \"selector\": {\"vendors\": [\"15b3\"]}, \"owners\": []}]}",
+	  "pools[0].owners: must be a list of \"vm\" and/or \"container\"" },
+	{ "{\"pools\": [{\"name\": \"a\", \"selector\": {\"vendors\": [\"15b3\"]}, \"owners\": [\"vm\", \"pod\"]}]}",
+	  "pools[0].owners[1]: must be \"vm\" or \"container\"" },
 	/* every error in one pass, one a line; a near-miss key gets a hint, another none */
 	{ "{\"socket_grup\": \"x\", \"pools\": [{\"name\": \"eth\", \"selector\": {\"pfNames\":"
 	  " [\"ens1\"]}}, {\"name\": 5}, {\"name\": \"ib\", \"selector\": {\"vendors\": [\"15b3\"]},"

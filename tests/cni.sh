@@ -193,6 +193,22 @@ api GET /v1/allocations
 [ "$(jget '[.allocations[] | select(.idempotency_key == "cni:sriovnet/ctr-b/eth1")] | length')" = 0 ] ||
 	fail "ctr-b's allocation outlived its DEL: $body"
 
+# a pool dedicated to VMs ("owners": ["vm"], as for OpenNebula's): every container claim refused,
+# the CNI plugin's included, nothing claimed; a VM's claim served
+jq '.pools[0].owners = ["vm"]' "$tmp/config.json" >"$tmp/config.new" && mv "$tmp/config.new" "$tmp/config.json"
+reloads=$(grep -c '^<6>reload: ' "$tmp/agent.log" || :)
+kill -HUP "$agent_pid"
+for _ in $(seq 50); do [ "$(grep -c '^<6>reload: ' "$tmp/agent.log")" -gt "$reloads" ] && break; sleep 0.1; done
+before=$(live)
+cni ADD ctr-h "/run/netns/$ns1" net3 "$(conf 1.1.0)"; code 100 "ADD on a pool dedicated to VMs"
+printf '%s' "$out" | jq -r .details | grep -q 'EPERM: pool: "c" is dedicated to VMs' || fail "dedicated pool: $out"
+[ "$(live)" = "$before" ] || fail "a refused ADD claimed: $body"
+api POST /v1/allocations -d '{"pool":"c","count":1,"owner":{"kind":"vm","name":"one-7"}}'
+[ "$code" = 201 ] || { [ "$code" = 409 ] && jget .message | grep -q 'free VFs'; } ||
+	fail "a VM's claim on a pool dedicated to VMs: HTTP $code $body" # (its VFs are all taken here)
+api GET /v1/pools
+[ "$(jget '.pools[0].owners | join(",")')" = vm ] || fail "GET /v1/pools: $body"
+
 # the agent away: ADD says try again later, STATUS not available
 stop_agent
 cni ADD ctr-g "/run/netns/$ns1" net2 "$(conf 1.1.0)"; code 11 "ADD without the agent"

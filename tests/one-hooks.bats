@@ -51,7 +51,7 @@ SSH
 }
 
 teardown() {
-	for n in src dst; do kill "$(cat "$dir/$n.pid")" 2>/dev/null || true; done
+	for n in src dst ct; do [ ! -f "$dir/$n.pid" ] || kill "$(cat "$dir/$n.pid")" 2>/dev/null || true; done
 	sleep 0.1
 	rm -rf "$dir"
 }
@@ -255,6 +255,27 @@ pci_vm() {
 	[[ "$output" == 'VFAGENT_STATUS = "the agent does not answer at '*nowhere.sock* ]]
 	[ "$(printf '%s\n' "$output" | grep -c '^PCI')" = 0 ]
 	[ "$(wc -l <"$dir/state/offered")" = 5 ]
+}
+
+@test "IM probe: a pool dedicated to containers is never offered to oned" {
+	cat >"$dir/ct.json" <<'JSON'
+{"pools": [{"name": "ib", "selector": {"vendors": ["15b3"], "link_types": ["infiniband"]}},
+           {"name": "eth", "selector": {"vendors": ["8086"]}, "owners": ["container"]}],
+ "networks": [{"bridge": "sriov_ib0", "pool": "ib"}, {"bridge": "sriov_eth0", "pool": "eth"}],
+ "libvirt": false}
+JSON
+	"$b/agent/vfagentd" --simulate "$dir/ct" --config "$dir/ct.json" --listen "unix:$dir/ct.sock" \
+		>"$dir/ct.log" 2>&1 &
+	echo $! >"$dir/ct.pid"
+	for _ in $(seq 100); do curl -sf --unix-socket "$dir/ct.sock" http://x/v1/health >/dev/null && break; sleep 0.1; done
+	VFAGENT_SOCKET=$dir/ct.sock VFAGENT_STATE_DIR=$dir/state run sh "$top/hooks/one/im/vfagent-pci.sh"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "$output" | grep -c '^PCI = \[')" = 8 ]
+	printf '%s\n' "$output" | grep -q 'VENDOR = "8086"' && false
+	# named explicitly, still not
+	VFAGENT_ONE_POOLS="eth ib" VFAGENT_SOCKET=$dir/ct.sock VFAGENT_STATE_DIR=$dir/state \
+		run sh "$top/hooks/one/im/vfagent-pci.sh"
+	[ "$(printf '%s\n' "$output" | grep -c '^PCI = \[')" = 8 ]
 }
 
 # the driver message of a NIC hot-plug: VM/TEMPLATE/NIC[ATTACH='YES']

@@ -15,7 +15,8 @@
 # template merge keeps an attribute a probe stops printing.
 #   VFAGENT_SOCKET     the agent's socket (default /run/vfagent/vfagent.sock)
 #   VFAGENT_ONE_POOLS  the pools offered, by name, blank-separated (default:
-#                      every pool the agent maps a network to)
+#                      every pool the agent maps a network to); never a pool
+#                      dedicated to containers ("owners": ["container"])
 #   VFAGENT_STATE_DIR  where the addresses offered are noted for the deploy
 #                      action (default /var/tmp/one_db/vfagent: kept by
 #                      onehost sync, which rewrites /var/tmp/one)
@@ -42,7 +43,8 @@ if ! out=$(jq -rn --argjson p "$pools" --argjson v "$vfs" --argjson a "$allocs" 
 	def q: tostring | gsub("[\"\\\\]"; "");
 	def f(k; v): "  \(k) = \"\(v | q)\"";
 	($want | split(" ") | map(select(. != ""))) as $named |
-	[$p.pools[] | select(if $named == [] then ((.networks // []) | length > 0)
+	[$p.pools[] | select((.owners // ["vm"]) | index("vm")) |
+		select(if $named == [] then ((.networks // []) | length > 0)
 		else (.name as $n | $named | index($n)) end) | .name] as $offered |
 	([$a.allocations[] | select(.owner.kind == "vm" and
 		((.owner.name // "") | test("^one-[0-9]+$"))) | .id]) as $one_vms |
