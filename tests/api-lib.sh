@@ -15,6 +15,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Tenant namespace $1 (skip, 77, when none can be made) and the stand-in netdev of the
+# simulated host's first Intel VF, ens5f0v0, both in this test's own network namespace
+# (tests/in-netns.sh).
+tenant_and_stand_in() {
+	ip netns add "$1" || { echo "SKIP: cannot make network namespaces"; exit 77; }
+	ip link add ens5f0v0 type veth peer name peer-ens5f0v0
+}
+
 start_agent() {
 	"$b/agent/vfagentd" --simulate "$tmp/sys" --listen "unix:$sock" "$@" >>"$tmp/agent.log" 2>&1 &
 	agent_pid=$!

@@ -18,7 +18,14 @@ for test in "$@"; do :; done
 if [ -f "$test" ] && grep -q '^# test-needs: network$' "$test"; then
 	exec "$@"
 fi
+# A test that names namespaces (ip netns add) or mounts (the line "# test-needs: mounts") gets
+# a mount namespace of its own too, with a tmpfs on /run/netns: its names stay its own.
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && unshare --net true 2>/dev/null; then
+	if [ -f "$test" ] && grep -q '^# test-needs: mounts$' "$test"; then
+		VFAGENT_SIM_NETNS=inherit exec unshare --net --mount sh -c \
+			'mkdir -p /run/netns && mount -t tmpfs -o mode=755 tmpfs /run/netns &&
+			ip link set lo up && exec "$@"' sh "$@"
+	fi
 	VFAGENT_SIM_NETNS=inherit exec unshare --net sh -c 'ip link set lo up && exec "$@"' sh "$@"
 fi
 exec "$@"

@@ -7,17 +7,13 @@
 # it in /metrics; once descriptors are back, a namespace really gone is
 # released as before. In the network namespace tests/in-netns.sh gives it,
 # with a mount namespace of its own for the names under /run/netns.
+# test-needs: mounts
 set -eu
-if [ -z "${VFA_PRIVATE_HOST:-}" ]; then
-	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (namespaces, prlimit)"; exit 77; }
-	command -v ip >/dev/null && command -v jq >/dev/null && command -v prlimit >/dev/null || exit 77
-	VFA_PRIVATE_HOST=1 exec unshare --mount -- "$0" "$@" # names in /run/netns its own
-fi
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (namespaces, prlimit)"; exit 77; }
+command -v ip >/dev/null && command -v jq >/dev/null && command -v prlimit >/dev/null || exit 77
 . "${top_srcdir:-.}/tests/api-lib.sh"
-mount -t tmpfs -o mode=755 tmpfs /run/netns # its namespaces' names stay in here
 ns=vfa-le-$$
-ip netns add "$ns" || { echo "cannot make network namespaces"; exit 77; }
-ip link add ens5f0v0 type veth peer name peer-ens5f0v0
+tenant_and_stand_in "$ns"
 cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "eth", "selector": {"vendors": ["8086"]}}], "reservations": {"orphan_seconds": 0},
  "libvirt": false}

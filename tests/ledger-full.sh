@@ -8,14 +8,11 @@
 # the same calls work without a restart. In the network namespace
 # tests/in-netns.sh gives it, with a mount namespace of its own for the names
 # under /run/netns.
+# test-needs: mounts
 set -eu
-if [ -z "${VFA_PRIVATE_HOST:-}" ]; then
-	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (namespaces, tmpfs)"; exit 77; }
-	command -v ip >/dev/null && command -v jq >/dev/null && command -v chrt >/dev/null || exit 77
-	VFA_PRIVATE_HOST=1 exec unshare --mount -- "$0" "$@" # names in /run/netns its own
-fi
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (namespaces, tmpfs)"; exit 77; }
+command -v ip >/dev/null && command -v jq >/dev/null && command -v chrt >/dev/null || exit 77
 . "${top_srcdir:-.}/tests/api-lib.sh"
-mount -t tmpfs -o mode=755 tmpfs /run/netns # its namespaces' names stay in here
 ns=vfa-lf-$$ state=$tmp/state filler='' cpus=''
 stop_filler() {
 	[ -z "$filler" ] || { kill "$filler" 2>/dev/null; wait "$filler" 2>/dev/null || true; }
@@ -30,8 +27,7 @@ agent_sched() {
 	done
 }
 trap 'stop_filler; cleanup' EXIT
-ip netns add "$ns" || { echo "cannot make network namespaces"; exit 77; }
-ip link add ens5f0v0 type veth peer name peer-ens5f0v0
+tenant_and_stand_in "$ns"
 mkdir -p "$state"
 mount -t tmpfs -o size=2m tmpfs "$state"
 cat >"$tmp/vfagent.json" <<JSON
