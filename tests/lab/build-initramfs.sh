@@ -2,7 +2,7 @@
 # Builds the lab guest's initramfs in $VFAGENT_LAB_CACHE/initrd.gz: busybox,
 # the kernel modules the lab needs (with their dependencies, resolved by the
 # host's modprobe against the unpacked kernel), udevd, our vfagentd and vfctl
-# from a static-libvfpool build ($1), the hooks, and iproute2, rdma, jq and
+# from a build tree ($1), the hooks, and iproute2, rdma, jq and
 # libibverbs' rxe provider for the assertions, each with its libraries.
 set -eu
 build=$1
@@ -33,14 +33,21 @@ depmod -b "$i" "$k"
 
 cp "$root/bin/udevadm" "$i/bin/udevadm"
 ln -s /bin/udevadm "$i/lib/systemd/systemd-udevd"
-for f in "$build/agent/vfagentd" "$build/agent/vfctl/vfctl"; do
-	if [ ! -x "$f" ] || grep -q libtool "$f"; then
-		echo "lab: $f is not a linked binary (build with --disable-shared)"
-		exit 1
-	fi
-done
+# a libtool build's programs are shell wrappers: the linked ones are in .libs/, and they
+# find libvfpool.so there (ldd below is told where)
+linked() {
+	f=$1
+	case $(head -c 2 "$f") in '#!') f=$(dirname "$f")/.libs/$(basename "$f") ;; esac
+	[ -x "$f" ] || { echo "lab: no program $1 (is $build a built tree?)" >&2; exit 1; }
+	echo "$f"
+}
+vfagentd=$(linked "$build/agent/vfagentd")
+vfctl=$(linked "$build/agent/vfctl/vfctl")
+cni=$(linked "$build/hooks/cni/vfagent")
+LD_LIBRARY_PATH=$build/libvfpool/.libs
+export LD_LIBRARY_PATH
 # curl and xmllint for OpenNebula's actions (one-hooks.sh) and the deployment-file step
-bins="$build/agent/vfagentd $build/agent/vfctl/vfctl $build/hooks/cni/vfagent /usr/sbin/ip /usr/bin/rdma /usr/bin/jq /usr/bin/curl /usr/bin/xmllint"
+bins="$vfagentd $vfctl $cni /usr/sbin/ip /usr/bin/rdma /usr/bin/jq /usr/bin/curl /usr/bin/xmllint"
 # shellcheck disable=SC2086 # a list of paths without spaces
 cp $bins "$i/usr/bin/"
 rxe=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so

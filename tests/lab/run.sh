@@ -1,6 +1,7 @@
 #!/bin/sh
-# make check-lab: fetches (or reuses) the lab's kernel and QEMU 10, builds
-# vfagent with libvfpool linked in (build-lab/), builds the initramfs, boots a
+# make check-lab: fetches (or reuses) the lab's kernel and QEMU 10, takes
+# vfagent from the build tree in $VFAGENT_LAB_BUILD (make check-lab and CI pass
+# theirs; alone, it builds one in build-lab/), builds the initramfs, boots a
 # q35 guest under TCG with an emulated IOMMU, an NVMe PF (sriov_max_vfs=4)
 # and an igb PF, runs
 # tests/lab/scenario.sh in it, and prints one line per step and the wall
@@ -22,8 +23,12 @@ done
 rc=0
 sh "$top/tests/lab/fetch.sh" || rc=$?
 [ $rc = 0 ] || exit $rc
-BUILD_DIR="$top/build-lab" "$top/contrib/build.sh" --disable-shared
-sh "$top/tests/lab/build-initramfs.sh" "$top/build-lab"
+build=${VFAGENT_LAB_BUILD:-}
+if [ -z "$build" ]; then
+	build=$top/build-lab
+	BUILD_DIR="$build" "$top/contrib/build.sh"
+fi
+sh "$top/tests/lab/build-initramfs.sh" "$build"
 q=$cache/bpo/root/usr
 log=$cache/console.log
 tq=$(date +%s)
