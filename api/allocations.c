@@ -52,7 +52,7 @@ static int parse_choice(struct api_request *req, json_t *body, const char *key,
 }
 
 /* The VF settings beyond MAC and VLAN, each checked with a message naming it. */
-static int parse_vf_knobs(struct api_request *req, json_t *body, struct vfp_settings *s)
+int api_parse_vf_knobs(struct api_request *req, json_t *body, struct vfp_settings *s)
 {
 	static const char *const protos[] = { "802.1Q", "802.1ad", NULL };
 	static const char *const links[] = { "auto", "enable", "disable", NULL };
@@ -119,7 +119,7 @@ static int parse_settings(struct api_request *req, json_t *body, struct vfp_sett
 		r = copy_string(req, "guid", guid, s->guid, sizeof(s->guid));
 	if (r >= 0)
 		r = copy_string(req, "ip", ip, s->ip, sizeof(s->ip));
-	return r < 0 ? r : parse_vf_knobs(req, body, s);
+	return r < 0 ? r : api_parse_vf_knobs(req, body, s);
 }
 
 /* A VM owner: "name" (its domain's), and "uuid" if known; nothing of a container's. */

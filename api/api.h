@@ -132,6 +132,8 @@ struct api_claim_body {
 
 int api_parse_claim(struct api_request *req, json_t *body, const char *key,
 		    struct api_claim_body *b);
+int api_parse_vf_knobs(struct api_request *req, json_t *body, struct vfp_settings *s);
+int api_patch_allocation(struct api_request *req);
 
 /* The CNI plugin's channel: one JSON request per datagram, one answer (api/cni.c). */
 #define API_CNI_MSG_MAX (64 * 1024)

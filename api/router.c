@@ -32,6 +32,7 @@ const struct api_route api_routes[] = {
 	{ "GET", "/v1/allocations", api_list_allocations, allocations_query },
 	{ "GET", "/v1/allocations/{id}", api_get_allocation, NULL },
 	{ "DELETE", "/v1/allocations/{id}", api_delete_allocation, NULL },
+	{ "PATCH", "/v1/allocations/{id}", api_patch_allocation, NULL },
 	{ "POST", "/v1/allocations/{id}/attach", api_attach, NULL },
 	{ "POST", "/v1/allocations/{id}/detach", api_detach, NULL },
 	{ "POST", "/v1/domain-xml", api_domain_xml, domain_xml_query },

@@ -7,7 +7,7 @@
 
 #include "private.h"
 
-#define LEDGER_STMT_CACHE 48
+#define LEDGER_STMT_CACHE 64
 
 struct vfp_ledger {
 	int refcount;

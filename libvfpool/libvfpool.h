@@ -250,6 +250,7 @@ struct vfp_settings {
 void vfp_vf_config_to_settings(const struct vfp_vf_config *c, struct vfp_settings *s);
 
 void vfp_settings_init(struct vfp_settings *s);
+void vfp_settings_merge(struct vfp_settings *s, const struct vfp_settings *delta);
 const char *vfp_link_state_to_string(int link_state);
 int vfp_link_state_from_string(const char *s);
 
@@ -403,6 +404,7 @@ int vfp_ledger_reconcile(struct vfp_ledger *l, const struct vfp_inventory *inv,
 int vfp_ledger_get_allocation(struct vfp_ledger *l, const char *id,
 			      struct vfp_allocation **ret_allocation);
 int vfp_ledger_set_hold(struct vfp_ledger *l, const char *id, const char *path);
+int vfp_ledger_set_settings(struct vfp_ledger *l, const char *id, const struct vfp_settings *s);
 int vfp_ledger_get_allocation_by_key(struct vfp_ledger *l, const char *key,
 				     struct vfp_allocation **ret_allocation);
 int vfp_ledger_forget_key(struct vfp_ledger *l, const char *key);

@@ -129,7 +129,11 @@ await check("POST", "/v1/domain-xml",
 	"<mac address='02:00:0a:00:00:01'/></interface></devices></domain>", 200,
 	{ "Content-Type": "application/xml" });
 await check("GET", "/v1/events", undefined, 200);
+await check("PATCH", `/v1/allocations/${id}`, { trust: true, max_tx_rate: 10 }, 200);
+await check("PATCH", `/v1/allocations/${id}`, { mac: "02:00:0a:00:00:09" }, 400);
+await check("PATCH", "/v1/allocations/00000000-0000-4000-8000-000000000000", { vlan: 5 }, 404);
 await check("DELETE", `/v1/allocations/${id}`, undefined, 204);
+await check("PATCH", `/v1/allocations/${id}`, { vlan: 5 }, 409);
 await check("DELETE", `/v1/allocations/${id}`, undefined, 404);
 await check("GET", "/v1/allocations/not-an-id", undefined, 400);
 

@@ -5,11 +5,12 @@
 #   VFAGENT_SOCKET   the agent's socket            (default /run/vfagent/vfagent.sock)
 #   VFAGENT_KVM_DIR  the stock KVM actions         (default: ../kvm next to this directory)
 #   VFAGENT_SSH      how to run a command on another host (default ssh)
-# A file vfagent.conf next to the actions may set them.
+# A file vfagent.conf next to the actions may set them ($VFAGENT_CONF: where the
+# network driver, in another directory, finds it).
 
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck disable=SC1091
-[ -r "$here/vfagent.conf" ] && . "$here/vfagent.conf"
+# shellcheck disable=SC1090,SC1091
+[ -r "${VFAGENT_CONF:-$here/vfagent.conf}" ] && . "${VFAGENT_CONF:-$here/vfagent.conf}"
 VFAGENT_SOCKET=${VFAGENT_SOCKET:-/run/vfagent/vfagent.sock}
 VFAGENT_KVM_DIR=${VFAGENT_KVM_DIR:-$here/../kvm}
 VFAGENT_SSH=${VFAGENT_SSH:-ssh}

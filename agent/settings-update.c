@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A network update reaches the VFs in use (OpenNebula's update_nic: a new
+ * VLAN, rate, spoofchk or trust for a running VM): the allocation's
+ * settings in the ledger first, so that every later attach applies them,
+ * then each VF that is in a guest or a namespace, on its PF. libvirt cannot
+ * change an <interface type='hostdev'> of a running domain, so the agent
+ * sets the PF directly; libvirt still restores the MAC and VLAN it saved at
+ * the attach, and the VF's restore point gains the values the update is the
+ * first to change, so that a release puts back what the host had. All or
+ * nothing: a VF that refuses puts the others and the ledger back.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/pf/pf-side.h"
+#include "agent/settings-update.h"
+
+/* What one VF had before the update, to put back if a later one refuses. */
+struct vf_undo {
+	bool applied;
+	struct vf_facts facts;
+	struct vfp_vf_config before;
+};
+
+/* The allocation's settings with @delta over them, recorded; @old and the new allocation returned. */
+static int store(struct agent *a, const char *id, const struct vfp_settings *delta,
+		 struct vfp_settings *old, struct vfp_allocation **ret, char *err, size_t err_size)
+{
+	struct vfp_allocation *alloc = NULL;
+	struct vfp_settings s;
+	int r;
+
+	pthread_mutex_lock(&a->ledger_lock);
+	r = vfp_ledger_get_allocation(a->ledger, id, &alloc);
+	if (r >= 0) {
+		*old = s = *vfp_allocation_get_settings(alloc);
+		vfp_settings_merge(&s, delta);
+		r = vfp_ledger_set_settings(a->ledger, id, &s);
+	}
+	if (r < 0)
+		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
+	pthread_mutex_unlock(&a->ledger_lock);
+	if (r < 0)
+		alloc = vfp_allocation_unref(alloc);
+	*ret = alloc; /* its VFs: they do not change while it lives */
+	return r;
+}
+
+/* The PF-side change @delta asks of @vf: its knobs only, "vlan": 0 clearing the VLAN. */
+static int wanted(const struct vfp_settings *delta, const struct vfp_allocation_vf *vf,
+		  struct vfp_vf_config *ret, char *err, size_t err_size)
+{
+	struct vfp_settings knobs = *delta;
+	int r;
+
+	knobs.mac[0] = knobs.guid[0] = knobs.ip[0] = '\0';
+	r = vfconfig_from_request(&knobs, vf, false, ret, err, err_size);
+	ret->has_node_guid = ret->has_port_guid = false; /* the VF's GUIDs stay */
+	if (r >= 0 && delta->vlan == 0)
+		ret->vlan = 0, ret->qos = 0;
+	return r;
+}
+
+/*
+ * The restore point gains @before's value of each knob @want changes that it
+ * does not hold yet. libvirt restores a VM's Ethernet VF's VLAN itself.
+ */
+static void extend_restore_point(struct vfp_restore_point *rp, const struct vfp_vf_config *before,
+				 const struct vfp_vf_config *want, bool libvirt_vlan)
+{
+	struct vfp_vf_config *p = &rp->pf_side;
+
+	if (!rp->has_pf_side)
+		vfp_vf_config_init(p, want->index);
+	rp->has_pf_side = true;
+	if (want->vlan >= 0 && p->vlan < 0 && !libvirt_vlan)
+		p->vlan = before->vlan, p->qos = before->qos, p->vlan_proto = before->vlan_proto;
+	if (want->spoofchk >= 0 && p->spoofchk < 0)
+		p->spoofchk = before->spoofchk;
+	if (want->trust >= 0 && p->trust < 0)
+		p->trust = before->trust;
+	if (want->link_state >= 0 && p->link_state < 0)
+		p->link_state = before->link_state;
+	if ((want->min_tx_rate >= 0 || want->max_tx_rate >= 0) && p->max_tx_rate < 0 &&
+	    p->min_tx_rate < 0)
+		p->min_tx_rate = before->min_tx_rate, p->max_tx_rate = before->max_tx_rate;
+}
+
+/* VF @vf, if in use (a restore point that names a domain or a namespace), changed as @want says. */
+static int apply_in_use(struct agent *a, const struct vfp_allocation_vf *vf,
+			const struct vfp_vf_config *want, struct vf_undo *u, char *err,
+			size_t err_size)
+{
+	struct vfp_restore_point *rp = restore_point_load(a, vf->pci);
+	struct vf_target t;
+	bool snapped = false;
+	int r = 0;
+
+	if (!rp || !(rp->domain_uuid || rp->netns) || vfp_vf_config_is_empty(want))
+		goto out; /* not in use: the next attach applies the settings */
+	r = vf_facts_read(a, vf->pci, &u->facts);
+	if (r < 0) {
+		snprintf(err, err_size, "VF %s is not on this host any more", vf->pci);
+		goto out;
+	}
+	t = pf_side_target(a, &u->facts);
+	t.for_guest = rp->domain_uuid != NULL;
+	r = vfconfig_snapshot(&t, want, &u->before, err, err_size);
+	if (r >= 0) {
+		snapped = true;
+		extend_restore_point(rp, &u->before, want, rp->domain_uuid && u->facts.ethernet);
+		r = restore_point_update(a, vf->pci, rp);
+	}
+	if (r >= 0)
+		r = vfconfig_apply(&t, want, err, err_size);
+	if (r >= 0)
+		u->applied = true;
+	else if (!err[0])
+		snprintf(err, err_size, "VF %s: %s", vf->pci, strerror(-r));
+	if (r < 0 && snapped) {
+		char ignored[256];
+
+		vfconfig_apply(&t, &u->before, ignored, sizeof(ignored));
+	}
+out:
+	vfp_restore_point_free(rp);
+	return r;
+}
+
+static int update_vf(struct agent *a, const struct vfp_allocation_vf *vf,
+		     const struct vfp_settings *delta, struct vf_undo *u, char *err, size_t err_size)
+{
+	struct vfp_vf_config want;
+	pthread_mutex_t *lock = pf_side_lock(vf);
+	int r = wanted(delta, vf, &want, err, err_size);
+
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(lock);
+	r = apply_in_use(a, vf, &want, u, err, err_size);
+	pthread_mutex_unlock(lock);
+	return r;
+}
+
+/* The first @n VFs as they were, and the ledger's settings @old again. */
+static void undo(struct agent *a, const struct vfp_allocation *alloc, const struct vf_undo *u,
+		 size_t n, const struct vfp_settings *old)
+{
+	char msg[256];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, i);
+		struct vf_target t;
+
+		if (!u[i].applied)
+			continue;
+		t = pf_side_target(a, &u[i].facts);
+		pthread_mutex_lock(pf_side_lock(vf));
+		if (vfconfig_apply(&t, &u[i].before, msg, sizeof(msg)) < 0)
+			log_error("rollback: VF %s: %s", vf->pci, msg);
+		pthread_mutex_unlock(pf_side_lock(vf));
+	}
+	pthread_mutex_lock(&a->ledger_lock);
+	if (vfp_ledger_set_settings(a->ledger, vfp_allocation_get_id(alloc), old) < 0)
+		log_error("rollback: allocation %s: %s", vfp_allocation_get_id(alloc),
+			  vfp_ledger_get_error(a->ledger));
+	pthread_mutex_unlock(&a->ledger_lock);
+}
+
+/**
+ * agent_update_settings() - allocation @id's settings become @delta's knobs
+ * over its own (VLAN, QoS, protocol, spoofchk, trust, link state, rates),
+ * in the ledger and on the PF of each VF in use
+ *
+ * -EBUSY while an attach, detach or release of it is under way, or once it
+ * ended; a PF's refusal is its error, with nothing changed.
+ */
+int agent_update_settings(struct agent *a, const char *id, const struct vfp_settings *delta,
+			  char *err, size_t err_size)
+{
+	struct vfp_allocation *alloc = NULL;
+	struct vfp_settings old;
+	struct vf_undo *u = NULL;
+	size_t n = 0, i = 0;
+	int r = store(a, id, delta, &old, &alloc, err, err_size);
+
+	if (r >= 0) {
+		n = vfp_allocation_get_vf_count(alloc);
+		u = calloc(n ? n : 1, sizeof(*u));
+		r = u ? 0 : -ENOMEM;
+	}
+	for (; r >= 0 && i < n; i++)
+		r = update_vf(a, vfp_allocation_get_vf(alloc, i), delta, &u[i], err, err_size);
+	if (r < 0 && alloc)
+		undo(a, alloc, u, u ? i : 0, &old);
+	if (r >= 0)
+		log_info("allocation %s: settings updated on %zu VF(s)", id, n);
+	free(u);
+	vfp_allocation_unref(alloc);
+	return r;
+}
