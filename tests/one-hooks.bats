@@ -414,3 +414,72 @@ hostdev_file() {
 	sh "$hooks/shutdown" "$u" host1 42 host1 </dev/null
 	for a in save restore migrate attach_nic detach_nic shutdown; do [ -e "$dir/$a.args" ]; done
 }
+
+# the network driver's update_nic as one_vmm_exec.rb's update_nic step runs it through
+# VirtualNetworkDriver#do_action and the host's SSH stream (a shell reading its commands from
+# stdin): the line `cat << 'EOT' | vnm/vfagent/update_nic 'DEPLOY_ID' 'VN_ID'`, then the VM in
+# base64 (Base64.encode64: lines of 60) and "EOT"; no VM_ID or HOST
+vnm=$top/hooks/one/vnm/vfagent
+update_nic() { # DEPLOY_ID VM_XML_FILE
+	{ echo "cat << 'EOT' | $vnm/update_nic '$1' '5'"; base64 <"$2"; echo EOT; } | bash -s
+}
+
+# vm.xml of VM 42 after oned took network 5's new VLAN_ID 140, OUTBOUND_AVG_BW 12500 (KB/s) and
+# TRUST into its PCI NIC: VNET_UPDATE lists VLAN_ID and OUTBOUND_AVG_BW with their old values
+# (VirtualNetwork::set_updated_attributes; TRUST unchanged, so not listed): PCI [NETWORK_ID]
+updated_vm() {
+	pci_vm 0000 "$(echo "$1" | cut -c6-7)" "$(echo "$1" | cut -c9-10)" "$(echo "$1" | cut -c12)" \
+		"<NETWORK_ID><![CDATA[${2:-5}]]></NETWORK_ID><OUTBOUND_AVG_BW><![CDATA[12500]]></OUTBOUND_AVG_BW><TRUST><![CDATA[YES]]></TRUST>" |
+		sed -e 's#<VLAN_ID>130</VLAN_ID>#<VLAN_ID><![CDATA[140]]></VLAN_ID>#' \
+			-e 's#</TEMPLATE>#<VNET_UPDATE><VLAN_ID><![CDATA[130]]></VLAN_ID><OUTBOUND_AVG_BW><![CDATA[]]></OUTBOUND_AVG_BW></VNET_UPDATE></TEMPLATE>#'
+}
+
+@test "update_nic: a network's changed VLAN_ID and rate reach the VM's booked VF, nothing else" {
+	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
+	u=6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c
+	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations -d \
+		"{\"pci\":\"$pci\",\"vlan\":130,\"owner\":{\"kind\":\"vm\",\"name\":\"one-42\",\"uuid\":\"$u\"}}" >/dev/null
+	updated_vm "$pci" >"$dir/vm.xml"
+	run update_nic "$u" "$dir/vm.xml"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'{"vlan":140,"max_tx_rate":100}'* ]]
+	[ "$(q src "/v1/allocations?owner=vm:$u" '.allocations[0].settings | [.vlan, .max_tx_rate, .trust] | join(",")')" = 140,100, ]
+	# a network the VM's VF is not on: nothing asked
+	updated_vm "$pci" 6 | sed 's#<VLAN_ID><!\[CDATA\[140\]\]>#<VLAN_ID><![CDATA[150]]>#' >"$dir/vm.xml"
+	run update_nic "$u" "$dir/vm.xml"
+	[ "$status" -eq 0 ]
+	[ "$(q src "/v1/allocations?owner=vm:$u" '.allocations[0].settings.vlan')" = 140 ]
+	# the VF of another domain at that address: not this VM's to change
+	updated_vm "$pci" >"$dir/vm.xml"
+	run update_nic 11111111-2222-4333-8444-555555555555 "$dir/vm.xml"
+	[ "$status" -eq 0 ]
+	[ "$(q src "/v1/allocations?owner=vm:$u" '.allocations[0].settings.vlan')" = 140 ]
+}
+
+@test "update_nic: a VF in the guest whose PF refuses fails the update, the VF as it was" {
+	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
+	pci_vm 0000 "$(echo "$pci" | cut -c6-7)" "$(echo "$pci" | cut -c9-10)" "$(echo "$pci" | cut -c12)" >"$dir/vm.xml"
+	hostdev_file "$pci" >"$dir/dep.xml"
+	uuid=$(deploy "$dir/dep.xml")
+	updated_vm "$pci" >"$dir/vm.xml"
+	run update_nic "$uuid" "$dir/vm.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"No such device"*"not updated"* ]]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '.allocations[0] | "\(.state) \(.settings.vlan) \(.settings.max_tx_rate)"')" = "attached 130 null" ]
+}
+
+@test "update_nic: bad input and the agent down fail naming why" {
+	run bash -c "echo 'not base64!' | $vnm/update_nic 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c 5"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not the VM in base64"* ]]
+	run bash -c "echo '<VM/>' | base64 | $vnm/update_nic 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c x5"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'VN_ID "x5" is not a network ID'* ]]
+	updated_vm 0000:d8:10.2 >"$dir/vm.xml"
+	VFAGENT_SOCKET=$dir/nowhere.sock run update_nic 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c "$dir/vm.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"does not answer"*"network 5 not updated on VM 42"* ]]
+	for a in pre post clean update_sg vnet_create vnet_delete; do
+		echo data | "$vnm/$a" 'x' 5
+	done
+}
