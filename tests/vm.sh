@@ -50,8 +50,8 @@ plugs() { # GET /v1/host's "plug" entries: "ALLOCATION PCI OWNER SINCE" a line
 		"\(.allocation) \(.pci) \(.owner) \(.since)" end'
 }
 wait_plugs() { # WANT: plugs as WANT within 10 s (the agent looks at libvirt on its events)
-	for _ in $(seq 100); do [ "$(plugs)" = "$1" ] && return 0; sleep 0.1; done
-	fail "GET /v1/host's plug entries: \"$(plugs)\", wanted \"$1\": $body"
+	for _ in $(seq 100); do got=$(plugs); [ "$got" = "$1" ] && return 0; sleep 0.1; done
+	fail "GET /v1/host's plug entries: \"$got\", wanted \"$1\""
 }
 booked() { # ID PCI: the plug entry of allocation ID's VF PCI, booked for vfagent-test
 	api GET "/v1/allocations/$1"
@@ -79,13 +79,13 @@ jget '.pending[] | select(.what == "plug") | .reason' |
 	grep -q "booked for domain vfagent-test, which runs without it" || fail "plug reason: $body"
 api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
 expect 200
-[ -z "$(plugs)" ] || fail "attached, still pending: $body"
+[ -z "$(plugs)" ] || fail "attached, still pending: $(plugs)"
 api POST "/v1/allocations/$id/detach"
 expect 200
-[ "$(plugs)" = "$(booked "$id" "$pci")" ] || fail "detached from a running domain, not pending: $body"
+[ "$(plugs)" = "$(booked "$id" "$pci")" ] || fail "detached from a running domain, not pending: $(plugs)"
 api DELETE "/v1/allocations/$id"
 expect 204
-[ -z "$(plugs)" ] || fail "released, still pending: $body"
+[ -z "$(plugs)" ] || fail "released, still pending: $(plugs)"
 echo "a VF booked for a running domain and not in it: pending until attached or released"
 # claim and attach in one call: all or nothing, the VF is free again
 api GET "/v1/vfs?pool=eth&state=free"
@@ -104,7 +104,7 @@ jget .message | grep -q '^live' || fail "$body"
 api POST "/v1/allocations/$id/attach" -d '{"domain":"no-such-vm"}'
 expect 404
 jget .message | grep -q 'has no domain no-such-vm' || fail "$body"
-[ "$(plugs)" = "$(booked "$id" "$pci")" ] || fail "booked for a running domain, not pending: $body"
+[ "$(plugs)" = "$(booked "$id" "$pci")" ] || fail "booked for a running domain, not pending: $(plugs)"
 lv destroy vfagent-test >/dev/null
 wait_plugs "" # the domain ended: nothing to plug, the reservation kept
 api DELETE "/v1/allocations/$id"
