@@ -280,6 +280,7 @@ void agent_fini(struct agent *a)
 	claim_queue_free(a->claims);
 	libvirt_conn_free(a->libvirt);
 	free(a->foreign_vfs.vfs);
+	free(a->running.d);
 	free(a->repair_waits);
 	if (a->n_unrecorded)
 		log_warning("%zu operations' ends were not recorded: the next start resolves them",

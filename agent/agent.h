@@ -45,6 +45,17 @@ struct agent_foreign_vfs {
 	size_t n, cap;
 };
 
+/* A domain libvirt ran at the agent's last look (GET /v1/host's "pending"). */
+struct agent_running_domain {
+	char name[256];
+	char uuid[37];
+};
+
+struct agent_running_domains {
+	struct agent_running_domain *d;
+	size_t n, cap;
+};
+
 /* When a quarantined VF is repaired again, and how long it waited last (main loop only). */
 struct agent_repair_wait {
 	char pci[VFP_PCI_ADDR_LEN + 1];
@@ -65,6 +76,7 @@ struct agent {
 	struct metrics *metrics;
 	struct libvirt_conn *libvirt;
 	struct agent_foreign_vfs foreign_vfs; /* under ledger_lock */
+	struct agent_running_domains running; /* under ledger_lock */
 	char *token; /* bearer token for TCP listeners; never logged */
 	char socket_path[108]; /* the unix socket served on, for the host checks; "" if none */
 	double scan_seconds;

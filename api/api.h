@@ -92,6 +92,7 @@ int api_metrics_render(struct agent *a, char **ret_text);
 
 /* handlers */
 int api_get_host(struct api_request *req);
+json_t *api_host_pending_json(struct agent *a);
 int api_get_host_checks(struct api_request *req);
 int api_get_health(struct api_request *req);
 int api_get_metrics(struct api_request *req);

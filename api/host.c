@@ -59,7 +59,8 @@ static json_t *rdma_json(void)
 
 /*
  * {"version","sysfs_root","pfs","vfs","states":{state:n},"scan_seconds",
- *  "rdma_netns_mode","rdma":{"devices":N,…} or {"status":"no RDMA: …"},"libvirt":{…}}
+ *  "rdma_netns_mode","rdma":{"devices":N,…} or {"status":"no RDMA: …"},"libvirt":{…},
+ *  "pending":[…] (api/host-pending.c)}
  */
 int api_get_host(struct api_request *req)
 {
@@ -74,8 +75,10 @@ int api_get_host(struct api_request *req)
 			      ? json_object_get(rdma, "netns_mode") : json_null(), "rdma", rdma);
 
 	vfp_inventory_unref(inv);
-	if (o)
+	if (o) {
 		json_object_set_new(o, "libvirt", libvirt_facts(req->agent));
+		json_object_set_new(o, "pending", api_host_pending_json(req->agent));
+	}
 	return api_reply(req, 200, o);
 }
 

@@ -11,7 +11,8 @@
 # a repair while the domain has it is refused; once the domain lets go of it
 # (the "guest" acknowledged: the device gone from the domain; here a define
 # is the event) or the domain ends, the libvirt event makes the agent
-# finish: restored, reset, free.
+# finish: restored, reset, free. Meanwhile GET /v1/host lists the VF in
+# "pending" ("repair", with its reason), and no longer once it is free.
 # vfctl gives up on an agent that does not answer (--timeout).
 set -eu
 . "${top_srcdir:-.}/tests/api-lib.sh"
@@ -27,6 +28,11 @@ wait_state() { # PCI STATE: within 10 s
 	fail "VF $1 is $(vf_state "$1"), wanted $2: $body"
 }
 driver() { basename "$(readlink "$tmp/sys/bus/pci/devices/$1/driver" 2>/dev/null)" 2>/dev/null || :; }
+pending() { # PCI → the JSON of GET /v1/host's pending entries for that VF, compact
+	api GET /v1/host
+	expect 200
+	jget "[.pending[] | select(.pci == \"$1\")]" | jq -c .
+}
 in_config() { lv dumpxml --inactive vfagent-test 2>/dev/null | grep -c "<interface type='hostdev'" || :; }
 claim_attached() { # MAC → $id $pci, in vfagent-test's config, bound to vfio-pci by the agent
 	api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"owner\":{\"kind\":\"vm\",\"name\":\"vfagent-test\"},\"mac\":\"$1\",\"vlan\":42}"
@@ -69,6 +75,14 @@ api GET "/v1/vfs/$pci"
 [ "$(jget .state)" = quarantined ] || fail "VF $pci after a held-up release: $body"
 jget .reason | grep -q "unplug not acknowledged in 3 s" || fail "quarantine reason: $body"
 [ "$(in_config)" = 1 ] && [ "$(driver "$pci")" = vfio-pci ] || fail "the VF was touched"
+since=$(jget .since)
+p=$(pending "$pci")
+[ "$(printf '%s' "$p" | jq -c '[.[] | {what, allocation, owner}]')" = \
+	'[{"what":"repair","allocation":null,"owner":"vm:vfagent-test"}]' ] ||
+	fail "GET /v1/host's pending for VF $pci quarantined in its domain: $p"
+[ "$(printf '%s' "$p" | jq -r '.[0].since')" = "$since" ] || fail "pending since: $p, VF since $since"
+printf '%s' "$p" | jq -r '.[0].reason' | grep -q "still in domain vfagent-test.*unplug not acknowledged" ||
+	fail "pending reason: $p"
 api GET "/v1/vfs?pool=eth&state=free"
 n=$(jget '.vfs | length')
 for _ in $(seq "$n"); do
@@ -98,6 +112,7 @@ lv define "$tmp/redefine.xml" >/dev/null
 wait_state "$pci" free
 [ "$(driver "$pci")" = "$own" ] || fail "VF $pci on $(driver "$pci") after its detach finished, not $own"
 grep -q "VF $pci: its domain let it go: finishing its detach" "$tmp/agent.log" || fail "no finish logged"
+[ "$(pending "$pci")" = "[]" ] || fail "VF $pci free, still pending: $body"
 echo "held-up release: 202, quarantined in the domain, not claimable; freed once the domain let go"
 
 # the domain's end finishes it too
@@ -106,10 +121,12 @@ printf '%s\n' "$pci" >"$tmp/sys/sim-unplug-ignored"
 api DELETE "/v1/allocations/$id"
 expect 202
 [ "$(vf_state "$pci")" = quarantined ] || fail "VF $pci after a held-up release: $body"
+[ "$(pending "$pci" | jq -r '.[].what')" = repair ] || fail "VF $pci quarantined, not pending: $body"
 lv undefine vfagent-test >/dev/null
 rm "$tmp/sys/sim-unplug-ignored"
 wait_state "$pci" free
 [ "$(driver "$pci")" = "$own" ] || fail "VF $pci on $(driver "$pci") after its domain ended"
+[ "$(pending "$pci")" = "[]" ] || fail "VF $pci free after its domain ended, still pending: $body"
 echo "held-up release: freed when the domain ended"
 
 # vfctl gives up on an agent that does not answer

@@ -3,8 +3,9 @@
 # attach and detach to the persistent config, read back with virsh dumpxml
 # --inactive; a live attach that libvirt refuses on this machine (no VFIO),
 # rolled back; leases that follow the domain; unmanaged hostdevs bound to
-# vfio-pci and back; VFs a domain holds unbooked, reported; libvirtd killed
-# and restarted under the agent.
+# vfio-pci and back; VFs a domain holds unbooked, reported; VFs booked for a
+# running domain and not in it, pending in GET /v1/host; libvirtd killed and
+# restarted under the agent.
 set -eu
 . "${top_srcdir:-.}/tests/api-lib.sh"
 . "${top_srcdir:-.}/tests/libvirtd-lib.sh"
@@ -42,6 +43,20 @@ attach_detach_works() { # ID: to the config and back, both answered 200
 	api POST "/v1/allocations/$1/detach"
 	expect 200
 }
+plugs() { # GET /v1/host's "plug" entries: "ALLOCATION PCI OWNER SINCE" a line
+	api GET /v1/host
+	expect 200
+	jget 'if .pending == null then "no pending list" else .pending[] | select(.what == "plug") |
+		"\(.allocation) \(.pci) \(.owner) \(.since)" end'
+}
+wait_plugs() { # WANT: plugs as WANT within 10 s (the agent looks at libvirt on its events)
+	for _ in $(seq 100); do got=$(plugs); [ "$got" = "$1" ] && return 0; sleep 0.1; done
+	fail "GET /v1/host's plug entries: \"$got\", wanted \"$1\""
+}
+booked() { # ID PCI: the plug entry of allocation ID's VF PCI, booked for vfagent-test
+	api GET "/v1/allocations/$1"
+	echo "$1 $2 vm:vfagent-test $(jget .updated)"
+}
 inactive() { lv dumpxml --inactive vfagent-test >"$tmp/dom.xml"; xmllint --xpath "$1" "$tmp/dom.xml"; }
 
 write_config true
@@ -56,8 +71,22 @@ api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","live":true}'
 expect 409
 jget .message | grep -q "host doesn't support passthrough of host PCI devices" || fail "$body"
 [ "$(vf_state "$pci")" = reserved ] || fail "VF $pci not rolled back"
+# booked for the running domain and not in it (as a restore that could not plug it back leaves
+# it): pending in GET /v1/host until an attach, again after a detach, gone with a release
+wait_plugs "$(booked "$id" "$pci")"
+api GET /v1/host
+jget '.pending[] | select(.what == "plug") | .reason' |
+	grep -q "booked for domain vfagent-test, which runs without it" || fail "plug reason: $body"
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
+expect 200
+[ -z "$(plugs)" ] || fail "attached, still pending: $(plugs)"
+api POST "/v1/allocations/$id/detach"
+expect 200
+[ "$(plugs)" = "$(booked "$id" "$pci")" ] || fail "detached from a running domain, not pending: $(plugs)"
 api DELETE "/v1/allocations/$id"
 expect 204
+[ -z "$(plugs)" ] || fail "released, still pending: $(plugs)"
+echo "a VF booked for a running domain and not in it: pending until attached or released"
 # claim and attach in one call: all or nothing, the VF is free again
 api GET "/v1/vfs?pool=eth&state=free"
 free=$(jget '.vfs | length')
@@ -75,8 +104,11 @@ jget .message | grep -q '^live' || fail "$body"
 api POST "/v1/allocations/$id/attach" -d '{"domain":"no-such-vm"}'
 expect 404
 jget .message | grep -q 'has no domain no-such-vm' || fail "$body"
-api DELETE "/v1/allocations/$id"
+[ "$(plugs)" = "$(booked "$id" "$pci")" ] || fail "booked for a running domain, not pending: $(plugs)"
 lv destroy vfagent-test >/dev/null
+wait_plugs "" # the domain ended: nothing to plug, the reservation kept
+api DELETE "/v1/allocations/$id"
+echo "a VF booked for a domain that ended: not pending"
 
 # Ethernet VF to the persistent config: interface type='hostdev' with MAC and VLAN
 claim eth ',"vlan":120,"mac":"02:00:c0:a8:02:07"'

@@ -539,14 +539,32 @@ static void check_domain(struct agent *a, const struct vfp_inventory *inv,
 	domxml_strv_free(pcis, n);
 }
 
+static int add_running(struct agent_running_domains *r, const struct libvirt_domain *d)
+{
+	if (!d->active)
+		return 0;
+	if (!GREEDY_REALLOC(r->d, r->cap, r->n + 1))
+		return -ENOMEM;
+	snprintf(r->d[r->n].name, sizeof(r->d[r->n].name), "%s", d->name);
+	snprintf(r->d[r->n].uuid, sizeof(r->d[r->n].uuid), "%s", d->uuid);
+	r->n++;
+	return 0;
+}
+
 /**
- * vm_report_foreign() - the VFs domains hold that the ledger does not give them
+ * vm_report_foreign() - the VFs domains hold that the ledger does not give
+ * them, and the domains that run
  *
  * Logged, and kept for GET /v1/host as "foreign_vfs"; nothing is changed.
+ * The running domains are kept for its "pending" (a VF booked for one of
+ * them and not in it), so that a request never waits for libvirt: as of
+ * this look, made at start and on each of libvirt's events. When libvirt
+ * cannot be asked, both stay as the last look saw them.
  */
 void vm_report_foreign(struct agent *a)
 {
 	struct agent_foreign_vfs foreign = { 0 }, old;
+	struct agent_running_domains running = { 0 }, old_running;
 	struct libvirt_domain_desc *doms = NULL;
 	struct vfp_inventory *inv;
 	size_t n = 0;
@@ -555,13 +573,19 @@ void vm_report_foreign(struct agent *a)
 	if (!a->libvirt || libvirt_list_domains(a->libvirt, &doms, &n, err, sizeof(err)) < 0)
 		return;
 	inv = agent_get_inventory(a);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		check_domain(a, inv, &doms[i], &foreign);
+		if (add_running(&running, &doms[i].d) < 0)
+			log_error("domain %s: %s", doms[i].d.name, strerror(ENOMEM));
+	}
 	pthread_mutex_lock(&a->ledger_lock);
 	old = a->foreign_vfs;
 	a->foreign_vfs = foreign;
+	old_running = a->running;
+	a->running = running;
 	pthread_mutex_unlock(&a->ledger_lock);
 	free(old.vfs);
+	free(old_running.d);
 	vfp_inventory_unref(inv);
 	libvirt_domain_descs_free(doms, n);
 }
