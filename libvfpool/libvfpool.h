@@ -313,6 +313,7 @@ struct vfp_restore_point {
 	char *device_xml;
 	long long since;	      /* when it was written */
 	bool pending;		      /* the domain did not exist yet (deployment file) */
+	char *dummy_xml;	      /* an IPoIB dummy NIC attached with it; NULL: none */
 };
 
 struct vfp_restore_point *vfp_restore_point_new(void);

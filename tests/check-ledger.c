@@ -576,6 +576,7 @@ START_TEST(test_restore_point)
 	rp->netns_inode = 4026532000ULL;
 	rp->mtu = 9000;
 	ck_assert_int_eq(vfp_restore_point_set(&rp->driver, ""), 0);
+	ck_assert_int_eq(vfp_restore_point_set(&rp->dummy_xml, "<interface type=\"ethernet\"/>"), 0);
 	ck_assert_int_eq(vfp_ledger_set_restore_point(t.l, "0000:af:01.0", rp), 0);
 	ck_assert_int_eq(vfp_ledger_get_restore_point(t.l, "0000:af:01.0", &got), 0);
 	ck_assert_ptr_nonnull(got);
@@ -591,6 +592,7 @@ START_TEST(test_restore_point)
 	ck_assert(got->netns_inode == 4026532000ULL);
 	ck_assert_str_eq(got->driver, ""); /* unbound before: not the same as untouched */
 	ck_assert_ptr_null(got->domain_uuid);
+	ck_assert_str_eq(got->dummy_xml, "<interface type=\"ethernet\"/>"); /* a live IB attach's */
 	vfp_restore_point_free(got);
 	ck_assert_int_eq(vfp_ledger_set_restore_point(t.l, "0000:99:00.1", rp), -ENOENT);
 	ck_assert_int_eq(vfp_ledger_set_restore_point(t.l, "0000:af:01.0", NULL), 0);

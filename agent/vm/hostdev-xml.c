@@ -77,10 +77,9 @@ xmlNodePtr hostdev_xml_node(const struct hostdev_spec *s)
 	return n;
 }
 
-/* The device element as a string for virDomainAttachDeviceFlags (free() it). */
-char *hostdev_xml_string(const struct hostdev_spec *s)
+/* Node @n as a string for virDomainAttachDeviceFlags (free() it); @n freed. */
+static char *node_string(xmlNodePtr n)
 {
-	xmlNodePtr n = hostdev_xml_node(s);
 	xmlBufferPtr buf = xmlBufferCreate();
 	char *out = NULL;
 
@@ -89,6 +88,12 @@ char *hostdev_xml_string(const struct hostdev_spec *s)
 	xmlBufferFree(buf);
 	xmlFreeNode(n);
 	return out;
+}
+
+/* The device element as a string for virDomainAttachDeviceFlags (free() it). */
+char *hostdev_xml_string(const struct hostdev_spec *s)
+{
+	return node_string(hostdev_xml_node(s));
 }
 
 /* @prefix's two bytes, then @ipv4's four, most significant first: 10.1.0.5 → 02:1b:0a:01:00:05. */
@@ -116,6 +121,12 @@ xmlNodePtr hostdev_xml_dummy_nic(const unsigned char prefix[2], uint32_t ipv4)
 	set_prop(child(n, "model"), "type", "virtio");
 	set_prop(child(n, "link"), "state", "down");
 	return n;
+}
+
+/* The dummy NIC as a string for virDomainAttachDeviceFlags (free() it). */
+char *hostdev_xml_dummy_nic_string(const unsigned char prefix[2], uint32_t ipv4)
+{
+	return node_string(hostdev_xml_dummy_nic(prefix, ipv4));
 }
 
 /*

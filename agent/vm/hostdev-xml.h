@@ -23,5 +23,6 @@ struct hostdev_spec {
 xmlNodePtr hostdev_xml_node(const struct hostdev_spec *s);
 char *hostdev_xml_string(const struct hostdev_spec *s);
 xmlNodePtr hostdev_xml_dummy_nic(const unsigned char prefix[2], uint32_t ipv4);
+char *hostdev_xml_dummy_nic_string(const unsigned char prefix[2], uint32_t ipv4);
 void hostdev_xml_ipoib_mac(const unsigned char prefix[2], uint32_t ipv4, unsigned char mac[6]);
 void hostdev_xml_stable_mac(const char *allocation_id, unsigned index, unsigned char mac[6]);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "agent/vm/domain-xml.h"
+#include "agent/vm/dummy-nic.h"
 #include "agent/vm/hostdev-xml.h"
 #include "agent/vm/libvirt.h"
 #include "agent/netlink/nlmsg.h"
@@ -98,14 +99,16 @@ static int restore_driver(struct agent *a, const char *pci, const struct vfp_res
 	return r;
 }
 
-static int record_domain(struct vfp_restore_point *rp, const struct vm_target *t, const char *xml)
+static int record_domain(struct vfp_restore_point *rp, const struct vm_target *t, const char *xml,
+			 const char *dummy_xml)
 {
 	rp->flags = t->pending ? LIBVIRT_LIVE | LIBVIRT_CONFIG : t->flags;
 	rp->since = (long long)time(NULL);
 	rp->pending = t->pending;
 	if (vfp_restore_point_set(&rp->domain_uuid, t->uuid) < 0 ||
 	    vfp_restore_point_set(&rp->domain, t->name ? t->name : "") < 0 ||
-	    vfp_restore_point_set(&rp->device_xml, xml) < 0)
+	    vfp_restore_point_set(&rp->device_xml, xml) < 0 ||
+	    vfp_restore_point_set(&rp->dummy_xml, dummy_xml) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -150,33 +153,68 @@ static int prepare_vf(struct agent *a, const struct vfp_allocation *alloc, size_
 	return r;
 }
 
+static int leave_domain(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
+			char *err, size_t err_size);
+
+/*
+ * The IPoIB dummy NIC after its VF, with the same flags. Refused, the VF
+ * leaves the domain again (under the PF's lock: a rollback may wait for the
+ * guest); *@stuck when it would not, and then it keeps its restore point.
+ */
+static int attach_dummy(struct agent *a, const char *pci, const struct vm_target *t,
+			struct vfp_restore_point *rp, bool *stuck, char *err, size_t err_size)
+{
+	char msg[512] = "", why[512] = "";
+	int r;
+
+	if (!rp->dummy_xml)
+		return 0;
+	r = libvirt_attach(a->libvirt, t->uuid, rp->dummy_xml, t->flags, msg, sizeof(msg));
+	if (r >= 0)
+		return 0;
+	snprintf(err, err_size, "the IPoIB dummy NIC: %s", msg);
+	vfp_restore_point_set(&rp->dummy_xml, NULL); /* never in: its MAC may be another NIC's */
+	restore_point_update(a, pci, rp);
+	if (leave_domain(a, pci, rp, why, sizeof(why)) < 0) {
+		*stuck = true;
+		snprintf(err, err_size, "the IPoIB dummy NIC: %.200s; rolling back, VF %s stays in "
+			 "domain %s: %.200s", msg, pci, t->uuid, why);
+	}
+	return r;
+}
+
 static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
 		     const struct vm_target *t, const struct vm_nic *nic,
 		     struct vfp_restore_point *rp, char **ret_xml, char *err, size_t err_size)
 {
 	const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
 	struct vf_facts f;
-	char *xml = NULL;
-	bool done = false;
+	char *xml = NULL, *dummy = NULL;
+	bool done = false, stuck = false;
 	int r = vf_facts_read(a, pci, &f);
 
 	if (r < 0)
 		snprintf(err, err_size, "VF %s is not on this host any more", pci);
 	if (r >= 0)
 		r = prepare_vf(a, alloc, i, nic, &f, rp, &xml, &done, err, err_size);
+	if (r >= 0 && t->flags && !t->pending && (r = dummy_nic_xml(a, alloc, i, &dummy)) < 0)
+		snprintf(err, err_size, "out of memory");
 	if (r >= 0)
-		r = record_domain(rp, t, xml);
+		r = record_domain(rp, t, xml, dummy);
 	if (r >= 0 && (t->flags & LIBVIRT_CONFIG)) /* before libvirt writes the config */
 		r = restore_point_save(a, pci, rp);
 	else if (r >= 0) /* before a running or a pending domain: a power cut ends it */
 		r = restore_point_update(a, pci, rp);
 	if (r >= 0 && t->flags)
 		r = libvirt_attach(a->libvirt, t->uuid, xml, t->flags, err, err_size);
-	if (r < 0 && done)
+	if (r >= 0 && t->flags)
+		r = attach_dummy(a, pci, t, rp, &stuck, err, err_size);
+	if (r < 0 && done && !stuck)
 		undo(a, &f, rp);
 	if (r >= 0 && ret_xml)
 		*ret_xml = TAKE_PTR(xml);
 	free(xml);
+	free(dummy);
 	return r;
 }
 
@@ -297,9 +335,14 @@ static int leave_domain(struct agent *a, const char *pci, const struct vfp_resto
 			 rp->domain_uuid);
 		return -ENOTCONN;
 	}
-	r = sim_unplug_ignored(a, pci) ? 0
-				       : libvirt_detach(a->libvirt, rp->domain_uuid, rp->device_xml,
-							rp->flags, err, err_size);
+	if (rp->dummy_xml) /* before its VF, the reverse of the attach; one gone is gone */
+		r = libvirt_detach(a->libvirt, rp->domain_uuid, rp->dummy_xml, rp->flags, err,
+				   err_size);
+	else
+		r = 0;
+	if (r >= 0 && !sim_unplug_ignored(a, pci))
+		r = libvirt_detach(a->libvirt, rp->domain_uuid, rp->device_xml, rp->flags, err,
+				   err_size);
 	if (r >= 0)
 		r = wait_gone(a, rp, pci, err, err_size);
 	if (r == -ENOTCONN && !err[0])
