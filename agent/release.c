@@ -158,8 +158,9 @@ static void look_failed(struct agent *a, const struct vfp_allocation *alloc, con
 
 /*
  * A reserved allocation's owner does not exist (a VM's domain: by UUID, else
- * by name); for one held while a file exists, that file does not. Only
- * ENOENT is absence.
+ * by name), nor, for one held while a file exists, that file (a restore that
+ * deleted the checkpoint but could not plug a VF back has a running domain:
+ * the VF stays booked for it). Only ENOENT is absence.
  */
 static bool reserved_orphan(struct agent *a, const struct vfp_allocation *alloc)
 {
@@ -170,11 +171,12 @@ static bool reserved_orphan(struct agent *a, const struct vfp_allocation *alloc)
 	struct stat st;
 	int r;
 
-	if (hold) {
+	if (hold) { /* held while the file exists, and while its owner does, as any */
 		r = stat(hold, &st) == 0 ? 0 : -errno;
 		if (r < 0 && r != -ENOENT)
 			look_failed(a, alloc, "hold file", r);
-		return r == -ENOENT;
+		if (r != -ENOENT)
+			return false;
 	}
 	if (o->kind == VFP_OWNER_CONTAINER) {
 		r = owner_exists(o);
@@ -206,7 +208,7 @@ static const char *owner_gone(struct agent *a, const struct vfp_allocation *allo
 				       time(NULL) - vfp_allocation_get_updated(alloc) >= orphan_seconds &&
 				       reserved_orphan(a, alloc)
 			       ? (vfp_allocation_get_hold_path(alloc)
-					  ? "reserved, held while a file existed, and it is gone"
+					  ? "reserved, held while a file existed, and both it and its owner are gone"
 					  : "reserved, and its owner does not exist")
 			       : NULL;
 	if (state != VFP_ALLOCATION_ATTACHED)

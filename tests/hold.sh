@@ -52,6 +52,9 @@ ip -n "$ns" link show net1 >/dev/null 2>&1 || fail "a refused detach moved the V
 api POST "/v1/allocations/$id/detach" -d "{\"hold_while\":\"$ckpt\"}"
 expect 200
 [ "$(jget .state)" = reserved ] && [ "$(jget .hold_while)" = "$ckpt" ] || fail "held detach: $body"
+sleep 1 # older than the orphan lease (0 s)
+sweep
+[ "$(state "$id")" = reserved ] || fail "released while its owner lives (no checkpoint yet): $body"
 : >"$ckpt"
 ip netns del "$ns" # the owner is gone: only the checkpoint keeps the VFs
 sleep 1            # older than the orphan lease (0 s)
@@ -60,7 +63,7 @@ sweep
 rm "$ckpt"
 sweep
 [ "$(state "$id")" = released ] || fail "kept after its checkpoint went: $body"
-grep -q "allocation $id: reserved, held while a file existed, and it is gone: releasing" "$tmp/agent.log" ||
+grep -q "allocation $id: reserved, held while a file existed, and both it and its owner are gone: releasing" "$tmp/agent.log" ||
 	fail "the release is not logged"
 
 # a plain detach clears a hold: the reservation lasts while its owner does
