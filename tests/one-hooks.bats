@@ -68,7 +68,7 @@ deploy() { sh "$hooks/deploy" "$dir/deployment.0" host1 42 host1 <"$1"; }
 # host device's DOMAIN, BUS, SLOT, FUNCTION, ADDRESS, SHORT_ADDRESS, VENDOR, DEVICE, CLASS; the
 # network's lease gives MAC, VLAN_ID, ...): PCI_VM DOMAIN BUS SLOT FUNCTION [EXTRA XML]
 pci_vm() {
-	printf '<VM><ID>42</ID><LCM_STATE>%s</LCM_STATE><TEMPLATE><PCI><TYPE>NIC</TYPE><DOMAIN>%s</DOMAIN><BUS>%s</BUS><SLOT>%s</SLOT><FUNCTION>%s</FUNCTION><ADDRESS>%s:%s:%s:%s</ADDRESS><SHORT_ADDRESS>%s:%s.%s</SHORT_ADDRESS><MAC>02:00:c0:a8:02:2b</MAC><VLAN_ID>130</VLAN_ID><IP>10.1.0.43</IP><VN_MAD>dummy</VN_MAD>%s</PCI></TEMPLATE></VM>' \
+	printf '<VM><ID>42</ID><LCM_STATE>%s</LCM_STATE><TEMPLATE><PCI><TYPE>NIC</TYPE><DOMAIN>%s</DOMAIN><BUS>%s</BUS><SLOT>%s</SLOT><FUNCTION>%s</FUNCTION><ADDRESS>%s:%s:%s:%s</ADDRESS><SHORT_ADDRESS>%s:%s.%s</SHORT_ADDRESS><MAC>02:00:c0:a8:02:2b</MAC><VLAN_ID>130</VLAN_ID><IP>10.1.0.43</IP><VN_MAD>vfagent</VN_MAD>%s</PCI></TEMPLATE></VM>' \
 		"${LCM:-3}" "$1" "$2" "$3" "$4" "$1" "$2" "$3" "$4" "$2" "$3" "$4" "${5:-}"
 }
 

@@ -58,7 +58,7 @@ vm_files() { # VM_ID ADDRESS MAC VLAN
 	dom=${2%%:*} rest=${2#*:}
 	bus=${rest%%:*} rest=${rest#*:}
 	slot=${rest%%:*} fn=${rest#*:}
-	printf '<VM><ID>%s</ID><LCM_STATE>2</LCM_STATE><TEMPLATE><PCI><TYPE>NIC</TYPE><NETWORK>sriov</NETWORK><VN_MAD>dummy</VN_MAD><DOMAIN>%s</DOMAIN><BUS>%s</BUS><SLOT>%s</SLOT><FUNCTION>%s</FUNCTION><ADDRESS>%s</ADDRESS><SHORT_ADDRESS>%s:%s.%s</SHORT_ADDRESS><VENDOR>8086</VENDOR><CLASS>0200</CLASS><MAC>%s</MAC><VLAN_ID>%s</VLAN_ID></PCI></TEMPLATE></VM>' \
+	printf '<VM><ID>%s</ID><LCM_STATE>2</LCM_STATE><TEMPLATE><PCI><TYPE>NIC</TYPE><NETWORK>sriov</NETWORK><VN_MAD>vfagent</VN_MAD><DOMAIN>%s</DOMAIN><BUS>%s</BUS><SLOT>%s</SLOT><FUNCTION>%s</FUNCTION><ADDRESS>%s</ADDRESS><SHORT_ADDRESS>%s:%s.%s</SHORT_ADDRESS><VENDOR>8086</VENDOR><CLASS>0200</CLASS><MAC>%s</MAC><VLAN_ID>%s</VLAN_ID></PCI></TEMPLATE></VM>' \
 		"$1" "$dom" "$bus" "$slot" "$fn" "$2" "$bus" "$slot" "$fn" "$3" "$4" >"$ONE_DIR/vm-$1.xml"
 	sed -e "s/one-43/one-$1/" -e "/<uuid>/d" \
 		-e "s#</devices>#<hostdev mode='subsystem' type='pci' managed='yes'><source><address domain='0x$dom' bus='0x$bus' slot='0x$slot' function='0x$fn'/></source></hostdev></devices>#" \

@@ -23,6 +23,8 @@ one_stand_in() { # ACTION BODY: a stock kvm action on qemu:///system
 one_setup() {
 	mkdir -p "$one_remotes/vmm/kvm-sriov" "$one_remotes/vmm/kvm" /var/lib/one/datastores/0
 	cp /lab/hooks/one/vmm/kvm-sriov/* "$one_remotes/vmm/kvm-sriov/"
+	mkdir -p "$one_remotes/vnm/vfagent"
+	cp /lab/hooks/one/vnm/vfagent/* "$one_remotes/vnm/vfagent/"
 	printf 'VFAGENT_SOCKET=%s\n' "$sock" >"$one_remotes/vmm/kvm-sriov/vfagent.conf"
 	v='timeout 240 virsh -q -c qemu:///system'
 	one_stand_in deploy "mkdir -p \"\$(dirname \"\$1\")\"; cat >\"\$1\"
@@ -44,6 +46,16 @@ one_action() {
 		cat
 		printf '\nEOT\n'
 	} | timeout 600 sh -s
+}
+
+# The network driver's update_nic as the update_nic step runs it over the stream: DEPLOY_ID VN_ID,
+# the VM (text) on stdin, sent in base64
+one_update_nic() {
+	{
+		printf "cat << 'EOT' | %s/vnm/vfagent/update_nic '%s' '%s'\n" "$one_remotes" "$1" "$2"
+		base64
+		printf 'EOT\n'
+	} | timeout 120 sh -s
 }
 
 # A deployment file (q35, spare root ports, native hotplug): NAME UUID [NIC XML].
@@ -115,6 +127,21 @@ one_deploy_shutdown() {
 	fi
 }
 
+# onevnet update of network 5 while one-12 runs with VF $3 (MAC $2): VLAN_ID 312 → 313,
+# SPOOFCHK YES → NO, OUTBOUND_AVG_BW none → 12500 KB/s (100 Mbit/s), as oned hands them to
+# update_nic (the NIC's new values, the old ones in VNET_UPDATE). The PF shows them at once.
+one_network_update() {
+	idx=$(api show "$3" | jq -r .index)
+	printf '<VM><ID>12</ID><NAME>one-12</NAME><TEMPLATE><NIC><BRIDGE>sriov_eth</BRIDGE><NETWORK>sriov_eth</NETWORK><NETWORK_ID>5</NETWORK_ID><MAC>%s</MAC><VLAN_ID>313</VLAN_ID><SPOOFCHK>NO</SPOOFCHK><OUTBOUND_AVG_BW>12500</OUTBOUND_AVG_BW></NIC><VNET_UPDATE><VLAN_ID>312</VLAN_ID><SPOOFCHK>YES</SPOOFCHK><OUTBOUND_AVG_BW></OUTBOUND_AVG_BW></VNET_UPDATE></TEMPLATE></VM>' "$2" |
+		one_update_nic "$1" 5 2>/run/upd.err
+	rc=$? now=$(vfline "$idx" | tr -s ' ')
+	if [ $rc = 0 ] && printf '%s' "$now" | grep -q "$2 .*vlan 313.*max_tx_rate 100Mbps, spoof checking off"; then
+		pass "hooks: update_nic: network 5's new VLAN, rate and spoofchk on VF $3 in running one-12 ($now)"
+	else
+		fail "hooks: update_nic" "rc $rc, PF: $now: $(tr '\n' ' ' </run/upd.err | cut -c1-300)"
+	fi
+}
+
 # one-12: deployed without a VF; attach_nic, detach_nic, attach_nic, save, restore, shutdown.
 one_nic_save_restore() {
 	u=5d1e0c62-8d1b-4a55-9f0e-7c2a4b3d9e12 mac=02:00:0a:0b:00:0c
@@ -130,14 +157,16 @@ one_nic_save_restore() {
 	plug
 	rc1=$? led=$(one_ledger "$u") held=$(one_pf "$mac") n1=$(one_hostdevs one-12)
 	pci=${led#* }
+	one_network_update "$u" "$mac" "$pci"
 	printf '%s' "$nicmsg" | one_action detach_nic 12 "$u" "$mac" 2>>/run/one.err
 	rc2=$? n2=$(one_hostdevs one-12) left=$(one_ledger "$u")
 	if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$n1" = 1 ] && [ "${led%% *}" = attached ] &&
 		printf '%s' "$held" | grep -q "vlan 312" && [ "$n2" = 0 ] && [ -z "$left" ] &&
-		[ "$(api show "$pci" | jq -r .state)" = free ] && [ -z "$(one_pf "$mac")" ]; then
-		pass "hooks: attach_nic and detach_nic: VF $pci into running one-12 (PF: $held), out again: free, the PF's MAC and VLAN gone"
+		[ "$(api show "$pci" | jq -r .state)" = free ] && [ -z "$(one_pf "$mac")" ] &&
+		vfline "$idx" | grep -q "spoof checking on" && ! vfline "$idx" | grep -q "vlan\|max_tx_rate [1-9]"; then
+		pass "hooks: attach_nic and detach_nic: VF $pci into running one-12 (PF: $held), out again: free, the PF's MAC and VLAN gone, the update's spoofchk and rate undone ($(vfline "$idx" | tr -s ' '))"
 	else
-		fail "hooks: attach_nic and detach_nic" "attach rc $rc1 ($n1 in one-12, ledger $led, PF $held); detach rc $rc2 ($n2 in one-12, ledger $left, PF $(one_pf "$mac")): $(tr '\n' ' ' </run/one.err | cut -c1-300)"
+		fail "hooks: attach_nic and detach_nic" "attach rc $rc1 ($n1 in one-12, ledger $led, PF $held); detach rc $rc2 ($n2 in one-12, ledger $left, PF $(vfline "$idx" | tr -s ' ')): $(tr '\n' ' ' </run/one.err | cut -c1-300)"
 	fi
 	plug || { skip "hooks: save and restore" "attach_nic failed: $(tr '\n' ' ' </run/one.err | cut -c1-200)"; lv destroy one-12 >/dev/null 2>&1; return 0; }
 	ckpt=/var/lib/one/datastores/0/12/checkpoint
