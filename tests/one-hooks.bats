@@ -316,6 +316,16 @@ nic_message() { # BRIDGE MAC [VLAN]
 	[ -e "$dir/attach_nic.args" ]
 }
 
+@test "attach_nic: a NIC on an SR-IOV network carries its network's settings; a rate that is no number is refused" {
+	printf '<VMM_DRIVER_ACTION_DATA><VM><ID>42</ID><TEMPLATE><NIC><ATTACH><![CDATA[YES]]></ATTACH><BRIDGE><![CDATA[sriov_eth0]]></BRIDGE><MAC><![CDATA[02:00:c0:a8:02:09]]></MAC><TRUST><![CDATA[YES]]></TRUST><OUTBOUND_AVG_BW><![CDATA[fast]]></OUTBOUND_AVG_BW></NIC></TEMPLATE></VM></VMM_DRIVER_ACTION_DATA>' >"$dir/msg"
+	run sh "$hooks/attach_nic" 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c 02:00:c0:a8:02:09 sriov_eth0 \
+		virtio vfagent one-42-5 42 host1 <"$dir/msg"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"VLAN_ID or OUTBOUND_AVG_BW is not a number"* ]]
+	[ ! -e "$dir/attach_nic.args" ]
+	[ "$(q src /v1/allocations '.allocations | length')" = 0 ]
+}
+
 @test "detach_nic: a VF that attach_nic made is given back; one deployed with the VM is refused alone" {
 	uuid=$(deploy "$one/two-ib-one-eth.xml")
 	# a VF hot-plugged earlier (here: claimed as attach_nic claims it)

@@ -152,7 +152,9 @@ one_nic_save_restore() {
 		skip "hooks: save and restore" "one-12 was not deployed"
 		return 0
 	fi
-	nicmsg=$(one_message "$(one_vm_xml 12 one-12 "$mac-312-yes")" "$u")
+	# the NIC's network also asks for trust and 6250 KB/s (50 Mbit/s)
+	nicmsg=$(one_message "$(one_vm_xml 12 one-12 "$mac-312-yes" |
+		sed 's#</NIC>#<TRUST>YES</TRUST><OUTBOUND_AVG_BW>6250</OUTBOUND_AVG_BW></NIC>#')" "$u")
 	plug() { printf '%s' "$nicmsg" | one_action attach_nic 12 "$u" "$mac" sriov_eth virtio sriov one-12-0 2>/run/one.err; }
 	plug
 	rc1=$? led=$(one_ledger "$u") held=$(one_pf "$mac") n1=$(one_hostdevs one-12)
@@ -161,10 +163,10 @@ one_nic_save_restore() {
 	printf '%s' "$nicmsg" | one_action detach_nic 12 "$u" "$mac" 2>>/run/one.err
 	rc2=$? n2=$(one_hostdevs one-12) left=$(one_ledger "$u")
 	if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$n1" = 1 ] && [ "${led%% *}" = attached ] &&
-		printf '%s' "$held" | grep -q "vlan 312" && [ "$n2" = 0 ] && [ -z "$left" ] &&
+		printf '%s' "$held" | grep -q "vlan 312.*max_tx_rate 50Mbps.*trust on" && [ "$n2" = 0 ] && [ -z "$left" ] &&
 		[ "$(api show "$pci" | jq -r .state)" = free ] && [ -z "$(one_pf "$mac")" ] &&
-		vfline "$idx" | grep -q "spoof checking on" && ! vfline "$idx" | grep -q "vlan\|max_tx_rate [1-9]"; then
-		pass "hooks: attach_nic and detach_nic: VF $pci into running one-12 (PF: $held), out again: free, the PF's MAC and VLAN gone, the update's spoofchk and rate undone ($(vfline "$idx" | tr -s ' '))"
+		vfline "$idx" | grep -q "spoof checking on.*trust off" && ! vfline "$idx" | grep -q "vlan\|max_tx_rate [1-9]"; then
+		pass "hooks: attach_nic and detach_nic: VF $pci into running one-12 (PF: $held), out again: free, the PF's MAC and VLAN gone, the NIC's trust and rate and the update's spoofchk undone ($(vfline "$idx" | tr -s ' '))"
 	else
 		fail "hooks: attach_nic and detach_nic" "attach rc $rc1 ($n1 in one-12, ledger $led, PF $held); detach rc $rc2 ($n2 in one-12, ledger $left, PF $(vfline "$idx" | tr -s ' ')): $(tr '\n' ' ' </run/one.err | cut -c1-300)"
 	fi

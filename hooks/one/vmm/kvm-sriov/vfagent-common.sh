@@ -176,26 +176,31 @@ offered_pcis() {
 	vm_pcis "$1" "${2:-}" | while read -r _ pci; do offered "$pci" && echo "$pci"; done
 }
 
-# The claim of PCI device number $2 of the VM in XML $1 ($4: the predicate), as oned booked it
-# (ADDRESS) with the settings of its network: MAC, VLAN_ID, SPOOFCHK, TRUST, OUTBOUND_AVG_BW
-# (kilobytes a second, as Mbit/s rounded up: the VF's max_tx_rate) and IP (an IB VF's IPoIB
-# dummy NIC). Owner: the domain ($3: its UUID) by OpenNebula's name one-<ID>.
-pci_claim() { # XML INDEX UUID [PREDICATE] PCI
-	p="//VM/TEMPLATE/PCI${4:-}[$2]"
-	jq -cn --arg pci "$5" --arg uuid "$3" --arg name "one-$(x "$1" //VM/ID)" \
-		--arg mac "$(x "$1" "$p/MAC")" --arg vlan "$(x "$1" "$p/VLAN_ID")" \
-		--arg spoof "$(x "$1" "$p/SPOOFCHK")" --arg trust "$(x "$1" "$p/TRUST")" \
-		--arg bw "$(x "$1" "$p/OUTBOUND_AVG_BW")" --arg ip "$(x "$1" "$p/IP")" '
+# The settings of the NIC or PCI entry at XPath $2 of the VM in XML $1, as a claim's JSON:
+# MAC, VLAN_ID, SPOOFCHK, TRUST, OUTBOUND_AVG_BW (kilobytes a second, as Mbit/s rounded up:
+# the VF's max_tx_rate) and IP (an IB VF's IPoIB dummy NIC). Fails on a value that is no number.
+nic_settings() { # XML XPATH
+	jq -cn --arg mac "$(x "$1" "$2/MAC")" --arg vlan "$(x "$1" "$2/VLAN_ID")" \
+		--arg spoof "$(x "$1" "$2/SPOOFCHK")" --arg trust "$(x "$1" "$2/TRUST")" \
+		--arg bw "$(x "$1" "$2/OUTBOUND_AVG_BW")" --arg ip "$(x "$1" "$2/IP")" '
 		def yes: ascii_downcase | . == "yes" or . == "on";
-		{pci: $pci, owner: ({kind: "vm", name: $name} + if $uuid == "" then {} else
-			{uuid: $uuid} end)}
-		+ (if $mac == "" then {} else {mac: $mac} end)
+		(if $mac == "" then {} else {mac: $mac} end)
 		+ (if $vlan == "" then {} else {vlan: ($vlan | tonumber)} end)
 		+ (if $spoof == "" then {} else {spoofchk: ($spoof | yes)} end)
 		+ (if $trust == "" then {} else {trust: ($trust | yes)} end)
 		+ (if $bw == "" then {} else {max_tx_rate: ((($bw | tonumber) * 8 + 999) / 1000
 			| floor)} end)
-		+ (if $ip == "" then {} else {ip: "\($ip)/32"} end)'
+		+ (if $ip == "" then {} else {ip: "\($ip)/32"} end)' 2>/dev/null
+}
+
+# The claim of PCI device number $2 of the VM in XML $1 ($4: the predicate), as oned booked it
+# (ADDRESS) with the settings of its network (nic_settings). Owner: the domain ($3: its UUID)
+# by OpenNebula's name one-<ID>.
+pci_claim() { # XML INDEX UUID [PREDICATE] PCI
+	settings=$(nic_settings "$1" "//VM/TEMPLATE/PCI${4:-}[$2]") || return 1
+	jq -cn --arg pci "$5" --arg uuid "$3" --arg name "one-$(x "$1" //VM/ID)" \
+		--argjson settings "$settings" '{pci: $pci, owner: ({kind: "vm", name: $name} +
+		if $uuid == "" then {} else {uuid: $uuid} end)} + $settings'
 }
 
 # The allocation holding VF $1, and its owner's UUID: "ID UUID" ("" when free or not the agent's).
