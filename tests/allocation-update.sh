@@ -49,6 +49,18 @@ api GET "/v1/allocations/$id"
 [ "$(printf '%s' "$body" | jq -cS .settings)" = "$before" ] || fail "bad input changed the settings: $body"
 patch 00000000-0000-4000-8000-000000000000 '{"vlan":5}'; expect 404
 
+# vfctl set: the same request from the command line; usage errors before any request
+vfctl -o json set "$id" --vlan 125 --spoofchk off >"$tmp/set.json" || fail "vfctl set: $(cat "$tmp/set.json")"
+[ "$(jq -c '.settings | [.vlan, .spoofchk, .max_tx_rate]' "$tmp/set.json")" = '[125,false,100]' ] ||
+	fail "vfctl set: $(cat "$tmp/set.json")"
+rc=0; vfctl set "$id" 2>"$tmp/set.err" || rc=$?
+[ $rc = 2 ] && grep -q 'give --vlan' "$tmp/set.err" || fail "vfctl set with nothing: $rc $(cat "$tmp/set.err")"
+rc=0; vfctl set "$id" --mac 02:00:0a:01:00:09 2>"$tmp/set.err" || rc=$?
+[ $rc = 2 ] && grep -q 'cannot change' "$tmp/set.err" || fail "vfctl set --mac: $rc $(cat "$tmp/set.err")"
+rc=0; vfctl set "$id" --vlan 5000 2>"$tmp/set.err" || rc=$?
+[ $rc != 0 ] && grep -q -- '--vlan' "$tmp/set.err" || fail "vfctl set --vlan 5000: $rc $(cat "$tmp/set.err")"
+api GET "/v1/allocations/$id"; [ "$(jget .settings.vlan)" = 125 ] || fail "a refused vfctl set changed it: $body"
+
 # attached: the PF must take it. This host's PF has no netdev: refused with the kernel's
 # reason, the ledger as it was, the VF still in the namespace and released cleanly after
 api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns\",\"ifname\":\"net1\"}"

@@ -67,9 +67,9 @@ static void usage(FILE *out)
 		"  -n, --count N          alloc: how many VFs (default 1)\n"
 		"      --owner OWNER       alloc, allocations: vm:NAME, netns:NAME or pid:N\n"
 		"      --pool P, --state S allocations: only these\n"
-		"      --mac, --vlan, --guid, --ip   alloc: requested VF settings\n"
+		"      --mac, --vlan, --guid, --ip   alloc: requested VF settings (set: --vlan)\n"
 		"      --spoofchk on|off, --trust on|off, --link-state auto|enable|disable,\n"
-		"      --max-tx-rate MBPS, --min-tx-rate MBPS   alloc: the VFs' settings on the PF\n"
+		"      --max-tx-rate MBPS, --min-tx-rate MBPS   alloc, set: the VFs' settings on the PF\n"
 		"      --pack              alloc: as few PFs as possible (default: spread)\n"
 		"      --idempotency-key K alloc: a retry with K returns the same allocation\n"
 		"      --dry-run           numvfs: only say what would happen\n"
@@ -400,13 +400,13 @@ static int cmd_alloc(struct vfctl *c)
 	return ret;
 }
 
-/* Prints the allocation a POST answered with, as JSON or a table. */
-static int post_allocation(struct vfctl *c, const char *path, json_t *body)
+/* Prints the allocation a POST or a PATCH answered with, as JSON or a table. */
+static int send_allocation(struct vfctl *c, const char *method, const char *path, json_t *body)
 {
 	json_t *o = NULL;
 	int ret = EXIT_SUCCESS;
 
-	if (vfctl_request(&c->http, "POST", path, body, NULL, &o) < 0)
+	if (vfctl_request(&c->http, method, path, body, NULL, &o) < 0)
 		ret = EXIT_FAILURE;
 	else if (c->json)
 		ret = print_json(o);
@@ -414,6 +414,11 @@ static int post_allocation(struct vfctl *c, const char *path, json_t *body)
 		vfctl_print_allocation(stdout, o);
 	json_decref(o);
 	return ret;
+}
+
+static int post_allocation(struct vfctl *c, const char *path, json_t *body)
+{
+	return send_allocation(c, "POST", path, body);
 }
 
 static json_t *domain_target(const struct vfctl *c)
@@ -471,6 +476,36 @@ static int cmd_detach(struct vfctl *c)
 		return EXIT_USAGE;
 	snprintf(path, sizeof(path), "/v1/allocations/%s/detach", c->argv[0]);
 	return post_allocation(c, path, NULL);
+}
+
+/* set ID --vlan N, --spoofchk, --trust, --link-state, the rates: a live allocation's new settings. */
+static int cmd_set(struct vfctl *c)
+{
+	char path[128];
+	json_t *body;
+	int ret;
+
+	if (!is_allocation_id("set", c->argv[0]))
+		return EXIT_USAGE;
+	if (c->mac || c->guid || c->ip) {
+		fprintf(stderr, "vfctl: set: --mac, --guid and --ip cannot change once claimed "
+				"(claim anew)\n");
+		return EXIT_USAGE;
+	}
+	body = json_object();
+	if (c->vlan >= 0)
+		json_object_set_new(body, "vlan", json_integer(c->vlan));
+	alloc_pf_settings(c, body);
+	if (json_object_size(body) == 0) {
+		fprintf(stderr, "vfctl: set: give --vlan, --spoofchk, --trust, --link-state, "
+				"--max-tx-rate or --min-tx-rate\n");
+		json_decref(body);
+		return EXIT_USAGE;
+	}
+	snprintf(path, sizeof(path), "/v1/allocations/%s", c->argv[0]);
+	ret = send_allocation(c, "PATCH", path, body);
+	json_decref(body);
+	return ret;
 }
 
 /*
@@ -642,6 +677,9 @@ static const struct command commands[] = {
 		    "  attach   ID --domain NAME [--live] [--config]   VFs into a libvirt domain",
 	  1, 1, cmd_attach },
 	{ "detach", "ID   VFs back to the host, as they were", 1, 1, cmd_detach },
+	{ "set", "ID [--vlan N] [--spoofchk on|off] [--trust on|off] [--link-state S]\n"
+		 "          [--max-tx-rate MBPS] [--min-tx-rate MBPS]   new settings, on the PF at once\n"
+		 "          for the VFs in use (a network update)", 1, 1, cmd_set },
 	{ "release", "ID   restore and free an allocation's VFs", 1, 1, cmd_release },
 	{ "numvfs", "PF N [--dry-run | --persist]   resize a PF (--persist: again after a "
 		    "reboot)", 2, 2, cmd_numvfs },
