@@ -143,6 +143,25 @@ static int nic_vlan(struct rewrite *w, const struct domxml_nic *nic, int *ret)
 	return 0;
 }
 
+/* ?spoofchk= or ?trust= (@key) for the NIC: "MAC=yes|no" (or on|off, any case); -1 when absent. */
+static int nic_flag(struct rewrite *w, const struct domxml_nic *nic, const char *list,
+		    const char *key, int *ret)
+{
+	char v[16];
+
+	*ret = -1;
+	if (keyed_value(list, nic, v, sizeof(v)) < 0)
+		return 0;
+	if (!strcasecmp(v, "yes") || !strcasecmp(v, "on"))
+		*ret = 1;
+	else if (!strcasecmp(v, "no") || !strcasecmp(v, "off"))
+		*ret = 0;
+	else
+		return fail(w, -EINVAL, "%s: \"%.16s\" for devices/interface[%u] is not yes or no",
+			    key, v, nic->position);
+	return 0;
+}
+
 /*
  * The IPv4 address of IB VF number @k: ?ip=MAC=IP for its NIC, or the k-th
  * of a plain ?ip= list; else from the NIC's MAC (OpenNebula's MAC_PREFIX).
@@ -206,13 +225,18 @@ static int nic_device_xml(struct rewrite *w, size_t i, char **ret_xml)
 	const struct domxml_nic *nic = &w->nics[i];
 	size_t p = pool_slot(w, nic->pool);
 	struct vm_target t = { .uuid = w->uuid, .name = w->name, .pending = true };
-	struct vm_nic want = { .has_mac = nic->has_mac, .max_tx_rate = nic->max_tx_rate };
+	struct vm_nic want = { .has_mac = nic->has_mac, .max_tx_rate = nic->max_tx_rate,
+			       .spoofchk = -1, .trust = -1 };
 	char err[512] = "";
 	int r;
 
 	if (w->reused)
 		return (*ret_xml = held_device_xml(w, w->allocs[p], w->used[p]++)) ? 0 : -EBUSY;
 	r = nic_vlan(w, nic, &want.vlan);
+	if (r >= 0)
+		r = nic_flag(w, nic, w->in->spoofchks, "spoofchk", &want.spoofchk);
+	if (r >= 0)
+		r = nic_flag(w, nic, w->in->trusts, "trust", &want.trust);
 	memcpy(want.mac, nic->mac, sizeof(want.mac));
 	if (r >= 0)
 		r = vm_attach_vf(w->agent, w->allocs[p], w->used[p], &t, &want, ret_xml, err,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * POST /v1/domain-xml[?owner=NAME][&ip=A,B|MAC=A,…][&vlan=MAC=ID,…]: a
+ * POST /v1/domain-xml[?owner=NAME][&ip=A,B|MAC=A,…][&vlan=MAC=ID,…]
+ * [&spoofchk=MAC=yes|no,…][&trust=MAC=yes|no,…]: a
  * deployment file in, the same domain with VFs out (agent/deployment.c does
  * the work); the allocations' ids in X-Allocation-Id.
  */
@@ -13,7 +14,9 @@ int api_domain_xml(struct api_request *req)
 {
 	struct agent_deployment d = { .xml = req->body, .len = req->body_len,
 				      .owner = api_query(req, "owner"),
-				      .ips = api_query(req, "ip"), .vlans = api_query(req, "vlan") };
+				      .ips = api_query(req, "ip"), .vlans = api_query(req, "vlan"),
+				      .spoofchks = api_query(req, "spoofchk"),
+				      .trusts = api_query(req, "trust") };
 	char err[512] = "", *xml = NULL;
 	int r = agent_rewrite_deployment(req->agent, &d, &xml, req->extra_value,
 					 sizeof(req->extra_value), err, sizeof(err));

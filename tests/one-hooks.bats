@@ -85,6 +85,19 @@ pci_vm() {
 	[ "$(q src '/v1/allocations?owner=vm:one-42' '[.allocations[] | .state] | join(",")')" = attached,attached ]
 }
 
+@test "deploy: a bridge NIC's SPOOFCHK and TRUST from vm.xml reach the PF (refused here: no PF netdev), nothing claimed" {
+	printf '<VM><ID>42</ID><TEMPLATE><NIC><BRIDGE><![CDATA[sriov_eth0]]></BRIDGE><MAC><![CDATA[02:00:c0:a8:02:2a]]></MAC><SPOOFCHK><![CDATA[NO]]></SPOOFCHK><VN_MAD><![CDATA[vfagent]]></VN_MAD></NIC></TEMPLATE></VM>' >"$dir/vm.xml"
+	run deploy "$one/two-ib-one-eth.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"settings on PF"* ]]
+	[ ! -e "$dir/deploy.args" ]
+	[ "$(q src /v1/allocations '.allocations | length')" = 0 ]
+	sed -i 's#<SPOOFCHK><!\[CDATA\[NO\]\]></SPOOFCHK>#<TRUST><![CDATA[maybe]]></TRUST>#' "$dir/vm.xml"
+	run deploy "$one/two-ib-one-eth.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'trust: "maybe" for devices/interface'*'is not yes or no'* ]]
+}
+
 @test "deploy: a VM with no SR-IOV NIC passes through untouched" {
 	run deploy "$one/no-sriov.xml"
 	[ "$status" -eq 0 ]

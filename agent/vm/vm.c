@@ -142,6 +142,10 @@ static int prepare_vf(struct agent *a, const struct vfp_allocation *alloc, size_
 				  err_size);
 	if (nic && nic->max_tx_rate > 0) /* libvirt takes no <bandwidth> on a hostdev */
 		want.max_tx_rate = nic->max_tx_rate;
+	if (nic && nic->spoofchk >= 0) /* nor the network's SPOOFCHK and TRUST */
+		want.spoofchk = nic->spoofchk;
+	if (nic && nic->trust >= 0)
+		want.trust = nic->trust;
 	if (r >= 0 && (r = pf_side_apply(a, f, &want, true, rp, err, err_size)) >= 0)
 		*done = true;
 	if (r >= 0)

@@ -26,6 +26,7 @@ struct vm_nic {
 	unsigned char mac[6];
 	int vlan; /* -1: none */
 	long long max_tx_rate; /* Mbit/s, set on the PF; 0: none */
+	int spoofchk, trust;   /* 0 or 1, set on the PF; -1: not asked */
 };
 
 int vm_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
