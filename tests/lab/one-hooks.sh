@@ -101,27 +101,29 @@ one_hooks_steps() {
 	info "hooks" "OpenNebula's actions took $(secs $(($(now_ms) - t0))) s"
 }
 
-# one-11: deployed with an igb VF (MAC and VLAN from vm.xml), shut down.
+# one-11: deployed with an igb VF (MAC, VLAN and SPOOFCHK from vm.xml), shut down.
 one_deploy_shutdown() {
 	u=5d1e0c62-8d1b-4a55-9f0e-7c2a4b3d9e11 mac=02:00:0a:0b:00:0b
 	nic="<interface type='bridge'><source bridge='sriov_eth'/><mac address='$mac'/><model type='virtio'/></interface>"
-	vmxml=$(one_vm_xml 11 one-11 "$mac-311-no")
+	vmxml=$(one_vm_xml 11 one-11 "$mac-311-no" | sed 's#</NIC>#<SPOOFCHK>NO</SPOOFCHK></NIC>#')
 	got=$(one_deploy 11 one-11 "$u" "$nic" "$vmxml" 2>/run/one.err)
 	led=$(one_ledger "$u")
 	held=$(one_pf "$mac")
 	if [ "$got" != "$u" ] || [ "$(one_hostdevs one-11)" != 1 ] || [ "${led%% *}" != attached ] ||
-		! printf '%s' "$held" | grep -q "vlan 311"; then
+		! printf '%s' "$held" | grep -q "vlan 311.*spoof checking off"; then
 		fail "hooks: deploy and shutdown" "deploy printed '$got' ($(tr '\n' ' ' </run/one.err | cut -c1-200)); $(one_hostdevs one-11) VFs in one-11; ledger: $led; PF: $held"
 		lv destroy one-11 >/dev/null 2>&1
 		return 0
 	fi
 	pci=${led#* }
+	idx=$(api show "$pci" | jq -r .index)
 	one_message "$vmxml" "$u" | one_action shutdown 11 "$u" lab 2>/run/one.err
 	rc=$?
 	left=$(one_ledger "$u")
 	if [ $rc = 0 ] && [ -z "$left" ] && [ "$(api show "$pci" | jq -r .state)" = free ] &&
-		[ -z "$(one_pf "$mac")" ] && [ "$(drv_of "$pci")" = igbvf ]; then
-		pass "hooks: deploy and shutdown: one-11 ($u) deployed with VF $pci (PF: $held); shut down: free on igbvf, the PF's MAC and VLAN gone"
+		[ -z "$(one_pf "$mac")" ] && [ "$(drv_of "$pci")" = igbvf ] &&
+		vfline "$idx" | grep -q "spoof checking on"; then
+		pass "hooks: deploy and shutdown: one-11 ($u) deployed with VF $pci (PF: $held); shut down: free on igbvf, the PF's MAC and VLAN gone, spoof checking on again"
 	else
 		fail "hooks: deploy and shutdown" "shutdown rc $rc ($(tr '\n' ' ' </run/one.err | cut -c1-200)); ledger: $left; VF $pci $(api show "$pci" | jq -r .state) on $(drv_of "$pci"); PF: $(one_pf "$mac")"
 	fi
