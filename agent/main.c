@@ -166,31 +166,31 @@ static int open_listeners(struct agent *a, int *fds, bool *is_tcp)
 	return n;
 }
 
-/* "<first unix listener, less its .sock>-cni.sock" in @buf, or NULL when no listener is unix:. */
+/*
+ * "<first unix listener's path, less its .sock>-cni.sock" in @buf, or NULL when
+ * no listener is a unix socket; the listener is --listen's or systemd's.
+ */
 static const char *cni_socket_beside_listener(const struct agent *a, char *buf, size_t size)
 {
-	for (int i = 0; i < a->opt.n_listen; i++) {
-		const char *spec = a->opt.listen[i];
-		size_t len = strlen(spec);
+	size_t len = strlen(a->socket_path);
 
-		if (strncmp(spec, "unix:", 5) != 0)
-			continue;
-		if (len > 10 && strcmp(spec + len - 5, ".sock") == 0)
-			len -= 5;
-		snprintf(buf, size, "%.*s-cni.sock", (int)(len - 5), spec + 5);
-		return buf;
-	}
-	return NULL;
+	if (!len)
+		return NULL;
+	if (len > 5 && strcmp(a->socket_path + len - 5, ".sock") == 0)
+		len -= 5;
+	snprintf(buf, size, "%.*s-cni.sock", (int)len, a->socket_path);
+	return buf;
 }
 
 /*
  * The CNI plugin's socket: --cni-socket, or the first unix listener's path
- * with "-cni.sock" for its ".sock" (/run/vfagent/vfagent-cni.sock by default;
- * agents that listen on sockets of their own get CNI sockets of their own);
+ * with "-cni.sock" for its ".sock" (/run/vfagent/vfagent-cni.sock by default
+ * and under the packaged vfagentd.socket; agents that listen on sockets of
+ * their own, from --listen or from systemd, get CNI sockets of their own);
  * none with only TCP listeners. -1 when there is none, and that is not an
  * error; -2 when it cannot be opened.
  */
-static int open_cni_socket(const struct agent *a, const bool *is_tcp, int n)
+static int open_cni_socket(const struct agent *a)
 {
 	const char *path = a->opt.cni_socket;
 	char buf[256];
@@ -200,13 +200,12 @@ static int open_cni_socket(const struct agent *a, const bool *is_tcp, int n)
 		return -1;
 	if (!path)
 		path = cni_socket_beside_listener(a, buf, sizeof(buf));
-	if (!path && (!a->opt.n_listen && (n == 0 || !is_tcp[0])))
-		path = DEFAULT_CNI_SOCKET;
 	if (!path)
 		return -1;
 	r = listen_open_seqpacket(path, &fd);
 	if (r < 0) {
-		log_error("--cni-socket %s: %s", path, strerror(-r));
+		log_error("the CNI plugin's socket %s: %s (--cni-socket PATH to choose another, or none)",
+			  path, strerror(-r));
 		return -2;
 	}
 	log_info("CNI plugin socket on %s", path);
@@ -297,7 +296,7 @@ static int serve(struct agent *a, const sigset_t *mask)
 	n = open_listeners(a, fds, is_tcp);
 	if (sfd < 0 || n <= 0)
 		return EXIT_FAILURE;
-	cni_fd = open_cni_socket(a, is_tcp, n);
+	cni_fd = open_cni_socket(a);
 	if (cni_fd == -2)
 		return EXIT_FAILURE;
 	if (privileges_drop() < 0)

@@ -38,6 +38,8 @@ if command -v systemd-socket-activate >/dev/null; then
 	done
 	curl -sf --unix-socket "$tmp/act.sock" http://x/v1/pools | grep -q '"ib"' || fail "socket activation"
 	grep -q 'serving on 1 socket from systemd' "$tmp/act.log" || fail "did not take the socket: $(cat "$tmp/act.log")"
+	# the CNI plugin's socket beside systemd's, not in a directory only the packaged unit makes
+	[ -S "$tmp/act-cni.sock" ] || fail "no CNI socket beside the activated one: $(cat "$tmp/act.log")"
 	kill "$act"; wait "$act" || fail "socket-activated agent exited $?"
 fi
 echo "api-tcp: all checks passed"
