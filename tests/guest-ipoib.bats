@@ -94,6 +94,19 @@ teardown() {
 	[[ "$output" == *"ETH1_MASK=255.0.255.0: not a netmask; ib1 left alone"* ]]
 }
 
+@test "an IB VF that oned booked as PCI = [TYPE = \"NIC\"] takes its PCI<k>_* variables" {
+	# oned's generate_pci_context (VirtualMachineContext.cc): "PCI" << PCI_ID << "_" << IP, MASK...
+	printf '%s\n' "ETH0_IP='192.168.1.42'" "ETH0_GATEWAY='192.168.1.1'" \
+		"PCI0_IP='10.1.0.5'" "PCI0_MASK='255.255.248.0'" "PCI0_GATEWAY='10.1.0.1'" "PCI0_METRIC='300'" \
+		"PCI1_IP='10.2.0.7'" "PCI1_MTU='2044'" >"$root/context.sh"
+	run sh "$script"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ip addr replace 10.1.0.5/21 dev ib0"* ]]
+	[[ "$output" == *"ip route add default via 10.1.0.1 dev ib0 metric 300"* ]]
+	[[ "$output" == *"ip addr replace 10.2.0.7/24 dev ib1"* ]]
+	[[ "$output" == *"ip link set dev ib1 mtu 2044"* ]]
+}
+
 @test "no dummy: nothing to do" {
 	rm -r "$root/sys/class/net/eth1" "$root/sys/class/net/eth2"
 	run sh "$script"
