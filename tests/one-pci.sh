@@ -107,6 +107,18 @@ unbook 9 # oned's failed deploy gives the capacity back
 monitor
 [ -z "$(booked_to "$a9")" ] || fail "the container's VF is still offered to oned"
 
+step "a NIC on an SR-IOV bridge takes a VF oned has not booked: the next run takes it off oned's list"
+# (the agent picks such a VM's VF itself: attach_nic and deploy claim for owner one-<ID>)
+a11=$(awk '$2 == "8086" && $5 == -1 {print $1; exit}' "$share")
+out=$(one_ssh h1 "curl -s --unix-socket /run/vfagent/vfagent.sock -X POST -d '{\"pci\":\"$(pci_of "$a11")\",\"owner\":{\"kind\":\"vm\",\"name\":\"one-11\"}}' http://x/v1/allocations" </dev/null)
+id11=$(printf '%s' "$out" | jq -r .id)
+[ "$(printf '%s' "$out" | jq -r '.vfs[0].pci')" = "$(pci_of "$a11")" ] || fail "VM 11's claim: $out"
+monitor
+[ -z "$(booked_to "$a11")" ] || fail "VM 11's VF is still offered to oned: $(grep "$a11" "$share")"
+one_ssh h1 "curl -s --unix-socket /run/vfagent/vfagent.sock -X DELETE http://x/v1/allocations/$id11" </dev/null >/dev/null
+monitor
+[ "$(booked_to "$a11")" = -1 ] || fail "VM 11's VF given back is not offered again"
+
 step "the agent down: nothing offered, VM 7's booking kept, a VM without VFs still deploys"
 kill "$(cat "$ONE_DIR/h1/agent.pid")"
 sleep 0.3

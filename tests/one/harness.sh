@@ -47,11 +47,7 @@ JSON
 one_host_start() { # NAME
 	d=$ONE_DIR/$1
 	one_host_files "$d"
-	# the mountpoints this machine lacks are made here, noted, and removed by one_stop
-	for m in /run/vfagent /run/libvirt /var/lib/libvirt /etc/libvirt /var/log/libvirt \
-		/var/cache/libvirt /var/tmp/one /var/lib/one; do
-		[ -d "$m" ] || { mkdir -p "$m" && echo "$m" >>"$ONE_DIR/mountpoints"; }
-	done
+	one_mountpoints_take
 	# shellcheck disable=SC2016
 	unshare -m --propagation private sh -c '
 		d=$1 b=$2
@@ -134,10 +130,33 @@ one_stop() {
 		[ -f "$h" ] && one_host_stop "$(basename "$(dirname "$h")")"
 	done
 	sleep 0.2 # the hosts' mount namespaces go with their last process
-	if [ -f "$ONE_DIR/mountpoints" ]; then
-		while read -r m; do rmdir "$m" 2>/dev/null || true; done <"$ONE_DIR/mountpoints"
-	fi
+	one_mountpoints_give_back
 	rm -rf "$ONE_DIR"
+}
+
+# The mountpoints this machine lacks are made for the hosts' mounts, and removed by the last
+# harness to stop: another one running beside this (make -j, a second checkout) mounts on
+# them too, and an rmdir would take its mounts away (the kernel detaches them).
+# $ONE_USERS: a file per harness running, and "made", the mountpoints made; all under a lock on
+# /run (a directory that is always there: a lock file of our own would be left behind).
+ONE_USERS=/run/vfagent-one-harness
+one_mountpoints_take() {
+	[ ! -e "$ONE_DIR/took" ] || return 0
+	: >"$ONE_DIR/took"
+	# shellcheck disable=SC2016
+	flock /run sh -c 'mkdir -p "$1" && : >"$1/${2##*/}" || exit 1
+		for m in /run/vfagent /run/libvirt /var/lib/libvirt /etc/libvirt /var/log/libvirt \
+			/var/cache/libvirt /var/tmp/one /var/lib/one; do
+			[ -d "$m" ] || { mkdir -p "$m" && echo "$m" >>"$1/made"; }
+		done' sh "$ONE_USERS" "$ONE_DIR"
+}
+one_mountpoints_give_back() {
+	[ -e "$ONE_DIR/took" ] || return 0
+	# shellcheck disable=SC2016
+	flock /run sh -c 'rm -f "$1/${2##*/}"
+		ls "$1" | grep -qvx made && exit 0
+		[ ! -f "$1/made" ] || while read -r m; do rmdir "$m" 2>/dev/null; done <"$1/made"
+		rm -rf "$1"' sh "$ONE_USERS" "$ONE_DIR"
 }
 
 one_ssh() { "$ONE_DIR/bin/ssh" "$@"; }

@@ -5,10 +5,10 @@
 # with the fields the stock pci.rb prints and HostSharePCI reads (ADDRESS is
 # the key; VENDOR, DEVICE, CLASS and SHORT_ADDRESS are what a VM's PCI = [...]
 # matches), so that oned books each VF to one VM and the scheduler counts
-# them exactly. Offered: the VFs of the OpenNebula pools that are free, or
-# held by an OpenNebula VM (owner one-<ID>: oned booked them). Never a VF a
-# container or another VM holds, nor one quarantined or unavailable: oned
-# drops a device it no longer sees unless a VM has it booked.
+# them exactly. Offered: the free VFs of the OpenNebula pools. Never a VF
+# held (by a container, by any VM: one of oned's keeps its booking while the
+# probe is silent about it), quarantined or unavailable: oned drops a device
+# it no longer sees unless a VM has it booked.
 # With the agent down nothing is offered (the free VFs leave oned's list at
 # the next run) and VFAGENT_STATUS says why; the probe always exits 0 (a
 # failing probe puts the whole host in ERROR). It prints no count: oned's
@@ -17,8 +17,10 @@
 #   VFAGENT_ONE_POOLS  the pools offered, by name, blank-separated (default:
 #                      every pool the agent maps a network to); never a pool
 #                      dedicated to containers ("owners": ["container"])
-#   VFAGENT_STATE_DIR  where the addresses offered are noted for the deploy
-#                      action (default /var/tmp/one_db/vfagent: kept by
+#   VFAGENT_PCI_DEVICES  the host's PCI devices, to print SHORT_ADDRESS as
+#                      lspci does (default /sys/bus/pci/devices)
+#   VFAGENT_STATE_DIR  where the VFs of the pools offered are noted for the
+#                      actions, held or not (default /var/tmp/one_db/vfagent: kept by
 #                      onehost sync, which rewrites /var/tmp/one)
 set -u
 sock=${VFAGENT_SOCKET:-/run/vfagent/vfagent.sock}
@@ -32,45 +34,60 @@ command -v curl >/dev/null && command -v jq >/dev/null || {
 	status "curl and jq are needed on this host"
 	exit 0
 }
-pools="" vfs="" allocs=""
-if ! pools=$(get /v1/pools) || ! vfs=$(get /v1/vfs) || ! allocs=$(get /v1/allocations); then
-	status "the agent does not answer at $sock: $pools$vfs$allocs"
+pools="" vfs=""
+if ! pools=$(get /v1/pools) || ! vfs=$(get /v1/vfs); then
+	status "the agent does not answer at $sock: $pools$vfs"
 	exit 0
 fi
-# PCI class of a VF by its link: 0200 Ethernet controller, 0207 InfiniBand controller
-if ! out=$(jq -rn --argjson p "$pools" --argjson v "$vfs" --argjson a "$allocs" \
-	--arg want "${VFAGENT_ONE_POOLS:-}" '
-	def q: tostring | gsub("[\"\\\\]"; "");
-	def f(k; v): "  \(k) = \"\(v | q)\"";
+# The VFs of the pools offered to oned: VFAGENT_ONE_POOLS, or those a network maps, never one
+# dedicated to containers.
+# shellcheck disable=SC2016 # jq's variables, not the shell's
+ours='
 	($want | split(" ") | map(select(. != ""))) as $named |
 	[$p.pools[] | select((.owners // ["vm"]) | index("vm")) |
 		select(if $named == [] then ((.networks // []) | length > 0)
 		else (.name as $n | $named | index($n)) end) | .name] as $offered |
-	([$a.allocations[] | select(.owner.kind == "vm" and
-		((.owner.name // "") | test("^one-[0-9]+$"))) | .id]) as $one_vms |
-	$v.vfs[] | select(.pool as $x | $offered | index($x)) |
-	select(.state == "free" or ((.state == "reserved" or .state == "attached") and
-		(.allocation as $id | $one_vms | index($id)))) |
+	$v.vfs[] | select(.pool as $x | $offered | index($x))'
+# Only a free VF is printed: oned adds a device it has not seen as unbooked (HostSharePCI::
+# set_monitorization, VMID -1), and keeps one it booked when the probe stops printing it. A VF
+# held here (by a VM of oned's, a NIC on an SR-IOV bridge, a container) printed would be booked
+# again. PCI class by the VF's link: 0200 Ethernet controller, 0207 InfiniBand controller.
+# shellcheck disable=SC2016
+print='
+	def q: tostring | gsub("[\"\\\\]"; "");
+	def f(k; v): "  \(k) = \"\(v | q)\"";
+	select(.state == "free") |
 	(.pci | split(":")) as $d | ($d[2] | split(".")) as $sf |
-	(if .link_type == "infiniband" then ["0207", "InfiniBand controller"]
+	(if .link_type == "infiniband" then ["0207", "Infiniband controller"]
 	 else ["0200", "Ethernet controller"] end) as $class |
 	"PCI = [", ([
 	f("TYPE"; "\(.vendor):\(.device):\($class[0])"), f("VENDOR"; .vendor),
 	f("DEVICE"; .device), f("CLASS"; $class[0]), f("CLASS_NAME"; $class[1]),
 	f("ADDRESS"; "\($d[0]):\($d[1]):\($sf[0]):\($sf[1])"),
-	f("SHORT_ADDRESS"; if $d[0] == "0000" then "\($d[1]):\($d[2])" else .pci end),
+	f("SHORT_ADDRESS"; if $domains then .pci else "\($d[1]):\($d[2])" end),
 	f("DOMAIN"; $d[0]), f("BUS"; $d[1]), f("SLOT"; $sf[0]), f("FUNCTION"; $sf[1]),
 	f("NUMA_NODE"; if (.numa_node // -1) < 0 then "-" else .numa_node end),
 	f("IFNAME"; .netdev // "-"), f("SRIOV"; "vf"),
 	f("DEVICE_NAME"; "\(.link_type) VF of pool \(.pool) (vfagent)"),
-	f("VFAGENT_POOL"; .pool)] | join(",\n")), "]"' 2>&1); then
-	status "the agent's answer is not what this probe knows: $out"
+	f("VFAGENT_POOL"; .pool)] | join(",\n")), "]"'
+# SHORT_ADDRESS as lspci -mm prints it for pci.rb: with the domain when the host has another than 0000
+domains=false
+for d in "${VFAGENT_PCI_DEVICES:-/sys/bus/pci/devices}"/*; do
+	case ${d##*/} in 0000:*) ;; *:*) domains=true ;; esac
+done
+query() {
+	jq -rn --argjson p "$pools" --argjson v "$vfs" --arg want "${VFAGENT_ONE_POOLS:-}" \
+		--argjson domains "$domains" "$ours | $1" 2>&1
+}
+if ! out=$(query "$print") || ! mine=$(query .pci); then
+	status "the agent's answer is not what this probe knows: $out$mine"
 	exit 0
 fi
-# the addresses offered, for the deploy action to know a VF of the agent's when it is down
+# every VF of those pools, whoever holds it, for the actions to know a device of the agent's
+# when it is down (oned may have booked any of them)
 if mkdir -p "$state" 2>/dev/null; then
-	printf '%s\n' "$out" | sed -n 's/^  ADDRESS = "\(.*\):\([0-7]\)",*$/\1.\2/p' >"$state/offered.new" &&
-		mv "$state/offered.new" "$state/offered"
+	printf '%s\n' "$mine" | grep . >"$state/offered.new"
+	mv "$state/offered.new" "$state/offered"
 fi
 [ -z "$out" ] || printf '%s\n' "$out"
 status ok
