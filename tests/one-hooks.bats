@@ -454,8 +454,8 @@ hostdev_file() {
 # stdin): the line `cat << 'EOT' | vnm/vfagent/update_nic 'DEPLOY_ID' 'VN_ID'`, then the VM in
 # base64 (Base64.encode64: lines of 60) and "EOT"; no VM_ID or HOST
 vnm=$top/hooks/one/vnm/vfagent
-update_nic() { # DEPLOY_ID VM_XML_FILE
-	{ echo "cat << 'EOT' | $vnm/update_nic '$1' '5'"; base64 <"$2"; echo EOT; } | bash -s
+update_nic() { # DEPLOY_ID VM_XML_FILE [VN_ID]
+	{ echo "cat << 'EOT' | $vnm/update_nic '$1' '${3:-5}'"; base64 <"$2"; echo EOT; } | bash -s
 }
 
 # vm.xml of VM 42 after oned took network 5's new VLAN_ID 140, OUTBOUND_AVG_BW 12500 (KB/s) and
@@ -517,6 +517,11 @@ updated_vm() {
 	# nothing asked, even with the agent down
 	updated_vm 0000:d8:10.2 7 >"$dir/vm.xml"
 	VFAGENT_SOCKET=$dir/nowhere.sock run update_nic 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c "$dir/vm.xml"
+	[ "$status" -eq 0 ]
+	# onevm nic-update of a NIC on no network: oned sends VN_ID -1 (DispatchManagerActions.cc,
+	# nic_update: net_id = -1 unless the NIC has a NETWORK_ID), and stops at a driver that fails
+	updated_vm 0000:d8:10.2 >"$dir/vm.xml"
+	VFAGENT_SOCKET=$dir/nowhere.sock run update_nic 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c "$dir/vm.xml" -1
 	[ "$status" -eq 0 ]
 	for a in pre post clean update_sg vnet_create vnet_delete; do
 		echo data | "$vnm/$a" 'x' 5
