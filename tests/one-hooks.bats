@@ -410,7 +410,7 @@ hostdev_file() {
 	[ "$status" -eq 0 ]
 	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].state] | join(",")')" = reserved,reserved ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
-	[ ! -e "$dir/checkpoint.vfagent" ]
+	[ "$(jq -s 'map(.count) | add' "$dir/checkpoint.vfagent")" = 3 ]
 	# held while the checkpoint exists, not while a domain does: a suspended VM has none
 	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].hold_while] | unique | join(",")')" = "$dir/checkpoint" ]
 	# resume here: nothing to claim, the booked VFs go back in (the test libvirt has no domain)
@@ -421,6 +421,24 @@ hostdev_file() {
 	run sh "$hooks/save" "$uuid" "$dir/checkpoint" host1 42 host1 <"$dir/msg"
 	[ "$status" -eq 0 ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+}
+
+@test "a suspended VM migrated cold (its checkpoint moved): restore there claims its VFs, here they go back" {
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	LCM=6 pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
+	mkdir "$dir/ds-src" "$dir/ds-dst"
+	run sh "$hooks/save" "$uuid" "$dir/ds-src/checkpoint" host1 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	: >"$dir/ds-src/checkpoint" # what the stock save wrote
+	# PROLOG_MIGRATE_SUSPEND: no VMM action on the source; the tm mv moves the VM's directory
+	mv "$dir/ds-src/checkpoint" "$dir/ds-src/checkpoint.vfagent" "$dir/ds-dst/"
+	VFAGENT_SOCKET=$dir/dst.sock run sh "$hooks/restore" "$dir/ds-dst/checkpoint" dst "$uuid" 42 dst <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(q dst "/v1/allocations?owner=vm:$uuid" '[.allocations[] | .pool] | sort | join(",")')" = eth,ib,ib ]
+	[ "$(q dst "/v1/allocations?owner=vm:$uuid" '[.allocations[].vfs[]] | length')" = 3 ]
+	# here: held while the checkpoint existed; it has gone, so the hold is over
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].hold_while] | unique | join(",")')" = "$dir/ds-src/checkpoint" ]
+	[ ! -e "$dir/ds-src/checkpoint" ]
 }
 
 @test "migrate: to another system datastore of the same host (DEST_HOST = SRC_HOST) moves no VF" {
