@@ -350,6 +350,32 @@ nic_message() { # BRIDGE MAC [VLAN]
 	[ "$(q src /v1/allocations '.allocations | length')" = 0 ]
 }
 
+@test "attach_nic: a PCI NIC oned booked is claimed by address and plugged at once, or nothing; another pool's VF is refused" {
+	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
+	# the driver message of a PCI NIC hot-plug: VM/TEMPLATE/PCI[ATTACH='YES'] (one_vmm_exec.rb)
+	msg() { # BRIDGE
+		printf '<VMM_DRIVER_ACTION_DATA>%s</VMM_DRIVER_ACTION_DATA>' "$(pci_vm 0000 \
+			"$(echo "$pci" | cut -c6-7)" "$(echo "$pci" | cut -c9-10)" "$(echo "$pci" | cut -c12)" \
+			"<ATTACH>YES</ATTACH><NETWORK>net</NETWORK><BRIDGE>$1</BRIDGE>")"
+	}
+	# the simulated host's libvirt has no such domain: refused, and nothing stays claimed
+	msg sriov_eth0 >"$dir/msg"
+	run sh "$hooks/attach_nic" 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c 02:00:c0:a8:02:2b sriov_eth0 \
+		virtio vfagent one-42-5 42 host1 <"$dir/msg"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"VF $pci not plugged into 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c"* ]]
+	[[ "$output" != *"maps to pool"* ]]
+	[ ! -e "$dir/attach_nic.args" ]
+	[ "$(q src /v1/allocations '.allocations | length')" = 0 ]
+	# an Ethernet VF for a NIC on the network vfagent.json maps to the IB pool
+	msg sriov_ib0 >"$dir/msg"
+	run sh "$hooks/attach_nic" 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c 02:00:c0:a8:02:2b sriov_ib0 \
+		virtio vfagent one-42-5 42 host1 <"$dir/msg"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"VF $pci is in pool eth, but its NIC's network net (bridge sriov_ib0) maps to pool ib"* ]]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+}
+
 @test "detach_nic: a VF that attach_nic made is given back; one deployed with the VM is refused alone" {
 	uuid=$(deploy "$one/two-ib-one-eth.xml")
 	# a VF hot-plugged earlier (here: claimed as attach_nic claims it)
@@ -377,7 +403,8 @@ hostdev_file() {
 
 @test "deploy: the VF oned booked is claimed by address and configured from the NIC before the guest starts" {
 	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
-	pci_vm 0000 "$(echo "$pci" | cut -c6-7)" "$(echo "$pci" | cut -c9-10)" "$(echo "$pci" | cut -c12)" >"$dir/vm.xml"
+	pci_vm 0000 "$(echo "$pci" | cut -c6-7)" "$(echo "$pci" | cut -c9-10)" "$(echo "$pci" | cut -c12)" \
+		'<NETWORK>hpc-eth</NETWORK><BRIDGE>sriov_eth0</BRIDGE>' >"$dir/vm.xml"
 	hostdev_file "$pci" >"$dir/dep.xml"
 	run deploy "$dir/dep.xml"
 	[ "$status" -eq 0 ]
@@ -387,6 +414,19 @@ hostdev_file() {
 	[ "$(q src "/v1/vfs/$pci" .state)" = attached ]
 	[ "$(q src "/v1/allocations?owner=vm:$output" '[.allocations[].vfs[].pci] | join(",")')" = "$pci" ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 13 ]
+}
+
+@test "deploy: a VF oned booked from another pool than its network's (oned matches VENDOR/DEVICE/CLASS only) is refused, nothing claimed" {
+	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
+	# the NIC's network is the one vfagent.json maps to the IB pool (nic_attribute copies BRIDGE)
+	pci_vm 0000 "$(echo "$pci" | cut -c6-7)" "$(echo "$pci" | cut -c9-10)" "$(echo "$pci" | cut -c12)" \
+		'<NETWORK>hpc-ib</NETWORK><BRIDGE>sriov_ib0</BRIDGE>' >"$dir/vm.xml"
+	hostdev_file "$pci" >"$dir/dep.xml"
+	run deploy "$dir/dep.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"VF $pci is in pool eth, but its NIC's network hpc-ib (bridge sriov_ib0) maps to pool ib"* ]]
+	[ ! -e "$dir/deploy.args" ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
 }
 
 @test "deploy: the VF oned booked taken meanwhile (a shared pool): the deploy fails naming it, nothing claimed" {

@@ -215,10 +215,31 @@ vf_holder() {
 # Whether VF $1 is in one of the agent's pools.
 agent_vf() { api GET "/v1/vfs/$1" 2>/dev/null | jq -e '.pool != null' >/dev/null; }
 
+# Whether each PCI device of VM XML $1 ($2: predicate) that is the agent's VF is in the pool
+# its network's BRIDGE maps to, if vfagent.json maps it: oned books by VENDOR, DEVICE and
+# CLASS alone (HostSharePCI::add_by_name), so two pools of one VF model (two ports, two
+# fabrics) look alike to it. A mismatch is named; nothing is claimed.
+pci_pools_match() { # XML [PREDICATE]
+	pools=$(api GET /v1/pools) || return 1
+	vm_pcis "$1" "${2:-}" | while read -r i pci; do
+		have=$(api GET "/v1/vfs/$pci" 2>/dev/null | jq -r '.pool // empty')
+		[ -n "$have" ] || continue
+		bridge=$(x "$1" "//VM/TEMPLATE/PCI${2:-}[$i]/BRIDGE")
+		want=$(printf '%s' "$pools" | jq -r --arg b "$bridge" \
+			'[.pools[] | select(any(.networks[]?; .bridge == $b)) | .name][0] // empty')
+		[ -z "$want" ] || [ "$want" = "$have" ] || {
+			warn "VF $pci is in pool $have, but its NIC's network $(x "$1" "//VM/TEMPLATE/PCI${2:-}[$i]/NETWORK") (bridge $bridge) maps to pool $want: tell them apart in oned (the probe's VFAGENT_POOL, a PCI_FILTER or SHORT_ADDRESS)"
+			exit 1
+		}
+	done
+}
+
 # Each PCI device of VM XML $1 that is the agent's VF, claimed for domain $2 by its address
-# ($3: predicate). The new ids on stdout; a VF the domain holds already counts as claimed (a
-# retried action); one held by another (a lost race, a container): fails, naming it.
+# ($3: predicate), after pci_pools_match. The new ids on stdout; a VF the domain holds already
+# counts as claimed (a retried action); one held by another (a lost race, a container): fails,
+# naming it.
 claim_pcis() { # XML UUID [PREDICATE]
+	pci_pools_match "$1" "${3:-}" || return 1
 	vm_pcis "$1" "${3:-}" | while read -r i pci; do
 		agent_vf "$pci" || continue
 		held=$(vf_holder "$pci")
