@@ -3,14 +3,16 @@
 # against real SR-IOV PFs (QEMU's igb, 7 VFs with igbvf netdevs; QEMU's NVMe,
 # 4 VFs), asserted with the kernel's own tools (/usr/bin/ip: busybox's ip
 # shadows it otherwise). One line per step: "LAB PASS name", "LAB FAIL name:
-# why" or "LAB INFO name: what was seen".
+# why" or "LAB INFO name: what was seen", each with the guest's uptime.
 ip=/usr/bin/ip
 sock=/run/vfagent.sock
 export VFAGENT_SOCKET=$sock
-pass() { echo "LAB PASS $1"; }
-fail() { echo "LAB FAIL $1: $2"; }
-info() { echo "LAB INFO $1: $2"; }
-skip() { echo "LAB SKIP $1: $2"; }
+# each line ends with the guest's uptime, so that a slow step shows
+at() { printf '[%s s]' "$(cut -d' ' -f1 /proc/uptime)"; }
+pass() { echo "LAB PASS $1 $(at)"; }
+fail() { echo "LAB FAIL $1: $2 $(at)"; }
+info() { echo "LAB INFO $1: $2 $(at)"; }
+skip() { echo "LAB SKIP $1: $2 $(at)"; }
 api() { vfctl -o json "$@" 2>&1; }
 
 # shellcheck source=tests/lab/data-path.sh
