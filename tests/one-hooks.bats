@@ -71,6 +71,8 @@ pci_vm() {
 	printf '<VM><ID>42</ID><LCM_STATE>%s</LCM_STATE><TEMPLATE><PCI><TYPE>NIC</TYPE><DOMAIN>%s</DOMAIN><BUS>%s</BUS><SLOT>%s</SLOT><FUNCTION>%s</FUNCTION><ADDRESS>%s:%s:%s:%s</ADDRESS><SHORT_ADDRESS>%s:%s.%s</SHORT_ADDRESS><MAC>02:00:c0:a8:02:2b</MAC><VLAN_ID>130</VLAN_ID><IP>10.1.0.43</IP><VN_MAD>vfagent</VN_MAD>%s</PCI></TEMPLATE></VM>' \
 		"${LCM:-3}" "$1" "$2" "$3" "$4" "$1" "$2" "$3" "$4" "$2" "$3" "$4" "${5:-}"
 }
+# the same for the VF at address $1 (0000:BB:SS.F), $2: extra XML
+pci_vm_at() { pci_vm 0000 "$(echo "$1" | cut -c6-7)" "$(echo "$1" | cut -c9-10)" "$(echo "$1" | cut -c12)" "${2:-}"; }
 
 @test "deploy: two IB NICs and an Ethernet NIC become VFs, dummies added, UUID printed" {
 	run deploy "$one/two-ib-one-eth.xml"
@@ -354,9 +356,8 @@ nic_message() { # BRIDGE MAC [VLAN]
 	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
 	# the driver message of a PCI NIC hot-plug: VM/TEMPLATE/PCI[ATTACH='YES'] (one_vmm_exec.rb)
 	msg() { # BRIDGE
-		printf '<VMM_DRIVER_ACTION_DATA>%s</VMM_DRIVER_ACTION_DATA>' "$(pci_vm 0000 \
-			"$(echo "$pci" | cut -c6-7)" "$(echo "$pci" | cut -c9-10)" "$(echo "$pci" | cut -c12)" \
-			"<ATTACH>YES</ATTACH><NETWORK>net</NETWORK><BRIDGE>$1</BRIDGE>")"
+		printf '<VMM_DRIVER_ACTION_DATA>%s</VMM_DRIVER_ACTION_DATA>' \
+			"$(pci_vm_at "$pci" "<ATTACH>YES</ATTACH><NETWORK>net</NETWORK><BRIDGE>$1</BRIDGE>")"
 	}
 	# the simulated host's libvirt has no such domain: refused, and nothing stays claimed
 	msg sriov_eth0 >"$dir/msg"
@@ -403,8 +404,7 @@ hostdev_file() {
 
 @test "deploy: the VF oned booked is claimed by address and configured from the NIC before the guest starts" {
 	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
-	pci_vm 0000 "$(echo "$pci" | cut -c6-7)" "$(echo "$pci" | cut -c9-10)" "$(echo "$pci" | cut -c12)" \
-		'<NETWORK>hpc-eth</NETWORK><BRIDGE>sriov_eth0</BRIDGE>' >"$dir/vm.xml"
+	pci_vm_at "$pci" '<NETWORK>hpc-eth</NETWORK><BRIDGE>sriov_eth0</BRIDGE>' >"$dir/vm.xml"
 	hostdev_file "$pci" >"$dir/dep.xml"
 	run deploy "$dir/dep.xml"
 	[ "$status" -eq 0 ]
@@ -419,8 +419,7 @@ hostdev_file() {
 @test "deploy: a VF oned booked from another pool than its network's (oned matches VENDOR/DEVICE/CLASS only) is refused, nothing claimed" {
 	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
 	# the NIC's network is the one vfagent.json maps to the IB pool (nic_attribute copies BRIDGE)
-	pci_vm 0000 "$(echo "$pci" | cut -c6-7)" "$(echo "$pci" | cut -c9-10)" "$(echo "$pci" | cut -c12)" \
-		'<NETWORK>hpc-ib</NETWORK><BRIDGE>sriov_ib0</BRIDGE>' >"$dir/vm.xml"
+	pci_vm_at "$pci" '<NETWORK>hpc-ib</NETWORK><BRIDGE>sriov_ib0</BRIDGE>' >"$dir/vm.xml"
 	hostdev_file "$pci" >"$dir/dep.xml"
 	run deploy "$dir/dep.xml"
 	[ "$status" -eq 1 ]
@@ -433,7 +432,7 @@ hostdev_file() {
 	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
 	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations -d \
 		"{\"pci\":\"$pci\",\"owner\":{\"kind\":\"container\",\"pid\":$$}}" >/dev/null
-	pci_vm 0000 "$(echo "$pci" | cut -c6-7)" "$(echo "$pci" | cut -c9-10)" "$(echo "$pci" | cut -c12)" >"$dir/vm.xml"
+	pci_vm_at "$pci" >"$dir/vm.xml"
 	hostdev_file "$pci" >"$dir/dep.xml"
 	run deploy "$dir/dep.xml"
 	[ "$status" -eq 1 ]
@@ -520,8 +519,7 @@ update_nic() { # DEPLOY_ID VM_XML_FILE [VN_ID]
 # TRUST into its PCI NIC: VNET_UPDATE lists VLAN_ID and OUTBOUND_AVG_BW with their old values
 # (VirtualNetwork::set_updated_attributes; TRUST unchanged, so not listed): PCI [NETWORK_ID]
 updated_vm() {
-	pci_vm 0000 "$(echo "$1" | cut -c6-7)" "$(echo "$1" | cut -c9-10)" "$(echo "$1" | cut -c12)" \
-		"<NETWORK_ID><![CDATA[${2:-5}]]></NETWORK_ID><OUTBOUND_AVG_BW><![CDATA[12500]]></OUTBOUND_AVG_BW><TRUST><![CDATA[YES]]></TRUST>" |
+	pci_vm_at "$1" "<NETWORK_ID><![CDATA[${2:-5}]]></NETWORK_ID><OUTBOUND_AVG_BW><![CDATA[12500]]></OUTBOUND_AVG_BW><TRUST><![CDATA[YES]]></TRUST>" |
 		sed -e 's#<VLAN_ID>130</VLAN_ID>#<VLAN_ID><![CDATA[140]]></VLAN_ID>#' \
 			-e 's#</TEMPLATE>#<VNET_UPDATE><VLAN_ID><![CDATA[130]]></VLAN_ID><OUTBOUND_AVG_BW><![CDATA[]]></OUTBOUND_AVG_BW></VNET_UPDATE></TEMPLATE>#'
 }
@@ -550,7 +548,7 @@ updated_vm() {
 
 @test "update_nic: a VF in the guest whose PF refuses fails the update, the VF as it was" {
 	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
-	pci_vm 0000 "$(echo "$pci" | cut -c6-7)" "$(echo "$pci" | cut -c9-10)" "$(echo "$pci" | cut -c12)" >"$dir/vm.xml"
+	pci_vm_at "$pci" >"$dir/vm.xml"
 	hostdev_file "$pci" >"$dir/dep.xml"
 	uuid=$(deploy "$dir/dep.xml")
 	updated_vm "$pci" >"$dir/vm.xml"
