@@ -283,6 +283,22 @@ pci_vm_at() { pci_vm 0000 "$(echo "$1" | cut -c6-7)" "$(echo "$1" | cut -c9-10)"
 	[ "$(wc -l <"$dir/state/offered")" = 6 ]
 }
 
+@test "IM probe: an answer it does not know says so and exits 0 (a failing probe puts the host in ERROR)" {
+	# an agent of another version: JSON, but not the shape the probe reads
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4)
+for _ in range(2):
+    c, _ = s.accept(); c.recv(4096)
+    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 15\r\nConnection: close\r\n\r\n{\"pools\": null}"); c.close()
+' "$dir/odd.sock" &
+	for _ in $(seq 50); do [ -S "$dir/odd.sock" ] && break; sleep 0.1; done
+	VFAGENT_SOCKET=$dir/odd.sock VFAGENT_STATE_DIR=$dir/state run sh "$top/hooks/one/im/vfagent-pci.sh"
+	[ "$status" -eq 0 ]
+	[[ "$output" == 'VFAGENT_STATUS = "the agent'"'"'s answer is not what this probe knows: '* ]]
+	[ "$(printf '%s\n' "$output" | grep -c '^PCI')" = 0 ]
+}
+
 @test "IM probe: a pool dedicated to containers is never offered to oned" {
 	cat >"$dir/ct.json" <<'JSON'
 {"pools": [{"name": "ib", "selector": {"vendors": ["15b3"], "link_types": ["infiniband"]}},

@@ -34,7 +34,7 @@ command -v curl >/dev/null && command -v jq >/dev/null || {
 	status "curl and jq are needed on this host"
 	exit 0
 }
-pools="" vfs=""
+pools="" vfs="" out="" mine=""
 if ! pools=$(get /v1/pools) || ! vfs=$(get /v1/vfs); then
 	status "the agent does not answer at $sock: $pools$vfs"
 	exit 0
