@@ -381,7 +381,7 @@ nic_message() { # BRIDGE MAC [VLAN]
 		virtio vfagent one-42-5 42 host1 <"$dir/msg"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"VF $pci not plugged into 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c"* ]]
-	[[ "$output" != *"maps to pool"* ]]
+	[[ "$output" != *"which serves"* ]]
 	[ ! -e "$dir/attach_nic.args" ]
 	[ "$(q src /v1/allocations '.allocations | length')" = 0 ]
 	# an Ethernet VF for a NIC on the network vfagent.json maps to the IB pool
@@ -389,7 +389,7 @@ nic_message() { # BRIDGE MAC [VLAN]
 	run sh "$hooks/attach_nic" 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c 02:00:c0:a8:02:2b sriov_ib0 \
 		virtio vfagent one-42-5 42 host1 <"$dir/msg"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"VF $pci is in pool eth, but its NIC's network net (bridge sriov_ib0) maps to pool ib"* ]]
+	[[ "$output" == *"VF $pci is in pool eth, which serves sriov_eth0, not its NIC's network net (bridge sriov_ib0)"* ]]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
 }
 
@@ -439,9 +439,27 @@ hostdev_file() {
 	hostdev_file "$pci" >"$dir/dep.xml"
 	run deploy "$dir/dep.xml"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"VF $pci is in pool eth, but its NIC's network hpc-ib (bridge sriov_ib0) maps to pool ib"* ]]
+	[[ "$output" == *"VF $pci is in pool eth, which serves sriov_eth0, not its NIC's network hpc-ib (bridge sriov_ib0)"* ]]
 	[ ! -e "$dir/deploy.args" ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+}
+
+@test "deploy: a VF of a pool that serves no network (offered by VFAGENT_ONE_POOLS) takes any PCI NIC, even on a network whose bridge NICs another pool serves" {
+	cat >"$dir/ct.json" <<'JSON'
+{"pools": [{"name": "ib", "selector": {"vendors": ["15b3"], "link_types": ["infiniband"]}},
+           {"name": "eth", "selector": {"vendors": ["8086"]}}],
+ "networks": [{"bridge": "sriov_ib0", "pool": "ib"}], "libvirt": {"uri": "test:///default"}}
+JSON
+	"$b/agent/vfagentd" --simulate "$dir/ct" --config "$dir/ct.json" --listen "unix:$dir/ct.sock" \
+		>"$dir/ct.log" 2>&1 &
+	echo $! >"$dir/ct.pid"
+	for _ in $(seq 100); do curl -sf --unix-socket "$dir/ct.sock" http://x/v1/health >/dev/null && break; sleep 0.1; done
+	pci=$(q ct '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
+	pci_vm_at "$pci" '<NETWORK>hpc-ib</NETWORK><BRIDGE>sriov_ib0</BRIDGE>' >"$dir/vm.xml"
+	hostdev_file "$pci" >"$dir/dep.xml"
+	VFAGENT_SOCKET=$dir/ct.sock run deploy "$dir/dep.xml"
+	[ "$status" -eq 0 ]
+	[ "$(q ct "/v1/vfs/$pci" .state)" = attached ]
 }
 
 @test "deploy: the VF oned booked taken meanwhile (a shared pool): the deploy fails naming it, nothing claimed" {

@@ -215,22 +215,22 @@ vf_holder() {
 # Whether VF $1 is in one of the agent's pools.
 agent_vf() { api GET "/v1/vfs/$1" 2>/dev/null | jq -e '.pool != null' >/dev/null; }
 
-# Whether each PCI device of VM XML $1 ($2: predicate) that is the agent's VF is in the pool
-# its network's BRIDGE maps to, if vfagent.json maps it: oned books by VENDOR, DEVICE and
-# CLASS alone (HostSharePCI::add_by_name), so two pools of one VF model (two ports, two
-# fabrics) look alike to it. A mismatch is named; nothing is claimed.
+# Whether each PCI device of VM XML $1 ($2: predicate) that is the agent's VF may serve its
+# NIC's network: oned books by VENDOR, DEVICE and CLASS alone (HostSharePCI::add_by_name), so
+# two pools of one VF model (two ports, two fabrics) look alike to it. A VF whose pool
+# vfagent.json maps networks to (bridges or libvirt networks) serves those alone; a pool that
+# maps none, or a NIC with no BRIDGE, is not checked. A mismatch is named; nothing is claimed.
 pci_pools_match() { # XML [PREDICATE]
 	pools=$(api GET /v1/pools) || return 1
 	vm_pcis "$1" "${2:-}" | while read -r i pci; do
 		have=$(api GET "/v1/vfs/$pci" 2>/dev/null | jq -r '.pool // empty')
-		[ -n "$have" ] || continue
 		bridge=$(x "$1" "//VM/TEMPLATE/PCI${2:-}[$i]/BRIDGE")
-		want=$(printf '%s' "$pools" | jq -r --arg b "$bridge" \
-			'[.pools[] | select(any(.networks[]?; .bridge == $b)) | .name][0] // empty')
-		[ -z "$want" ] || [ "$want" = "$have" ] || {
-			warn "VF $pci is in pool $have, but its NIC's network $(x "$1" "//VM/TEMPLATE/PCI${2:-}[$i]/NETWORK") (bridge $bridge) maps to pool $want: tell them apart in oned (the probe's VFAGENT_POOL, a PCI_FILTER or SHORT_ADDRESS)"
-			exit 1
-		}
+		[ -n "$have" ] && [ -n "$bridge" ] || continue
+		serves=$(printf '%s' "$pools" | jq -r --arg p "$have" \
+			'[.pools[] | select(.name == $p) | .networks[]? | .bridge // .network] | join(" ")')
+		case " $serves " in "  " | *" $bridge "*) continue ;; esac
+		warn "VF $pci is in pool $have, which serves $serves, not its NIC's network $(x "$1" "//VM/TEMPLATE/PCI${2:-}[$i]/NETWORK") (bridge $bridge): tell the pools apart in oned (one pool per VF model offered, or SHORT_ADDRESS)"
+		exit 1
 	done
 }
 
