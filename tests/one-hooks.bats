@@ -514,6 +514,20 @@ JSON
 	[ ! -e "$dir/ds-src/checkpoint" ]
 }
 
+@test "restore after stop: the noted claims are made even when the VM still holds a VF here (a release that failed)" {
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	LCM=5 pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
+	run sh "$hooks/save" "$uuid" "$dir/checkpoint" host1 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+	# what a release that failed at stop leaves: a VF still booked for the domain, no hold
+	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations -d \
+		"{\"pool\":\"eth\",\"owner\":{\"kind\":\"vm\",\"name\":\"one-42\",\"uuid\":\"$uuid\"}}" >/dev/null
+	run sh "$hooks/restore" "$dir/checkpoint" host1 "$uuid" 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].vfs[]] | length')" = 4 ]
+}
+
 @test "migrate: to another system datastore of the same host (DEST_HOST = SRC_HOST) moves no VF" {
 	uuid=$(deploy "$one/two-ib-one-eth.xml")
 	before=$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].vfs[].pci] | sort | join(",")')
