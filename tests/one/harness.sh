@@ -13,6 +13,7 @@
 
 one_can_run() {
 	[ "$(id -u)" = 0 ] && command -v libvirtd >/dev/null && command -v virsh >/dev/null &&
+		command -v flock >/dev/null &&
 		command -v unshare >/dev/null && command -v nsenter >/dev/null &&
 		command -v xmllint >/dev/null && command -v jq >/dev/null && command -v bash >/dev/null
 }
@@ -98,7 +99,7 @@ one_host_stop() { # NAME
 # A test's opening: skip (77) where the harness cannot run, fail and step
 # for its messages, the harness started and stopped at exit.
 one_test_start() {
-	one_can_run || { echo "SKIP: needs root, libvirtd, virsh, unshare, nsenter, xmllint, jq"; exit 77; }
+	one_can_run || { echo "SKIP: needs root, libvirtd, virsh, flock, unshare, nsenter, xmllint, jq"; exit 77; }
 	# shellcheck disable=SC2317 # called by the test that sources this
 	fail() { echo "FAIL: $*" >&2; exit 1; }
 	# shellcheck disable=SC2317
@@ -137,26 +138,31 @@ one_stop() {
 # The mountpoints this machine lacks are made for the hosts' mounts, and removed by the last
 # harness to stop: another one running beside this (make -j, a second checkout) mounts on
 # them too, and an rmdir would take its mounts away (the kernel detaches them).
-# $ONE_USERS: a file per harness running, and "made", the mountpoints made; all under a lock on
-# /run (a directory that is always there: a lock file of our own would be left behind).
+# $ONE_USERS: a file per harness running, named by its test's PID (one killed leaves its file:
+# a dead PID does not count), and "made", the mountpoints made; all under a lock on /run (a
+# directory that is always there: a lock file of our own would be left behind).
 ONE_USERS=/run/vfagent-one-harness
 one_mountpoints_take() {
 	[ ! -e "$ONE_DIR/took" ] || return 0
 	: >"$ONE_DIR/took"
 	# shellcheck disable=SC2016
-	flock /run sh -c 'mkdir -p "$1" && : >"$1/${2##*/}" || exit 1
+	flock /run sh -c 'mkdir -p "$1" && : >"$1/$2" || exit 1
 		for m in /run/vfagent /run/libvirt /var/lib/libvirt /etc/libvirt /var/log/libvirt \
 			/var/cache/libvirt /var/tmp/one /var/lib/one; do
 			[ -d "$m" ] || { mkdir -p "$m" && echo "$m" >>"$1/made"; }
-		done' sh "$ONE_USERS" "$ONE_DIR"
+		done' sh "$ONE_USERS" $$
 }
 one_mountpoints_give_back() {
 	[ -e "$ONE_DIR/took" ] || return 0
 	# shellcheck disable=SC2016
-	flock /run sh -c 'rm -f "$1/${2##*/}"
-		ls "$1" | grep -qvx made && exit 0
+	flock /run sh -c 'rm -f "$1/$2"
+		for u in "$1"/*; do
+			case ${u##*/} in made | "*") continue ;; esac
+			if kill -0 "${u##*/}" 2>/dev/null; then exit 0; fi
+			rm -f "$u"
+		done
 		[ ! -f "$1/made" ] || while read -r m; do rmdir "$m" 2>/dev/null; done <"$1/made"
-		rm -rf "$1"' sh "$ONE_USERS" "$ONE_DIR"
+		rm -rf "$1"' sh "$ONE_USERS" $$
 }
 
 one_ssh() { "$ONE_DIR/bin/ssh" "$@"; }
