@@ -119,6 +119,28 @@ one_ssh h1 "curl -s --unix-socket /run/vfagent/vfagent.sock -X DELETE http://x/v
 monitor
 [ "$(booked_to "$a11")" = -1 ] || fail "VM 11's VF given back is not offered again"
 
+step "detach_nic of a PCI NIC whose guest never acknowledges: success, as the stock detach; logged; the VF offered only once it is out"
+monitor
+a12=$(book 12 8086 0200) || fail "no VF booked for VM 12"
+vm_files 12 "$a12" 02:00:c0:a8:05:0c 212
+u12=$(one_deploy h1 12 "$ONE_DIR/dep-12.xml" "$ONE_DIR/vm-12.xml") || fail "deploy of VM 12: $u12"
+# the guest ignores the unplug (the simulated host's stand-in for it; tests/vm-detach.sh)
+pci_of "$a12" >"$ONE_DIR/h1/sim/sim-unplug-ignored"
+# the driver message of a PCI NIC's detach: VM/TEMPLATE/PCI[ATTACH='YES'] (one_vmm_exec.rb)
+sed 's#<TYPE>NIC</TYPE>#<TYPE>NIC</TYPE><ATTACH>YES</ATTACH>#' "$ONE_DIR/vm-12.xml" >"$ONE_DIR/vm-12-detach.xml"
+out=$(one_message "$ONE_DIR/vm-12-detach.xml" "$u12" h1 |
+	one_action h1 detach_nic 12 "$u12" 02:00:c0:a8:05:0c 2>&1) || fail "detach_nic: $out"
+case $out in *"VF $(pci_of "$a12"): "*"unplug not acknowledged"*"out of every pool"*) ;; *) fail "not logged: $out" ;; esac
+[ "$(one_api h1 "/v1/vfs/$(pci_of "$a12")" .state)" = quarantined ] || fail "VF $a12 not kept out"
+unbook 12 # oned's detach_nic success frees the device (HostSharePCI::del)
+monitor
+[ -z "$(booked_to "$a12")" ] || fail "VF $a12 offered while the guest still has it"
+rm "$ONE_DIR/h1/sim/sim-unplug-ignored"
+one_virsh h1 "destroy $u12" >/dev/null || fail "destroy VM 12"
+for _ in $(seq 100); do [ "$(one_api h1 "/v1/vfs/$(pci_of "$a12")" .state)" = free ] && break; sleep 0.1; done
+monitor
+[ "$(booked_to "$a12")" = -1 ] || fail "VF $a12 not offered again once out"
+
 step "the agent down: nothing offered, VM 7's booking kept, a VM without VFs still deploys"
 kill "$(cat "$ONE_DIR/h1/agent.pid")"
 sleep 0.3
