@@ -11,8 +11,9 @@ b=${top_builddir:-.}
 hooks=$top/hooks/one/vmm/kvm-sriov
 one=$top/tests/one
 
-start_agent() { # NAME
-	"$b/agent/vfagentd" --simulate "$dir/$1" --listen "unix:$dir/$1.sock" >"$dir/$1.log" 2>&1 &
+start_agent() { # NAME [CONFIG]
+	"$b/agent/vfagentd" --simulate "$dir/$1" ${2:+--config "$2"} --listen "unix:$dir/$1.sock" \
+		>"$dir/$1.log" 2>&1 &
 	echo $! >"$dir/$1.pid"
 	for _ in $(seq 100); do
 		curl -sf --unix-socket "$dir/$1.sock" http://x/v1/health >/dev/null && return 0
@@ -254,16 +255,15 @@ pci_vm_at() { pci_vm 0000 "$(echo "$1" | cut -c6-7)" "$(echo "$1" | cut -c9-10)"
 	[[ "$output" == *'VFAGENT_STATUS = "ok"'* ]]
 	printf '%s\n' "$output" | grep -q '^VFAGENT_FREE' && false
 	# the fields HostSharePCI reads: ADDRESS (its key), SHORT_ADDRESS, VENDOR, DEVICE, CLASS
+	# oned's ADDRESS is DOMAIN:BUS:SLOT:FUNCTION, the PCI address with a colon for its dot
 	free=$(q src '/v1/vfs?pool=ib&state=free' '.vfs[0].pci')
-	bus=$(echo "$free" | cut -c6-7) slot=$(echo "$free" | cut -c9-10) fn=$(echo "$free" | cut -c12)
-	printf '%s\n' "$output" | grep -qx "  ADDRESS = \"0000:$bus:$slot:$fn\","
-	printf '%s\n' "$output" | grep -qx "  SHORT_ADDRESS = \"$bus:$slot.$fn\","
+	printf '%s\n' "$output" | grep -qx "  ADDRESS = \"${free%.*}:${free##*.}\","
+	printf '%s\n' "$output" | grep -qx "  SHORT_ADDRESS = \"${free#0000:}\","
 	printf '%s\n' "$output" | grep -qx '  CLASS = "0207",'
 	printf '%s\n' "$output" | grep -qx '  CLASS_NAME = "Infiniband controller",'
 	printf '%s\n' "$output" | grep -qx '  VENDOR = "15b3",'
 	held=$(q src '/v1/allocations?owner=vm:one-9' '.allocations[0].vfs[0].pci')
-	bus=$(echo "$held" | cut -c6-7) slot=$(echo "$held" | cut -c9-10) fn=$(echo "$held" | cut -c12)
-	printf '%s\n' "$output" | grep -q "ADDRESS = \"0000:$bus:$slot:$fn\"" && false
+	printf '%s\n' "$output" | grep -q "ADDRESS = \"${held%.*}:${held##*.}\"" && false
 	# the state file names every VF of the pools offered, held or not, for the actions
 	grep -qx "$held" "$dir/state/offered"
 	[ "$(wc -l <"$dir/state/offered")" = 14 ]
@@ -306,10 +306,7 @@ for _ in range(2):
  "networks": [{"bridge": "sriov_ib0", "pool": "ib"}, {"bridge": "sriov_eth0", "pool": "eth"}],
  "libvirt": false}
 JSON
-	"$b/agent/vfagentd" --simulate "$dir/ct" --config "$dir/ct.json" --listen "unix:$dir/ct.sock" \
-		>"$dir/ct.log" 2>&1 &
-	echo $! >"$dir/ct.pid"
-	for _ in $(seq 100); do curl -sf --unix-socket "$dir/ct.sock" http://x/v1/health >/dev/null && break; sleep 0.1; done
+	start_agent ct "$dir/ct.json"
 	VFAGENT_SOCKET=$dir/ct.sock VFAGENT_STATE_DIR=$dir/state run sh "$top/hooks/one/im/vfagent-pci.sh"
 	[ "$status" -eq 0 ]
 	[ "$(printf '%s\n' "$output" | grep -c '^PCI = \[')" = 8 ]
@@ -450,10 +447,7 @@ hostdev_file() {
            {"name": "eth", "selector": {"vendors": ["8086"]}}],
  "networks": [{"bridge": "sriov_ib0", "pool": "ib"}], "libvirt": {"uri": "test:///default"}}
 JSON
-	"$b/agent/vfagentd" --simulate "$dir/ct" --config "$dir/ct.json" --listen "unix:$dir/ct.sock" \
-		>"$dir/ct.log" 2>&1 &
-	echo $! >"$dir/ct.pid"
-	for _ in $(seq 100); do curl -sf --unix-socket "$dir/ct.sock" http://x/v1/health >/dev/null && break; sleep 0.1; done
+	start_agent ct "$dir/ct.json"
 	pci=$(q ct '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
 	pci_vm_at "$pci" '<NETWORK>hpc-ib</NETWORK><BRIDGE>sriov_ib0</BRIDGE>' >"$dir/vm.xml"
 	hostdev_file "$pci" >"$dir/dep.xml"
