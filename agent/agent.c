@@ -238,7 +238,6 @@ int agent_init(struct agent *a)
 	int r;
 
 	pthread_rwlock_init(&a->state_lock, NULL);
-	pthread_mutex_init(&a->ledger_lock, NULL);
 	pthread_mutex_init(&a->config_lock, NULL);
 	r = open_context(a);
 	if (r >= 0)
@@ -246,7 +245,7 @@ int agent_init(struct agent *a)
 	if (r >= 0)
 		r = scan(a, &a->inv);
 	if (r >= 0) {
-		r = vfp_ledger_open(a->ctx, state_dir(a), &a->ledger);
+		r = ledger_open(a, state_dir(a));
 		if (r < 0)
 			log_error("opening the ledger in %s: %s", state_dir(a), strerror(-r));
 	}
@@ -257,20 +256,23 @@ int agent_init(struct agent *a)
 	if (r >= 0)
 		agent_apply_desired_numvfs(a); /* VFs back after a reboot, before reconcile */
 	if (r >= 0) {
-		r = vfp_ledger_reconcile(a->ledger, a->inv, a->config, &reconcile_ops, a, &rep);
+		char err[512];
+
+		r = ledger_reconcile(a, a->inv, a->config, &reconcile_ops, a, &rep, err,
+				     sizeof(err));
 		if (r < 0)
-			log_error("reconcile: %s", vfp_ledger_get_error(a->ledger));
+			log_error("reconcile: %s", err);
 		else
 			log_report(&rep);
 	}
 	if (r >= 0)
 		r = events_new(&a->events);
 	if (r >= 0)
-		r = claim_queue_new(a->ledger, &a->ledger_lock, &a->claims);
+		r = claim_queue_new(ledger_claim_batch, a, &a->claims);
 	if (r >= 0)
 		log_info("%zu PFs, %zu VFs under %s; ledger %s", vfp_inventory_get_pf_count(a->inv),
 			 vfp_inventory_get_vf_count(a->inv), vfp_ctx_get_sysfs_root(a->ctx),
-			 vfp_ledger_get_path(a->ledger));
+			 ledger_path(a));
 	return r;
 }
 
@@ -279,22 +281,15 @@ void agent_fini(struct agent *a)
 {
 	claim_queue_free(a->claims);
 	libvirt_conn_free(a->libvirt);
-	free(a->foreign_vfs.vfs);
-	free(a->running.d);
 	free(a->repair_waits);
-	if (a->n_unrecorded)
-		log_warning("%zu operations' ends were not recorded: the next start resolves them",
-			    a->n_unrecorded);
-	free(a->unrecorded);
 	if (a->events)
 		events_shutdown(a->events);
-	vfp_ledger_unref(a->ledger);
+	ledger_close(a);
 	vfp_inventory_unref(a->inv);
 	vfp_config_unref(a->config);
 	vfp_ctx_unref(a->ctx);
 	events_free(a->events);
 	free(a->token);
-	pthread_mutex_destroy(&a->ledger_lock);
 	pthread_rwlock_destroy(&a->state_lock);
 }
 
@@ -333,17 +328,16 @@ int agent_rescan(struct agent *a, const char *why)
 {
 	struct vfp_reconcile_report rep = { 0 };
 	struct vfp_inventory *inv = NULL;
+	char err[512];
 	int r;
 
 	r = scan(a, &inv);
 	if (r < 0)
 		return r;
 	pthread_rwlock_wrlock(&a->state_lock);
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_sync(a->ledger, inv, a->config, &rep);
+	r = ledger_sync(a, inv, a->config, &rep, err, sizeof(err));
 	if (r < 0)
-		log_error("rescan (%s): %s", why, vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
+		log_error("rescan (%s): %s", why, err);
 	agent_replace_inventory(a, inv);
 	pthread_rwlock_unlock(&a->state_lock);
 	if (r >= 0 && (rep.added || rep.vanished || rep.returned)) {
@@ -361,16 +355,12 @@ int agent_rescan(struct agent *a, const char *why)
  */
 void agent_resync_health(struct agent *a)
 {
-	int r = 0;
+	char err[512];
 
 	pthread_rwlock_rdlock(&a->state_lock);
-	if (vfp_config_watches_pf_links(a->config)) {
-		pthread_mutex_lock(&a->ledger_lock);
-		r = vfp_ledger_sync(a->ledger, a->inv, a->config, NULL);
-		if (r < 0)
-			log_error("health: %s", vfp_ledger_get_error(a->ledger));
-		pthread_mutex_unlock(&a->ledger_lock);
-	}
+	if (vfp_config_watches_pf_links(a->config) &&
+	    ledger_sync(a, a->inv, a->config, NULL, err, sizeof(err)) < 0)
+		log_error("health: %s", err);
 	pthread_rwlock_unlock(&a->state_lock);
 }
 
@@ -380,13 +370,11 @@ void agent_resync_health(struct agent *a)
  */
 int agent_add_persisted_numvfs(struct agent *a, struct vfp_config *c)
 {
-	int r;
+	char err[512];
+	int r = ledger_add_persisted_numvfs(a, c, err, sizeof(err));
 
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_add_persisted_numvfs(a->ledger, c);
 	if (r < 0)
-		log_error("config: the persisted VF counts: %s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
+		log_error("config: the persisted VF counts: %s", err);
 	return r;
 }
 
@@ -421,196 +409,9 @@ int agent_replace_config(struct agent *a, struct vfp_config *c)
 	pthread_rwlock_wrlock(&a->state_lock);
 	vfp_config_unref(a->config);
 	a->config = c;
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_sync(a->ledger, a->inv, a->config, NULL);
-	pthread_mutex_unlock(&a->ledger_lock);
+	r = ledger_sync(a, a->inv, a->config, NULL, NULL, 0);
 	pthread_rwlock_unlock(&a->state_lock);
 	events_emit_config(a->events, pools);
 	return r;
 }
 
-/* Allocation @id as the ledger has it now; -ENOENT with @err saying so. */
-int agent_get_allocation(struct agent *a, const char *id, struct vfp_allocation **ret, char *err,
-			 size_t err_size)
-{
-	int r;
-
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_get_allocation(a->ledger, id, ret);
-	if (r < 0)
-		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
-	return r;
-}
-
-/* How intent @op of allocation @id ended, kept to be written when the ledger takes it. */
-struct agent_unrecorded {
-	char id[40];
-	enum vfp_op op;
-	bool ok;
-	char reason[256];
-};
-
-/* Under ledger_lock: the end of @id's @op, to write later (a newer one for @id replaces it). */
-void agent_intent_defer_locked(struct agent *a, const char *id, enum vfp_op op, bool ok,
-			       const char *reason)
-{
-	struct agent_unrecorded *u = NULL;
-
-	for (size_t i = 0; i < a->n_unrecorded && !u; i++)
-		if (strcmp(a->unrecorded[i].id, id) == 0)
-			u = &a->unrecorded[i];
-	if (!u && a->n_unrecorded == a->cap_unrecorded) {
-		size_t cap = a->cap_unrecorded ? 2 * a->cap_unrecorded : 8;
-		struct agent_unrecorded *n = realloc(a->unrecorded, cap * sizeof(*n));
-
-		if (!n) {
-			log_error("allocation %s: %s %s: not recorded, and no memory to keep it: the "
-				  "next start resolves it", id, vfp_op_to_string(op), ok ? "done" : "failed");
-			return;
-		}
-		a->unrecorded = n, a->cap_unrecorded = cap;
-	}
-	if (!u)
-		u = &a->unrecorded[a->n_unrecorded++];
-	*u = (struct agent_unrecorded){ .op = op, .ok = ok };
-	snprintf(u->id, sizeof(u->id), "%s", id);
-	snprintf(u->reason, sizeof(u->reason), "%s", reason ? reason : "");
-}
-
-/*
- * Under ledger_lock: writes the ends of operations the ledger could not
- * take when they ended (a full disk). 0 once none is left; else the
- * ledger's -errno, and the rest stay for the next try. An end the ledger
- * no longer expects (-ENOENT: resolved meanwhile) is dropped.
- */
-static int record_deferred_locked(struct agent *a)
-{
-	while (a->n_unrecorded) {
-		struct agent_unrecorded *u = &a->unrecorded[0];
-		int r = vfp_ledger_confirm(a->ledger, u->id, u->op, u->ok,
-					   u->ok ? NULL : u->reason);
-
-		if (r < 0 && r != -ENOENT)
-			return r;
-		log_info("allocation %s: %s %s: recorded now", u->id, vfp_op_to_string(u->op),
-			 u->ok ? "done" : "failed");
-		memmove(u, u + 1, --a->n_unrecorded * sizeof(*u));
-	}
-	return 0;
-}
-
-/* Under ledger_lock: before a new operation, the ends of earlier ones; @err when they do not fit. */
-static int ledger_ready_locked(struct agent *a, char *err, size_t err_size)
-{
-	int r = record_deferred_locked(a);
-
-	if (r < 0)
-		snprintf(err, err_size, "the ledger cannot record the end of an earlier operation "
-			 "yet: %s", vfp_ledger_get_error(a->ledger));
-	return r;
-}
-
-/**
- * agent_record_deferred() - write the ends of operations the ledger could
- * not take when they ended; for the main loop's quiet minute (a new
- * operation tries first anyway)
- */
-void agent_record_deferred(struct agent *a)
-{
-	pthread_mutex_lock(&a->ledger_lock);
-	if (a->n_unrecorded && record_deferred_locked(a) < 0)
-		log_warning("%zu operations' ends wait for the ledger: %s", a->n_unrecorded,
-			    vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
-}
-
-/**
- * agent_ledger_ready() - under ledger_lock, before an operation begins:
- * the ends of earlier ones written first; -errno with @err when they
- * cannot be (the disk is still full), rather than an operation "in
- * progress" that ended long ago
- */
-int agent_ledger_ready(struct agent *a, char *err, size_t err_size)
-{
-	return ledger_ready_locked(a, err, err_size);
-}
-
-/*
- * Begins intent @op of allocation @id; @err on failure. @durable: it waits
- * for the disk, for an @op whose effect outlives a power cut (a domain's
- * persistent config, a release, a detach); see vfp_ledger_begin_volatile().
- */
-int agent_intent_begin(struct agent *a, const char *id, enum vfp_op op, bool durable, char *err,
-		       size_t err_size)
-{
-	int r;
-
-	err[0] = '\0';
-	pthread_mutex_lock(&a->ledger_lock);
-	r = ledger_ready_locked(a, err, err_size);
-	if (r >= 0)
-		r = durable ? vfp_ledger_begin(a->ledger, id, op)
-			    : vfp_ledger_begin_volatile(a->ledger, id, op);
-	if (r < 0 && !err[0])
-		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
-	return r;
-}
-
-/* agent_intent_begin(), not durable, for each of @ids in one transaction: all or none. */
-int agent_intents_begin_volatile(struct agent *a, const char *const *ids, size_t n,
-				 enum vfp_op op, char *err, size_t err_size)
-{
-	int r;
-
-	err[0] = '\0';
-	pthread_mutex_lock(&a->ledger_lock);
-	r = ledger_ready_locked(a, err, err_size);
-	if (r >= 0)
-		r = vfp_ledger_begin_volatile_many(a->ledger, ids, n, op);
-	if (r < 0 && !err[0])
-		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
-	return r;
-}
-
-/*
- * How intent @op of each allocation of @ids ended, in one transaction. One
- * the ledger cannot take now (a full disk) is logged and kept: written
- * before the next operation, or in the quiet minute; until then the intent
- * stays open, and a restart would resolve it by what the host shows.
- */
-int agent_intents_confirm(struct agent *a, const char *const *ids, size_t n, enum vfp_op op,
-			  bool ok, const char *reason)
-{
-	int r;
-
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_confirm_many(a->ledger, ids, n, op, ok, reason);
-	if (r < 0)
-		log_error("%s", vfp_ledger_get_error(a->ledger));
-	for (size_t i = 0; r < 0 && r != -ENOENT && i < n; i++)
-		agent_intent_defer_locked(a, ids[i], op, ok, reason);
-	pthread_mutex_unlock(&a->ledger_lock);
-	return r;
-}
-
-/**
- * agent_intent_defer() - the end of @id's @op to record as @ok, replacing
- * one kept already (an attach the ledger could not record, undone since)
- */
-void agent_intent_defer(struct agent *a, const char *id, enum vfp_op op, bool ok,
-			const char *reason)
-{
-	pthread_mutex_lock(&a->ledger_lock);
-	agent_intent_defer_locked(a, id, op, ok, reason);
-	pthread_mutex_unlock(&a->ledger_lock);
-}
-
-/* How intent @op of allocation @id ended (@ok; @reason when not); a failure is logged. */
-int agent_intent_confirm(struct agent *a, const char *id, enum vfp_op op, bool ok,
-			 const char *reason)
-{
-	return agent_intents_confirm(a, &id, 1, op, ok, reason);
-}

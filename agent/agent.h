@@ -2,21 +2,21 @@
 /*
  * The agent's state, shared by the main loop, the udev monitor and the
  * API's request threads. Locks: state_lock (read for a request, write for
- * a rescan or reload) guards config and inventory; ledger_lock guards the
- * ledger's one SQLite connection. Take state_lock before ledger_lock.
+ * a rescan or reload) guards config and inventory; the ledger and its lock
+ * are agent/ledger.c's. Take state_lock before the ledger.
  */
 #pragma once
 
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "agent/ledger.h"
 #include "libvfpool/libvfpool.h"
 
 struct claim_queue;
 struct libvirt_conn;
 struct events;
 struct metrics;
-struct agent_unrecorded;
 
 #define AGENT_MAX_LISTEN 4
 
@@ -33,29 +33,6 @@ struct agent_options {
 	bool once;
 };
 
-/* A VF a domain holds that the ledger does not give it (GET /v1/host). */
-struct agent_foreign_vf {
-	char pci[VFP_PCI_ADDR_LEN + 1];
-	char domain[256];
-	char uuid[37];
-};
-
-struct agent_foreign_vfs {
-	struct agent_foreign_vf *vfs;
-	size_t n, cap;
-};
-
-/* A domain libvirt ran at the agent's last look (GET /v1/host's "pending"). */
-struct agent_running_domain {
-	char name[256];
-	char uuid[37];
-};
-
-struct agent_running_domains {
-	struct agent_running_domain *d;
-	size_t n, cap;
-};
-
 /* When a quarantined VF is repaired again, and how long it waited last (main loop only). */
 struct agent_repair_wait {
 	char pci[VFP_PCI_ADDR_LEN + 1];
@@ -69,27 +46,20 @@ struct agent {
 	struct vfp_config *config;
 	pthread_mutex_t config_lock; /* a config loaded and put in place, one at a time */
 	struct vfp_inventory *inv;
-	pthread_mutex_t ledger_lock;
-	struct vfp_ledger *ledger;
+	struct agent_ledger *ledger; /* agent/ledger.c's alone */
 	struct claim_queue *claims;
 	struct events *events;
 	struct metrics *metrics;
 	struct libvirt_conn *libvirt;
-	struct agent_foreign_vfs foreign_vfs; /* under ledger_lock */
-	struct agent_running_domains running; /* under ledger_lock */
 	char *token; /* bearer token for TCP listeners; never logged */
 	char socket_path[108]; /* the unix socket served on, for the host checks; "" if none */
 	double scan_seconds;
-	unsigned releases_unpruned; /* under ledger_lock */
 	/* VF resets and repairs, by result (atomic counters, for /metrics) */
 	unsigned long resets[2], repairs[2]; /* [0] failed, [1] ok */
 	/* looks at an owner that failed (EMFILE…) and kept its allocation (atomic, /metrics) */
 	unsigned long lease_errors;
 	struct agent_repair_wait *repair_waits;
 	size_t n_repair_waits, cap_repair_waits;
-	/* ends of operations the ledger could not take yet (a full disk); under ledger_lock */
-	struct agent_unrecorded *unrecorded;
-	size_t n_unrecorded, cap_unrecorded;
 };
 
 int agent_init(struct agent *a);
@@ -105,22 +75,6 @@ const char *agent_config_path(const struct agent *a);
 struct vfp_inventory *agent_get_inventory(struct agent *a);
 struct vfp_config *agent_get_config(struct agent *a);
 void agent_replace_inventory(struct agent *a, struct vfp_inventory *inv);
-int agent_get_allocation(struct agent *a, const char *id, struct vfp_allocation **ret, char *err,
-			 size_t err_size);
-int agent_intent_begin(struct agent *a, const char *id, enum vfp_op op, bool durable, char *err,
-		       size_t err_size);
-int agent_intent_confirm(struct agent *a, const char *id, enum vfp_op op, bool ok,
-			 const char *reason);
-int agent_intents_begin_volatile(struct agent *a, const char *const *ids, size_t n,
-				 enum vfp_op op, char *err, size_t err_size);
-int agent_intents_confirm(struct agent *a, const char *const *ids, size_t n, enum vfp_op op,
-			  bool ok, const char *reason);
-void agent_intent_defer(struct agent *a, const char *id, enum vfp_op op, bool ok,
-			const char *reason);
-void agent_intent_defer_locked(struct agent *a, const char *id, enum vfp_op op, bool ok,
-			       const char *reason);
-int agent_ledger_ready(struct agent *a, char *err, size_t err_size);
-void agent_record_deferred(struct agent *a);
 
 void agent_set_log_priority(int priority);
 int agent_get_log_priority(void);

@@ -287,14 +287,7 @@ int agent_attach_domain(struct agent *a, const char *id, const struct agent_doma
 static int set_hold(struct agent *a, const char *id, const char *hold_while, char *err,
 		    size_t err_size)
 {
-	int r;
-
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_set_hold(a->ledger, id, hold_while);
-	if (r < 0)
-		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
-	return r;
+	return ledger_set_hold(a, id, hold_while, err, err_size);
 }
 
 /**

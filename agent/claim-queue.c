@@ -21,8 +21,8 @@ struct waiter {
 };
 
 struct claim_queue {
-	struct vfp_ledger *ledger;
-	pthread_mutex_t *ledger_lock; /* every use of the ledger's connection takes it */
+	claim_queue_commit_fn commit;
+	void *userdata;
 	pthread_mutex_t lock;
 	pthread_cond_t queued, finished;
 	struct waiter *head, **tail;
@@ -46,17 +46,7 @@ static void commit_batch(struct claim_queue *q, struct waiter **w, size_t n)
 		memset(errors, 0, sizeof(errors));
 		for (; j < n && w[j]->config == w[i]->config; j++)
 			reqs[j - i] = *w[j]->req;
-		pthread_mutex_lock(q->ledger_lock);
-		if (vfp_ledger_claim_batch(q->ledger, w[i]->config, reqs, j - i, results, allocs,
-					   errors) < 0) {
-			/* the commit failed: no claim of the batch took effect */
-			for (size_t k = 0; k < j - i; k++) {
-				free(errors[k]);
-				errors[k] = strdup(vfp_ledger_get_error(q->ledger));
-				results[k] = results[k] < 0 ? results[k] : -EIO;
-			}
-		}
-		pthread_mutex_unlock(q->ledger_lock);
+		q->commit(q->userdata, w[i]->config, reqs, j - i, results, allocs, errors);
 		for (size_t k = i; k < j; k++) {
 			w[k]->result = results[k - i];
 			w[k]->allocation = allocs[k - i];
@@ -96,16 +86,15 @@ static void *committer(void *userdata)
 	return NULL;
 }
 
-int claim_queue_new(struct vfp_ledger *l, pthread_mutex_t *ledger_lock,
-		    struct claim_queue **ret_q)
+int claim_queue_new(claim_queue_commit_fn commit, void *userdata, struct claim_queue **ret_q)
 {
 	struct claim_queue *q = calloc(1, sizeof(*q));
 	int r;
 
 	if (!q)
 		return -ENOMEM;
-	q->ledger = l;
-	q->ledger_lock = ledger_lock;
+	q->commit = commit;
+	q->userdata = userdata;
 	q->tail = &q->head;
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->queued, NULL);

@@ -12,8 +12,16 @@
 
 struct claim_queue;
 
-int claim_queue_new(struct vfp_ledger *l, pthread_mutex_t *ledger_lock,
-		    struct claim_queue **ret_q);
+/*
+ * Commits @n claims in one transaction: each claim's result, allocation and
+ * error (the caller's to free) in the arrays; a commit that failed fails
+ * every claim of the batch. The agent's is ledger_claim_batch().
+ */
+typedef void (*claim_queue_commit_fn)(void *userdata, const struct vfp_config *config,
+				      const struct vfp_claim *reqs, size_t n, int *ret_results,
+				      struct vfp_allocation **ret_allocations, char **ret_errors);
+
+int claim_queue_new(claim_queue_commit_fn commit, void *userdata, struct claim_queue **ret_q);
 void claim_queue_free(struct claim_queue *q);
 int claim_queue_claim(struct claim_queue *q, const struct vfp_config *config,
 		      const struct vfp_claim *req, struct vfp_allocation **ret_allocation,

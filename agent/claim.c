@@ -19,11 +19,13 @@ static bool grow_pool(struct agent *a, const char *pool, struct vfp_pool_growth 
 	int r;
 
 	pthread_rwlock_wrlock(&a->state_lock);
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_pool_grow(a->ledger, a->config, a->inv, pool, g, &inv);
-	if (inv)
-		agent_replace_inventory(a, inv);
-	pthread_mutex_unlock(&a->ledger_lock);
+	{
+		LEDGER_GUARD(lg, a);
+
+		r = vfp_pool_grow(lg.l, a->config, a->inv, pool, g, &inv);
+		if (inv)
+			agent_replace_inventory(a, inv);
+	}
 	pthread_rwlock_unlock(&a->state_lock);
 	if (r >= 0)
 		log_info("pool %s: PF %s grew from %d to %d VFs", pool, g->pf, g->from, g->to);
@@ -37,20 +39,24 @@ static bool grow_pool(struct agent *a, const char *pool, struct vfp_pool_growth 
 static void shrink_back(struct agent *a, const char *pool, const struct vfp_pool_growth *g)
 {
 	struct vfp_inventory *inv = NULL;
+	char err[512] = "";
 	int r;
 
 	pthread_rwlock_wrlock(&a->state_lock);
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_numvfs_apply(a->ledger, a->config, a->inv, g->pf, g->from, NULL, &inv);
-	if (inv)
-		agent_replace_inventory(a, inv);
-	pthread_mutex_unlock(&a->ledger_lock);
+	{
+		LEDGER_GUARD(lg, a);
+
+		r = vfp_numvfs_apply(lg.l, a->config, a->inv, g->pf, g->from, NULL, &inv);
+		if (inv)
+			agent_replace_inventory(a, inv);
+		if (r < 0)
+			snprintf(err, sizeof(err), "%s", vfp_ledger_get_error(lg.l));
+	}
 	pthread_rwlock_unlock(&a->state_lock);
 	if (r >= 0)
 		log_info("pool %s: the claim failed; PF %s back to %d VFs", pool, g->pf, g->from);
 	else
-		log_warning("pool %s: PF %s stays at %d VFs: %s", pool, g->pf, g->to,
-			    vfp_ledger_get_error(a->ledger));
+		log_warning("pool %s: PF %s stays at %d VFs: %s", pool, g->pf, g->to, err);
 }
 
 /* agent_claim() without its event: for claims made on the way to something else. */

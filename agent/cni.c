@@ -25,11 +25,7 @@ static int find(struct agent *a, const char *key, struct vfp_allocation **ret, c
 	int r;
 
 	*ret = NULL;
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_get_allocation_by_key(a->ledger, key, ret);
-	if (r < 0 && r != -ENOENT)
-		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
+	r = ledger_get_allocation_by_key(a, key, ret, err, err_size);
 	return r == -ENOENT ? 0 : r;
 }
 
@@ -74,13 +70,8 @@ static int clear_key(struct agent *a, const char *key, const struct vfp_owner *o
 		if (r == -ENOENT)
 			r = 0;
 	}
-	if (r >= 0 && alloc) {
-		pthread_mutex_lock(&a->ledger_lock);
-		r = vfp_ledger_forget_key(a->ledger, key);
-		if (r < 0)
-			snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-		pthread_mutex_unlock(&a->ledger_lock);
-	}
+	if (r >= 0 && alloc)
+		r = ledger_forget_key(a, key, err, err_size);
 	vfp_allocation_unref(alloc);
 	return r;
 }
@@ -196,11 +187,7 @@ int agent_cni_gc(struct agent *a, const char *prefix, const char *const *keep, s
 	int r, failed = 0;
 
 	*ret_released = 0;
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_list_allocations(a->ledger, NULL, false, &list, &n);
-	if (r < 0)
-		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
+	r = ledger_list_allocations(a, NULL, false, &list, &n, err, err_size);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		const char *key = vfp_allocation_get_idempotency_key(list[i]);
 		int q;
@@ -226,9 +213,7 @@ int agent_cni_free_vfs(struct agent *a, const char *pool, unsigned *ret_free)
 	size_t n = 0;
 	int r;
 
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_counts(a->ledger, &counts, &n);
-	pthread_mutex_unlock(&a->ledger_lock);
+	r = ledger_counts(a, &counts, &n);
 	for (size_t i = 0; r >= 0 && i < n; i++)
 		if (strcmp(counts[i].pool, pool) == 0) {
 			*ret_free = counts[i].vfs[VFP_VF_FREE];

@@ -48,11 +48,7 @@ int deployment_held(struct agent *a, const char *uuid, const char *const *pools,
 	size_t n = 0, found = 0;
 	int r;
 
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_list_allocations(a->ledger, NULL, false, &list, &n);
-	if (r < 0)
-		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
+	r = ledger_list_allocations(a, NULL, false, &list, &n, err, err_size);
 	for (size_t i = 0; r >= 0 && i < n; i++)
 		if (owner_is_domain(vfp_allocation_get_owner(list[i]), uuid) &&
 		    (r = take(list[i], uuid, pools, counts, n_pools, ret_allocs, err, err_size)) > 0)

@@ -383,9 +383,7 @@ static int check_hostdevs(struct rewrite *w)
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		struct vfp_ledger_vf v;
 
-		pthread_mutex_lock(&w->agent->ledger_lock);
-		r = vfp_ledger_get_vf(w->agent->ledger, list[i], &v);
-		pthread_mutex_unlock(&w->agent->ledger_lock);
+		r = ledger_get_vf(w->agent, list[i], &v);
 		if (r == -ENOENT || (r >= 0 && !v.pool[0])) {
 			r = 0; /* not ours */
 			continue;

@@ -25,16 +25,18 @@ int agent_set_numvfs(struct agent *a, const char *pf, int numvfs, bool dry_run,
 
 	*ret_plan = NULL;
 	pthread_rwlock_wrlock(&a->state_lock);
-	pthread_mutex_lock(&a->ledger_lock);
-	if (dry_run)
-		r = vfp_numvfs_plan(a->ledger, a->inv, pf, numvfs, ret_plan);
-	else
-		r = vfp_numvfs_apply(a->ledger, a->config, a->inv, pf, numvfs, ret_plan, &inv);
-	if (inv)
-		agent_replace_inventory(a, inv);
-	if (r < 0)
-		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
+	{
+		LEDGER_GUARD(g, a);
+
+		if (dry_run)
+			r = vfp_numvfs_plan(g.l, a->inv, pf, numvfs, ret_plan);
+		else
+			r = vfp_numvfs_apply(g.l, a->config, a->inv, pf, numvfs, ret_plan, &inv);
+		if (inv)
+			agent_replace_inventory(a, inv);
+		if (r < 0)
+			snprintf(err, err_size, "%s", vfp_ledger_get_error(g.l));
+	}
 	pthread_rwlock_unlock(&a->state_lock);
 	if (r >= 0 && !dry_run)
 		events_emit_numvfs(a->events, *ret_plan);
@@ -62,13 +64,15 @@ void agent_apply_desired_numvfs(struct agent *a)
 	int n;
 
 	pthread_rwlock_wrlock(&a->state_lock);
-	pthread_mutex_lock(&a->ledger_lock);
-	n = vfp_numvfs_apply_config(a->ledger, a->config, a->inv, &plans, &inv);
-	if (inv)
-		agent_replace_inventory(a, inv);
-	if (n < 0)
-		log_error("numvfs: applying the config: %s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
+	{
+		LEDGER_GUARD(g, a);
+
+		n = vfp_numvfs_apply_config(g.l, a->config, a->inv, &plans, &inv);
+		if (inv)
+			agent_replace_inventory(a, inv);
+		if (n < 0)
+			log_error("numvfs: applying the config: %s", vfp_ledger_get_error(g.l));
+	}
 	pthread_rwlock_unlock(&a->state_lock);
 	for (size_t i = 0; plans && plans[i]; i++) {
 		log_plan(plans[i]);
@@ -92,6 +96,7 @@ void agent_apply_desired_numvfs(struct agent *a)
 int agent_persist_numvfs(struct agent *a, const char *pf, int numvfs, char *err, size_t err_size)
 {
 	struct vfp_config *c = NULL;
+	char msg[512];
 	int r;
 
 	pthread_mutex_lock(&a->config_lock);
@@ -99,18 +104,13 @@ int agent_persist_numvfs(struct agent *a, const char *pf, int numvfs, char *err,
 	if (r < 0)
 		snprintf(err, err_size, "persist: the config does not load (the agent's log says "
 			 "why): fix it first");
-	if (r >= 0) {
-		pthread_mutex_lock(&a->ledger_lock);
-		r = vfp_ledger_persist_numvfs(a->ledger, pf, numvfs);
-		if (r < 0)
-			snprintf(err, err_size, "persist: %s", vfp_ledger_get_error(a->ledger));
-		pthread_mutex_unlock(&a->ledger_lock);
-	}
+	if (r >= 0 && (r = ledger_persist_numvfs(a, pf, numvfs, msg, sizeof(msg))) < 0)
+		snprintf(err, err_size, "persist: %s", msg);
 	if (r >= 0 && (r = agent_add_persisted_numvfs(a, c)) < 0)
 		snprintf(err, err_size, "persist: reading the persisted counts back failed");
 	if (r >= 0) {
 		log_info("numvfs: PF %s keeps %d VFs across reboots (%s)", pf, numvfs,
-			 vfp_ledger_get_path(a->ledger));
+			 ledger_path(a));
 		r = agent_replace_config(a, TAKE_PTR(c));
 	}
 	vfp_config_unref(c);

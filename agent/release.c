@@ -54,17 +54,15 @@ void agent_prune_ledger(struct agent *a)
 {
 	struct vfp_config *config = agent_get_config(a); /* the config's lock comes first */
 	struct vfp_retention keep;
+	char err[512];
 	unsigned n = 0;
 
 	vfp_config_get_retention(config, &keep);
 	vfp_config_unref(config);
-	pthread_mutex_lock(&a->ledger_lock);
-	a->releases_unpruned = 0;
-	if (vfp_ledger_prune(a->ledger, &keep, &n) < 0)
-		log_error("prune: %s", vfp_ledger_get_error(a->ledger));
+	if (ledger_prune(a, &keep, &n, err, sizeof(err)) < 0)
+		log_error("prune: %s", err);
 	else if (n)
 		log_info("prune: %u released allocations forgotten", n);
-	pthread_mutex_unlock(&a->ledger_lock);
 }
 
 /* The release's intent: durable when the owner's VFs outlive a power cut (a VM's config). */
@@ -75,6 +73,42 @@ static int release_begin(struct vfp_ledger *l, const struct vfp_allocation *allo
 	return vfp_owner_outlives_power_cut(vfp_allocation_get_owner(alloc))
 		       ? vfp_ledger_begin(l, id, VFP_OP_RELEASE)
 		       : vfp_ledger_begin_volatile(l, id, VFP_OP_RELEASE);
+}
+
+/*
+ * Under one guard: earlier operations' ends first (the state is now's),
+ * the allocation as it is, and the release's intent. -ENOENT for one
+ * unknown or released already.
+ */
+static int release_start(struct agent *a, const char *id, struct vfp_allocation **ret,
+			 char *err, size_t err_size)
+{
+	LEDGER_GUARD(g, a);
+	int r = agent_ledger_ready(&g, err, err_size);
+
+	if (r >= 0 && (r = vfp_ledger_get_allocation(g.l, id, ret)) < 0)
+		snprintf(err, err_size, "%s", vfp_ledger_get_error(g.l));
+	else if (r >= 0 && vfp_allocation_get_state(*ret) == VFP_ALLOCATION_RELEASED)
+		r = -ENOENT, snprintf(err, err_size, "allocation %s was released already", id);
+	else if (r >= 0 && (r = release_begin(g.l, *ret)) < 0)
+		snprintf(err, err_size, "%s", vfp_ledger_get_error(g.l));
+	return r;
+}
+
+/* The release's end; one the ledger cannot take now is kept for later, and said. */
+static int release_end(struct agent *a, const char *id, bool ok, const char *why, char *err,
+		       size_t err_size)
+{
+	LEDGER_GUARD(g, a);
+	int r = vfp_ledger_confirm(g.l, id, VFP_OP_RELEASE, ok, ok ? NULL : why);
+
+	if (r < 0) { /* the VFs stay releasing, out of every claim's reach, until it is */
+		snprintf(err, err_size, "the release is done, but the ledger cannot record it "
+			 "yet: %s", vfp_ledger_get_error(g.l));
+		log_error("allocation %s: %s", id, err);
+		agent_intent_defer_guarded(&g, id, VFP_OP_RELEASE, ok, why);
+	}
+	return r;
 }
 
 /**
@@ -95,17 +129,8 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 	struct vfp_restore_point **rps = NULL;
 	char why[256] = "", reset_why[256] = "";
 	int r, restored = 0;
-	bool prune = false;
 
-	pthread_mutex_lock(&a->ledger_lock);
-	r = agent_ledger_ready(a, err, err_size); /* an earlier end first: the state is now's */
-	if (r >= 0 && (r = vfp_ledger_get_allocation(a->ledger, id, &alloc)) < 0)
-		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-	else if (r >= 0 && vfp_allocation_get_state(alloc) == VFP_ALLOCATION_RELEASED)
-		r = -ENOENT, snprintf(err, err_size, "allocation %s was released already", id);
-	else if (r >= 0 && (r = release_begin(a->ledger, alloc)) < 0)
-		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
+	r = release_start(a, id, &alloc, err, err_size);
 	if (r >= 0)
 		rps = agent_load_restore_points(a, alloc);
 	if (r >= 0 && vfp_allocation_get_state(alloc) == VFP_ALLOCATION_ATTACHED)
@@ -116,18 +141,8 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 	if (alloc)
 		agent_free_restore_points(rps, vfp_allocation_get_vf_count(alloc));
 	if (r >= 0) {
-		pthread_mutex_lock(&a->ledger_lock);
-		r = vfp_ledger_confirm(a->ledger, id, VFP_OP_RELEASE, restored >= 0,
-				       restored < 0 ? why : NULL);
-		if (r < 0) { /* the VFs stay releasing, out of every claim's reach, until it is */
-			snprintf(err, err_size, "the release is done, but the ledger cannot record it "
-				 "yet: %s", vfp_ledger_get_error(a->ledger));
-			log_error("allocation %s: %s", id, err);
-			agent_intent_defer_locked(a, id, VFP_OP_RELEASE, restored >= 0, why);
-		}
-		prune = r >= 0 && ++a->releases_unpruned >= PRUNE_EVERY;
-		pthread_mutex_unlock(&a->ledger_lock);
-		if (prune)
+		r = release_end(a, id, restored >= 0, why, err, err_size);
+		if (r >= 0 && ledger_count_release(a, PRUNE_EVERY))
 			agent_prune_ledger(a);
 		if (restored < 0)
 			log_error("allocation %s: restore failed, VFs quarantined: %s", id, why);
@@ -242,14 +257,13 @@ unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners)
 	struct vfp_config *config = agent_get_config(a);
 	long long orphan_seconds = vfp_config_get_orphan_seconds(config);
 	struct vfp_allocation **list = NULL;
+	char msg[512];
 	unsigned n = 0;
 	size_t count = 0;
 
 	vfp_config_unref(config);
-	pthread_mutex_lock(&a->ledger_lock);
-	if (vfp_ledger_list_allocations(a->ledger, NULL, false, &list, &count) < 0)
-		log_error("sweep: %s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
+	if (ledger_list_allocations(a, NULL, false, &list, &count, msg, sizeof(msg)) < 0)
+		log_error("sweep: %s", msg);
 	for (size_t i = 0; i < count; i++) {
 		const char *id = vfp_allocation_get_id(list[i]);
 		const char *why;

@@ -35,16 +35,18 @@ static int store(struct agent *a, const char *id, const struct vfp_settings *del
 	struct vfp_settings s;
 	int r;
 
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_get_allocation(a->ledger, id, &alloc);
-	if (r >= 0) {
-		*old = s = *vfp_allocation_get_settings(alloc);
-		vfp_settings_merge(&s, delta);
-		r = vfp_ledger_set_settings(a->ledger, id, &s);
+	{
+		LEDGER_GUARD(g, a);
+
+		r = vfp_ledger_get_allocation(g.l, id, &alloc);
+		if (r >= 0) {
+			*old = s = *vfp_allocation_get_settings(alloc);
+			vfp_settings_merge(&s, delta);
+			r = vfp_ledger_set_settings(g.l, id, &s);
+		}
+		if (r < 0)
+			snprintf(err, err_size, "%s", vfp_ledger_get_error(g.l));
 	}
-	if (r < 0)
-		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
 	if (r < 0)
 		alloc = vfp_allocation_unref(alloc);
 	*ret = alloc; /* its VFs: they do not change while it lives */
@@ -165,11 +167,8 @@ static void undo(struct agent *a, const struct vfp_allocation *alloc, const stru
 			log_error("rollback: VF %s: %s", vf->pci, msg);
 		pthread_mutex_unlock(pf_side_lock(vf));
 	}
-	pthread_mutex_lock(&a->ledger_lock);
-	if (vfp_ledger_set_settings(a->ledger, vfp_allocation_get_id(alloc), old) < 0)
-		log_error("rollback: allocation %s: %s", vfp_allocation_get_id(alloc),
-			  vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
+	if (ledger_set_settings(a, vfp_allocation_get_id(alloc), old, msg, sizeof(msg)) < 0)
+		log_error("rollback: allocation %s: %s", vfp_allocation_get_id(alloc), msg);
 }
 
 /**

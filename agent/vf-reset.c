@@ -157,10 +157,10 @@ static void quarantine(struct agent *a, const char *pci, const char *why)
  */
 void agent_quarantine_vf(struct agent *a, const char *pci, const char *reason)
 {
-	pthread_mutex_lock(&a->ledger_lock);
-	if (vfp_ledger_quarantine_vf(a->ledger, pci, reason) < 0)
-		log_error("VF %s: %s", pci, vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
+	char err[512];
+
+	if (ledger_quarantine_vf(a, pci, reason, err, sizeof(err)) < 0)
+		log_error("VF %s: %s", pci, err);
 	log_error("VF %s: quarantined: %s", pci, reason);
 	if (a->events) /* none yet during the reconcile at start */
 		events_emit_vf(a->events, pci, VFP_VF_QUARANTINED, reason);
@@ -214,11 +214,7 @@ int agent_repair_vf(struct agent *a, const char *pci, char *err, size_t err_size
 	char why[256] = "", reason[300];
 	int r, r2;
 
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_repair_vf(a->ledger, pci, false, NULL);
-	if (r < 0)
-		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
+	r = ledger_repair_vf(a, pci, false, NULL, err, err_size);
 	if (r < 0)
 		return r;
 	r = vm_finish_detach(a, pci, why, sizeof(why)); /* a guest that held it up: gone now? */
@@ -228,11 +224,7 @@ int agent_repair_vf(struct agent *a, const char *pci, char *err, size_t err_size
 	else if (r >= 0)
 		r = agent_vf_reset(a, pci, NULL, NULL, why, sizeof(why));
 	snprintf(reason, sizeof(reason), "repair failed: %s", why);
-	pthread_mutex_lock(&a->ledger_lock);
-	r2 = vfp_ledger_repair_vf(a->ledger, pci, r >= 0, r >= 0 ? NULL : reason);
-	if (r2 < 0)
-		snprintf(err, err_size, "%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
+	r2 = ledger_repair_vf(a, pci, r >= 0, r >= 0 ? NULL : reason, err, err_size);
 	if (r2 < 0)
 		return r2;
 	__atomic_fetch_add(&a->repairs[r >= 0], 1, __ATOMIC_RELAXED);
@@ -292,9 +284,7 @@ static void retry_one(struct agent *a, const char *pci, long long base, long lon
 	char err[512];
 	int r;
 
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_get_vf(a->ledger, pci, &lv);
-	pthread_mutex_unlock(&a->ledger_lock);
+	r = ledger_get_vf(a, pci, &lv);
 	if (r < 0 || lv.state != VFP_VF_QUARANTINED || lv.allocation[0]) {
 		forget_wait(a, pci);
 		return;
@@ -345,9 +335,7 @@ static bool detach_finishable(struct agent *a, const char *pci)
 	struct vfp_ledger_vf lv;
 	int r;
 
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_get_vf(a->ledger, pci, &lv);
-	pthread_mutex_unlock(&a->ledger_lock);
+	r = ledger_get_vf(a, pci, &lv);
 	return r >= 0 && lv.state == VFP_VF_QUARANTINED && !lv.allocation[0] &&
 	       vm_detach_finishable(a, pci);
 }

@@ -93,10 +93,8 @@ static json_t *where_json(struct agent *agent, const char *pci)
 	struct vfp_restore_point *rp = NULL;
 	json_t *w = json_null();
 
-	pthread_mutex_lock(&agent->ledger_lock);
-	if (vfp_ledger_get_restore_point(agent->ledger, pci, &rp) < 0)
+	if (ledger_get_restore_point(agent, pci, &rp, NULL, 0) < 0)
 		rp = NULL;
-	pthread_mutex_unlock(&agent->ledger_lock);
 	if (rp && rp->netns)
 		w = json_pack("{s:s, s:s?}", "netns", rp->netns, "ifname", rp->ifname);
 	else if (rp && rp->domain_uuid)

@@ -191,9 +191,7 @@ static int pool_of_vf(struct api_request *req, const char *pci, const char **ret
 	struct vfp_ledger_vf v;
 	int r;
 
-	pthread_mutex_lock(&req->agent->ledger_lock);
-	r = vfp_ledger_get_vf(req->agent->ledger, pci, &v);
-	pthread_mutex_unlock(&req->agent->ledger_lock);
+	r = ledger_get_vf(req->agent, pci, &v);
 	if (r == -ENOENT || (r >= 0 && !v.pool[0]))
 		return api_fail(req, -ENOENT, "pci: %.40s is no VF of a pool on this host", pci);
 	if (r < 0)
@@ -425,7 +423,7 @@ int api_list_allocations(struct api_request *req)
 	int state = state_name ? vfp_allocation_state_from_string(state_name) : -1;
 	struct vfp_allocation **list = NULL;
 	const char *uuid;
-	char key[80];
+	char key[80], msg[512];
 	size_t n = 0;
 	json_t *a = NULL;
 	int r = owner_filter(req, &owner, key, &uuid);
@@ -437,13 +435,11 @@ int api_list_allocations(struct api_request *req)
 			     "attached, releasing, released)", state_name);
 	if (r < 0)
 		return r;
-	pthread_mutex_lock(&req->agent->ledger_lock);
-	r = vfp_ledger_list_allocations(req->agent->ledger, owner,
-					(all && !strcmp(all, "true")) || state == VFP_ALLOCATION_RELEASED,
-					&list, &n);
+	r = ledger_list_allocations(req->agent, owner,
+				    (all && !strcmp(all, "true")) || state == VFP_ALLOCATION_RELEASED,
+				    &list, &n, msg, sizeof(msg));
 	if (r < 0)
-		api_fail(req, r, "%s", vfp_ledger_get_error(req->agent->ledger));
-	pthread_mutex_unlock(&req->agent->ledger_lock);
+		api_fail(req, r, "%s", msg);
 	if (r >= 0)
 		a = list_json(req->agent, list, n, pool, state, uuid);
 	vfp_allocation_list_free(list, n);

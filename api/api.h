@@ -73,7 +73,7 @@ const char *api_header(struct api_request *req, const char *key);
 
 int api_vf_list_reply(struct api_request *req, struct vfp_inventory *inv);
 void api_vf_list_cache_clear(void);
-json_t *api_vf_json(struct api_request *req, const struct vfp_vf *vf);
+json_t *api_vf_json(const struct vfp_vf *vf, const struct ledger_vf_view *v);
 json_t *api_owner_json(const struct vfp_owner *o);
 json_t *api_settings_json(const struct vfp_settings *s);
 json_t *api_allocation_json(const struct vfp_allocation *a);

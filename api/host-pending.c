@@ -36,11 +36,12 @@ static json_t *entry(const char *what, const char *allocation, const char *pci,
 			 "reason", reason);
 }
 
-/* Under ledger_lock: whether @o's domain ran at the last look (by UUID, else by name). */
-static bool domain_runs(const struct agent *a, const struct vfp_owner *o)
+/* Whether @o's domain ran at the last look (by UUID, else by name). */
+static bool domain_runs(const struct agent_running_domain *running, size_t n,
+			const struct vfp_owner *o)
 {
-	for (size_t i = 0; i < a->running.n; i++) {
-		const struct agent_running_domain *d = &a->running.d[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct agent_running_domain *d = &running[i];
 
 		if (o->uuid ? strcasecmp(o->uuid, d->uuid) == 0 : strcmp(o->name, d->name) == 0)
 			return true;
@@ -48,7 +49,7 @@ static bool domain_runs(const struct agent *a, const struct vfp_owner *o)
 	return false;
 }
 
-/* Under ledger_lock: one "plug" entry per VF of @alloc. */
+/* One "plug" entry per VF of @alloc. */
 static void add_plug(json_t *out, const struct vfp_allocation *alloc)
 {
 	const struct vfp_owner *o = vfp_allocation_get_owner(alloc);
@@ -70,50 +71,56 @@ static void add_plug(json_t *out, const struct vfp_allocation *alloc)
 static void add_plugs(struct agent *a, json_t *out)
 {
 	struct vfp_allocation **list = NULL;
-	size_t n = 0;
+	struct agent_running_domain *running = NULL;
+	size_t n = 0, n_running = 0;
 
-	pthread_mutex_lock(&a->ledger_lock);
-	if (vfp_ledger_list_allocations(a->ledger, NULL, false, &list, &n) < 0)
+	if (ledger_list_allocations(a, NULL, false, &list, &n, NULL, 0) < 0)
 		n = 0;
+	if (ledger_get_running_domains(a, &running, &n_running) < 0)
+		n_running = 0;
 	for (size_t i = 0; i < n; i++)
 		if (vfp_allocation_get_state(list[i]) == VFP_ALLOCATION_RESERVED &&
 		    vfp_allocation_get_owner(list[i])->kind == VFP_OWNER_VM &&
-		    domain_runs(a, vfp_allocation_get_owner(list[i])))
+		    domain_runs(running, n_running, vfp_allocation_get_owner(list[i])))
 			add_plug(out, list[i]);
-	pthread_mutex_unlock(&a->ledger_lock);
+	free(running);
 	vfp_allocation_list_free(list, n);
 }
 
-/* Under ledger_lock: a "repair" entry when the ledger has @pci quarantined. */
-static void add_repair(struct agent *a, json_t *out, const char *pci)
+/* A "repair" entry when the ledger's view @v has @pci quarantined. */
+static void add_repair(struct agent *a, json_t *out, const char *pci,
+		       const struct ledger_vf_view *v)
 {
+	const struct vfp_ledger_vf *lv = &v->vf;
 	struct vfp_restore_point *rp = NULL;
-	struct vfp_ledger_vf lv;
 	char owner[300] = "";
 
-	if (vfp_ledger_get_vf(a->ledger, pci, &lv) < 0 || lv.state != VFP_VF_QUARANTINED)
+	if (!v->known || lv->state != VFP_VF_QUARANTINED)
 		return;
-	if (vfp_ledger_get_restore_point(a->ledger, pci, &rp) >= 0 && rp && rp->domain &&
+	if (ledger_get_restore_point(a, pci, &rp, NULL, 0) >= 0 && rp && rp->domain &&
 	    rp->domain[0]) /* still in that domain, or it was when quarantined */
 		snprintf(owner, sizeof(owner), "vm:%s", rp->domain);
 	vfp_restore_point_free(rp);
-	json_array_append_new(out, entry("repair", lv.allocation[0] ? lv.allocation : NULL, pci,
-					 owner[0] ? owner : NULL, lv.since,
-					 lv.reason[0] ? lv.reason : "quarantined"));
+	json_array_append_new(out, entry("repair", lv->allocation[0] ? lv->allocation : NULL, pci,
+					 owner[0] ? owner : NULL, lv->since,
+					 lv->reason[0] ? lv->reason : "quarantined"));
 }
 
 static void add_repairs(struct agent *a, json_t *out)
 {
 	struct vfp_inventory *inv = agent_get_inventory(a);
+	struct ledger_vf_view *views = NULL;
+	size_t n = 0, k = 0;
 
-	pthread_mutex_lock(&a->ledger_lock);
+	if (ledger_get_vf_views(a, inv, &views, &n) < 0)
+		n = 0;
 	for (size_t i = 0; i < vfp_inventory_get_pf_count(inv); i++) {
 		const struct vfp_pf *pf = vfp_inventory_get_pf(inv, i);
 
-		for (size_t j = 0; j < vfp_pf_get_vf_count(pf); j++)
-			add_repair(a, out, vfp_vf_get_pci(vfp_pf_get_vf(pf, j)));
+		for (size_t j = 0; j < vfp_pf_get_vf_count(pf) && k < n; j++, k++)
+			add_repair(a, out, vfp_vf_get_pci(vfp_pf_get_vf(pf, j)), &views[k]);
 	}
-	pthread_mutex_unlock(&a->ledger_lock);
+	free(views);
 	vfp_inventory_unref(inv);
 }
 

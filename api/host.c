@@ -16,10 +16,8 @@ static json_t *state_totals(struct agent *a)
 	struct vfp_pool_count *counts = NULL;
 	size_t n = 0;
 
-	pthread_mutex_lock(&a->ledger_lock);
-	if (vfp_ledger_counts(a->ledger, &counts, &n) < 0)
+	if (ledger_counts(a, &counts, &n) < 0)
 		n = 0;
-	pthread_mutex_unlock(&a->ledger_lock);
 	for (size_t i = 0; i < n; i++)
 		for (int s = 0; s < _VFP_VF_STATE_MAX; s++)
 			total[s] += counts[i].vfs[s];
@@ -31,15 +29,16 @@ static json_t *state_totals(struct agent *a)
 static json_t *libvirt_facts(struct agent *a)
 {
 	json_t *foreign = json_array();
+	struct agent_foreign_vf *vfs = NULL;
+	size_t n = 0;
 
-	pthread_mutex_lock(&a->ledger_lock);
-	for (size_t i = 0; foreign && i < a->foreign_vfs.n; i++) {
-		const struct agent_foreign_vf *f = &a->foreign_vfs.vfs[i];
-
-		json_array_append_new(foreign, json_pack("{s:s, s:s, s:s}", "pci", f->pci, "domain",
-							 f->domain, "uuid", f->uuid));
-	}
-	pthread_mutex_unlock(&a->ledger_lock);
+	if (ledger_get_foreign_vfs(a, &vfs, &n) < 0)
+		n = 0;
+	for (size_t i = 0; foreign && i < n; i++)
+		json_array_append_new(foreign, json_pack("{s:s, s:s, s:s}", "pci", vfs[i].pci,
+							 "domain", vfs[i].domain, "uuid",
+							 vfs[i].uuid));
+	free(vfs);
 	return json_pack("{s:s?, s:b, s:o}", "uri", libvirt_conn_get_uri(a->libvirt), "connected",
 			 libvirt_conn_is_connected(a->libvirt), "foreign_vfs", foreign);
 }
@@ -89,9 +88,7 @@ int api_get_health(struct api_request *req)
 	size_t n = 0;
 	int r;
 
-	pthread_mutex_lock(&req->agent->ledger_lock);
-	r = vfp_ledger_counts(req->agent->ledger, &counts, &n);
-	pthread_mutex_unlock(&req->agent->ledger_lock);
+	r = ledger_counts(req->agent, &counts, &n);
 	free(counts);
 	if (r < 0)
 		return api_fail(req, -EIO, "the ledger does not answer");

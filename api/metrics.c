@@ -104,12 +104,10 @@ static void render_ledger(FILE *f, struct agent *a)
 	struct vfp_pool_count *counts = NULL;
 	size_t n_allocs = 0, n_counts = 0;
 
-	pthread_mutex_lock(&a->ledger_lock);
-	if (vfp_ledger_counts(a->ledger, &counts, &n_counts) < 0)
+	if (ledger_counts(a, &counts, &n_counts) < 0)
 		n_counts = 0;
-	if (vfp_ledger_list_allocations(a->ledger, NULL, false, &allocs, &n_allocs) < 0)
+	if (ledger_list_allocations(a, NULL, false, &allocs, &n_allocs, NULL, 0) < 0)
 		n_allocs = 0;
-	pthread_mutex_unlock(&a->ledger_lock);
 	fputs("# HELP vfagent_vfs VFs by pool and state (pool \"\" is in no pool).\n"
 	      "# TYPE vfagent_vfs gauge\n", f);
 	for (size_t i = 0; i < n_counts; i++)

@@ -3,17 +3,20 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/numvfs.h"
 #include "api/api.h"
 
-static json_t *pf_json(struct api_request *req, const struct vfp_pf *pf)
+/* @pf with its VFs, the ledger's view of them from @views (NULL: unknown to the ledger). */
+static json_t *pf_json(const struct vfp_pf *pf, const struct ledger_vf_view *views)
 {
 	json_t *o = vfp_pf_to_json(pf, false), *vfs = json_array();
 
 	for (size_t j = 0; o && vfs && j < vfp_pf_get_vf_count(pf); j++)
-		json_array_append_new(vfs, api_vf_json(req, vfp_pf_get_vf(pf, j)));
+		json_array_append_new(vfs, api_vf_json(vfp_pf_get_vf(pf, j),
+						       views ? &views[j] : NULL));
 	json_object_set_new(o, "vfs", vfs);
 	return o;
 }
@@ -21,14 +24,37 @@ static json_t *pf_json(struct api_request *req, const struct vfp_pf *pf)
 int api_list_pfs(struct api_request *req)
 {
 	struct vfp_inventory *inv = agent_get_inventory(req->agent);
-	json_t *a = json_array();
+	struct ledger_vf_view *views = NULL;
+	size_t n = 0, k = 0;
+	int r = ledger_get_vf_views(req->agent, inv, &views, &n);
+	json_t *a = r < 0 ? NULL : json_array();
 
-	pthread_mutex_lock(&req->agent->ledger_lock);
-	for (size_t i = 0; a && i < vfp_inventory_get_pf_count(inv); i++)
-		json_array_append_new(a, pf_json(req, vfp_inventory_get_pf(inv, i)));
-	pthread_mutex_unlock(&req->agent->ledger_lock);
+	for (size_t i = 0; a && i < vfp_inventory_get_pf_count(inv); i++) {
+		const struct vfp_pf *pf = vfp_inventory_get_pf(inv, i);
+
+		json_array_append_new(a, pf_json(pf, &views[k]));
+		k += vfp_pf_get_vf_count(pf);
+	}
+	free(views);
 	vfp_inventory_unref(inv);
+	if (r < 0)
+		return api_fail(req, r, "the ledger's view of the VFs: %s", strerror(-r));
 	return api_reply(req, 200, json_pack("{s:o}", "pfs", a));
+}
+
+/* One PF: the ledger's view of its VFs, then its JSON. */
+static json_t *one_pf_json(struct agent *agent, const struct vfp_pf *pf)
+{
+	size_t n = vfp_pf_get_vf_count(pf);
+	struct ledger_vf_view *views = calloc(n ? n : 1, sizeof(*views));
+	json_t *o;
+
+	for (size_t j = 0; views && j < n; j++)
+		views[j].known = ledger_get_vf(agent, vfp_vf_get_pci(vfp_pf_get_vf(pf, j)),
+					       &views[j].vf) >= 0;
+	o = pf_json(pf, views);
+	free(views);
+	return o;
 }
 
 int api_get_pf(struct api_request *req)
@@ -40,9 +66,7 @@ int api_get_pf(struct api_request *req)
 	int r = 0;
 
 	if (pf) {
-		pthread_mutex_lock(&req->agent->ledger_lock);
-		o = pf_json(req, pf);
-		pthread_mutex_unlock(&req->agent->ledger_lock);
+		o = one_pf_json(req->agent, pf);
 	} else if (vf) { /* the reverse of what was asked: say which it is */
 		r = api_fail(req, -ENOENT, "%s is a VF (of PF %s), not a PF: GET /v1/vfs/%s",
 			     req->params[0], vfp_vf_get_pf_pci(vf), req->params[0]);

@@ -35,10 +35,8 @@ int api_list_pools(struct api_request *req)
 	struct vfp_pool_count *counts = NULL;
 	size_t i, n = 0;
 
-	pthread_mutex_lock(&req->agent->ledger_lock);
-	if (vfp_ledger_counts(req->agent->ledger, &counts, &n) < 0)
+	if (ledger_counts(req->agent, &counts, &n) < 0)
 		n = 0;
-	pthread_mutex_unlock(&req->agent->ledger_lock);
 	vfp_config_unref(c);
 	json_array_foreach(pools, i, p) {
 		const struct vfp_pool_count *k =

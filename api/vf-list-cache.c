@@ -15,6 +15,7 @@
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -24,24 +25,26 @@
 
 static struct {
 	pthread_mutex_t lock;
-	const struct vfp_ledger *ledger;
+	const struct agent_ledger *ledger;
 	struct vfp_inventory *inv; /* a reference */
 	uint64_t ledger_changes;
 	int fd; /* the body, or -1 */
 	size_t size;
 } cache = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
-/* {"vfs":[…]} as json_dumps(…, JSON_COMPACT) writes it. Call with ledger_lock. */
-static int render(struct api_request *req, const struct vfp_inventory *inv, FILE *f)
+/* {"vfs":[…]} as json_dumps(…, JSON_COMPACT) writes it, from the ledger's @views. */
+static int render(const struct vfp_inventory *inv, const struct ledger_vf_view *views, size_t n,
+		  FILE *f)
 {
 	bool first = true;
+	size_t k = 0;
 
 	fputs("{\"vfs\":[", f);
 	for (size_t i = 0; i < vfp_inventory_get_pf_count(inv); i++) {
 		const struct vfp_pf *p = vfp_inventory_get_pf(inv, i);
 
-		for (size_t j = 0; j < vfp_pf_get_vf_count(p); j++) {
-			json_t *vf = api_vf_json(req, vfp_pf_get_vf(p, j));
+		for (size_t j = 0; j < vfp_pf_get_vf_count(p) && k < n; j++, k++) {
+			json_t *vf = api_vf_json(vfp_pf_get_vf(p, j), &views[k]);
 			int r;
 
 			if (!vf)
@@ -59,9 +62,9 @@ static int render(struct api_request *req, const struct vfp_inventory *inv, FILE
 	return fflush(f) == 0 ? 0 : -errno;
 }
 
-/* A sealed memfd holding the rendering. Call with ledger_lock. */
-static int render_file(struct api_request *req, const struct vfp_inventory *inv, int *ret_fd,
-		       size_t *ret_size)
+/* A sealed memfd holding the rendering of @inv and the ledger's @views of its VFs. */
+static int render_file(const struct vfp_inventory *inv, const struct ledger_vf_view *views,
+		       size_t n, int *ret_fd, size_t *ret_size)
 {
 	int fd = memfd_create("vfagent-vfs", MFD_CLOEXEC | MFD_ALLOW_SEALING), w, r;
 	struct stat st;
@@ -72,7 +75,7 @@ static int render_file(struct api_request *req, const struct vfp_inventory *inv,
 	w = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (w >= 0 && !(f = fdopen(w, "w")))
 		close(w);
-	r = f ? render(req, inv, f) : -errno;
+	r = f ? render(inv, views, n, f) : -errno;
 	if (f && fclose(f) != 0 && r >= 0)
 		r = -errno;
 	if (r >= 0 && (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK |
@@ -103,19 +106,28 @@ static void forget(void)
 	cache.inv = NULL;
 }
 
-/* A new descriptor of the body for @inv and the ledger as they are, rendering it if needed. */
+/*
+ * A new descriptor of the body for @inv and the ledger as they are,
+ * rendering it if needed. The count of changes is read before the ledger's
+ * view: a change in between makes the next request render again, never
+ * serves an older view as a newer one.
+ */
 static int body_fd(struct api_request *req, struct vfp_inventory *inv, size_t *ret_size)
 {
 	struct agent *a = req->agent;
+	struct ledger_vf_view *views = NULL;
 	int fd = -1, r = 0;
 	uint64_t changes;
+	size_t n = 0;
 
-	pthread_mutex_lock(&a->ledger_lock);
 	pthread_mutex_lock(&cache.lock);
-	changes = vfp_ledger_get_changes(a->ledger);
+	changes = ledger_changes(a);
 	if (!fresh(a, inv, changes)) {
 		forget();
-		r = render_file(req, inv, &cache.fd, &cache.size);
+		r = ledger_get_vf_views(a, inv, &views, &n);
+		if (r >= 0)
+			r = render_file(inv, views, n, &cache.fd, &cache.size);
+		free(views);
 		if (r >= 0) {
 			cache.inv = vfp_inventory_ref(inv);
 			cache.ledger = a->ledger;
@@ -126,7 +138,6 @@ static int body_fd(struct api_request *req, struct vfp_inventory *inv, size_t *r
 		r = -errno;
 	*ret_size = cache.size;
 	pthread_mutex_unlock(&cache.lock);
-	pthread_mutex_unlock(&a->ledger_lock);
 	return r < 0 ? r : fd;
 }
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/container/rdma-devices.h"
@@ -23,23 +24,26 @@ const char *api_header(struct api_request *req, const char *key)
 	return req->conn ? MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, key) : NULL;
 }
 
-/* The VF as api/openapi.yaml has it: facts, then pool, state, allocation. Call with ledger_lock. */
-json_t *api_vf_json(struct api_request *req, const struct vfp_vf *vf)
+/*
+ * The VF as api/openapi.yaml has it: facts, then pool, state, allocation,
+ * from @v, the ledger's view read before (ledger_get_vf_views()).
+ */
+json_t *api_vf_json(const struct vfp_vf *vf, const struct ledger_vf_view *v)
 {
 	json_t *o = vfp_vf_to_json(vf);
-	struct vfp_ledger_vf l;
-	bool known = vfp_ledger_get_vf(req->agent->ledger, vfp_vf_get_pci(vf), &l) >= 0;
+	bool known = v && v->known;
+	const struct vfp_ledger_vf *l = known ? &v->vf : NULL;
 
 	if (!o)
 		return NULL;
-	json_object_set_new(o, "pool", known && l.pool[0] ? json_string(l.pool) : json_null());
-	json_object_set_new(o, "state", json_string(known ? vfp_vf_state_to_string(l.state)
+	json_object_set_new(o, "pool", known && l->pool[0] ? json_string(l->pool) : json_null());
+	json_object_set_new(o, "state", json_string(known ? vfp_vf_state_to_string(l->state)
 							  : "unknown"));
 	json_object_set_new(o, "allocation",
-			    known && l.allocation[0] ? json_string(l.allocation) : json_null());
-	if (known && l.reason[0]) {
-		json_object_set_new(o, "reason", json_string(l.reason));
-		json_object_set_new(o, "since", json_integer(l.since));
+			    known && l->allocation[0] ? json_string(l->allocation) : json_null());
+	if (known && l->reason[0]) {
+		json_object_set_new(o, "reason", json_string(l->reason));
+		json_object_set_new(o, "since", json_integer(l->since));
 	}
 	return o;
 }
@@ -68,8 +72,10 @@ int api_list_vfs(struct api_request *req)
 	const char *pool = api_query(req, "pool"), *state = api_query(req, "state");
 	const char *pf = api_query(req, "pf");
 	struct vfp_inventory *inv;
+	struct ledger_vf_view *views = NULL;
+	size_t n = 0, k = 0;
 	json_t *a;
-	size_t i;
+	int r;
 
 	if (pf && !vfp_pci_addr_is_valid(pf))
 		return api_fail(req, -EINVAL, "pf: \"%.64s\" is not a PCI address", pf);
@@ -79,28 +85,28 @@ int api_list_vfs(struct api_request *req)
 		return api_fail(req, -EINVAL, "state: \"%.32s\" is not a VF state", state);
 	inv = agent_get_inventory(req->agent);
 	if (!pool && !state && !pf) {
-		int r = api_vf_list_reply(req, inv);
-
+		r = api_vf_list_reply(req, inv);
 		vfp_inventory_unref(inv);
 		return r;
 	}
-	a = json_array();
-	pthread_mutex_lock(&req->agent->ledger_lock);
-	for (i = 0; a && i < vfp_inventory_get_pf_count(inv); i++) {
+	r = ledger_get_vf_views(req->agent, inv, &views, &n);
+	a = r < 0 ? NULL : json_array();
+	for (size_t i = 0; a && i < vfp_inventory_get_pf_count(inv); i++) {
 		const struct vfp_pf *p = vfp_inventory_get_pf(inv, i);
+		bool skip = pf && strcmp(vfp_pf_get_pci(p), pf) != 0;
 
-		if (pf && strcmp(vfp_pf_get_pci(p), pf) != 0)
-			continue;
-		for (size_t j = 0; j < vfp_pf_get_vf_count(p); j++) {
-			json_t *vf = api_vf_json(req, vfp_pf_get_vf(p, j));
+		for (size_t j = 0; j < vfp_pf_get_vf_count(p) && k < n; j++, k++) {
+			json_t *vf = skip ? NULL : api_vf_json(vfp_pf_get_vf(p, j), &views[k]);
 
 			if (vf && keep(vf, "pool", pool) && keep(vf, "state", state))
 				json_array_append(a, vf);
 			json_decref(vf);
 		}
 	}
-	pthread_mutex_unlock(&req->agent->ledger_lock);
+	free(views);
 	vfp_inventory_unref(inv);
+	if (r < 0)
+		return api_fail(req, r, "the ledger's view of the VFs: %s", strerror(-r));
 	return api_reply(req, 200, json_pack("{s:o}", "vfs", a));
 }
 
@@ -160,9 +166,10 @@ int api_get_vf(struct api_request *req)
 	bool is_pf;
 
 	if (vf) {
-		pthread_mutex_lock(&req->agent->ledger_lock);
-		o = api_vf_json(req, vf);
-		pthread_mutex_unlock(&req->agent->ledger_lock);
+		struct ledger_vf_view v;
+
+		v.known = ledger_get_vf(req->agent, vfp_vf_get_pci(vf), &v.vf) >= 0;
+		o = api_vf_json(vf, &v);
 		/* only here, not in lists: it opens the device */
 		if (o)
 			json_object_set_new(o, "rdma_port",

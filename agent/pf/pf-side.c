@@ -74,34 +74,23 @@ struct vf_target pf_side_target(struct agent *a, const struct vf_facts *f)
 /* @rp as @pci's restore point (NULL: it has none any more). */
 int restore_point_save(struct agent *a, const char *pci, const struct vfp_restore_point *rp)
 {
-	int r;
-
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_set_restore_point(a->ledger, pci, rp);
-	pthread_mutex_unlock(&a->ledger_lock);
-	return r;
+	return ledger_set_restore_point(a, pci, rp);
 }
 
 /* Without waiting for the disk: see vfp_ledger_update_restore_point() for when. */
 int restore_point_update(struct agent *a, const char *pci, const struct vfp_restore_point *rp)
 {
-	int r;
-
-	pthread_mutex_lock(&a->ledger_lock);
-	r = vfp_ledger_update_restore_point(a->ledger, pci, rp);
-	pthread_mutex_unlock(&a->ledger_lock);
-	return r;
+	return ledger_update_restore_point(a, pci, rp);
 }
 
 /* @pci's restore point, or NULL when it has none (or it cannot be read: logged). */
 struct vfp_restore_point *restore_point_load(struct agent *a, const char *pci)
 {
 	struct vfp_restore_point *rp = NULL;
+	char err[512];
 
-	pthread_mutex_lock(&a->ledger_lock);
-	if (vfp_ledger_get_restore_point(a->ledger, pci, &rp) < 0)
-		log_error("%s", vfp_ledger_get_error(a->ledger));
-	pthread_mutex_unlock(&a->ledger_lock);
+	if (ledger_get_restore_point(a, pci, &rp, err, sizeof(err)) < 0)
+		log_error("%s", err);
 	return rp;
 }
 

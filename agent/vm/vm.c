@@ -610,8 +610,8 @@ static int add_running(struct agent_running_domains *r, const struct libvirt_dom
  */
 void vm_report_foreign(struct agent *a)
 {
-	struct agent_foreign_vfs foreign = { 0 }, old;
-	struct agent_running_domains running = { 0 }, old_running;
+	struct agent_foreign_vfs foreign = { 0 };
+	struct agent_running_domains running = { 0 };
 	struct libvirt_domain_desc *doms = NULL;
 	struct vfp_inventory *inv;
 	size_t n = 0;
@@ -625,14 +625,7 @@ void vm_report_foreign(struct agent *a)
 		if (add_running(&running, &doms[i].d) < 0)
 			log_error("domain %s: %s", doms[i].d.name, strerror(ENOMEM));
 	}
-	pthread_mutex_lock(&a->ledger_lock);
-	old = a->foreign_vfs;
-	a->foreign_vfs = foreign;
-	old_running = a->running;
-	a->running = running;
-	pthread_mutex_unlock(&a->ledger_lock);
-	free(old.vfs);
-	free(old_running.d);
+	ledger_set_domains(a, &foreign, &running);
 	vfp_inventory_unref(inv);
 	libvirt_domain_descs_free(doms, n);
 }

@@ -32,8 +32,12 @@ static void setup(void)
 	agent_set_log_priority(3);
 	if (agent_init(&a) < 0)
 		abort();
-	if (vfp_ledger_claim(a.ledger, a.config, &c, &alloc) < 0)
-		abort();
+	{
+		LEDGER_GUARD(g, &a);
+
+		if (vfp_ledger_claim(g.l, a.config, &c, &alloc) < 0)
+			abort();
+	}
 	snprintf(fixed_id, sizeof(fixed_id), "%s", vfp_allocation_get_id(alloc));
 	vfp_allocation_unref(alloc);
 }
@@ -45,7 +49,7 @@ static void give_back(void)
 	size_t n = 0;
 	char err[256];
 
-	if (vfp_ledger_list_allocations(a.ledger, NULL, false, &list, &n) < 0)
+	if (ledger_list_allocations(&a, NULL, false, &list, &n, NULL, 0) < 0)
 		abort();
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(vfp_allocation_get_id(list[i]), fixed_id) != 0)
