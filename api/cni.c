@@ -7,11 +7,11 @@
  * checked by the REST API's own parsers so errors name the same fields:
  *
  *   {"command":"ADD","key":…,"netns":…,"ifname":…,"config":{"pool":…,"mac":…,
- *    "vlan":…,"mtu":…,…},"addresses":[…],"gateway":…,"pci":…}
+ *    "vlan":…,"mtu":…,…},"addresses":[…],"gateway":…,"pci":…[,"check_only":true]}
  *   {"command":"DEL","key":…}
  *   {"command":"CHECK","key":…,"netns":…,"ifname":…}
  *   {"command":"GC","prefix":"cni:NET/","keep":["cni:NET/CTR/IF",…]}
- *   {"command":"STATUS","config":{"pool":…|"network":…}}
+ *   {"command":"STATUS","config":{"pool":…|"network":…},"pci":…}
  */
 #include "config.h"
 
@@ -119,6 +119,15 @@ static int parse_add(struct api_request *req, json_t *msg, json_t **claim, json_
 	return *claim && *attach ? 0 : api_fail(req, -ENOMEM, "out of memory");
 }
 
+static bool configured_pool(struct agent *a, const char *pool)
+{
+	struct vfp_config *config = agent_get_config(a);
+	bool found = vfp_config_find_pool(config, pool) >= 0;
+
+	vfp_config_unref(config);
+	return found;
+}
+
 static json_t *cni_add(struct api_request *req, json_t *msg)
 {
 	json_t *claim = NULL, *attach = NULL, *answer = NULL;
@@ -133,13 +142,26 @@ static json_t *cni_add(struct api_request *req, json_t *msg)
 		r = api_get_string(req, msg, "pci", false, &pci);
 	if (r >= 0 && pci && !vfp_pci_addr_is_valid(pci))
 		r = api_fail(req, -EINVAL, "deviceID: \"%.32s\" is not a PCI address", pci);
+	if (r >= 0 && pci) /* the claim's "pci": without "pool", the pool is that VF's */
+		json_object_set_new(claim, "pci", json_string(pci));
 	if (r >= 0)
 		r = api_parse_claim(req, claim, json_string_value(json_object_get(msg, "key")), &b);
 	if (r >= 0)
 		r = api_parse_netns_request(req, attach, &nb);
-	b.c.pci = pci;
-	if (r >= 0 && (r = agent_cni_add(req->agent, &b.c, &nb.q, &alloc, err, sizeof(err))) < 0)
+	if (r >= 0 && json_is_true(json_object_get(msg, "check_only")))
+		/* the plugin asks before its IPAM runs: every field checked, nothing done */
+		r = configured_pool(req->agent, b.c.pool)
+			    ? 2
+			    : api_fail(req, -EINVAL, "pool: \"%.64s\" is not a pool of the config",
+				       b.c.pool);
+	else if (r >= 0 &&
+		 (r = agent_cni_add(req->agent, &b.c, &nb.q, &alloc, err, sizeof(err))) < 0)
 		api_fail(req, r, "%s", err);
+	if (r == 2) {
+		json_decref(claim);
+		json_decref(attach);
+		return ok(NULL);
+	}
 	if (r >= 0)
 		answer = ok(json_pack("{s:o, s:b}", "allocation",
 				      api_allocation_add_where(req->agent, api_allocation_json(alloc)),
@@ -217,12 +239,16 @@ static json_t *cni_status(struct api_request *req, json_t *msg)
 	if (!json_is_object(config))
 		return api_fail(req, -EINVAL, "config: must be an object"), fail(req, -EINVAL);
 	r = api_check_keys(req, config, config_keys);
-	body = json_pack("{s:O*, s:O*, s:{s:s, s:s}}", "pool", json_object_get(config, "pool"),
-			 "network", json_object_get(config, "network"), "owner", "kind",
-			 "container", "netns", "status");
+	body = json_pack("{s:O*, s:O*, s:O*, s:{s:s, s:s}}", "pool",
+			 json_object_get(config, "pool"), "network",
+			 json_object_get(config, "network"), "pci", json_object_get(msg, "pci"),
+			 "owner", "kind", "container", "netns", "status");
 	if (r >= 0)
 		r = api_parse_claim(req, body, NULL, &b);
-	if (r >= 0 && (r = agent_cni_free_vfs(req->agent, b.c.pool, &n_free)) < 0)
+	if (r >= 0 && (r = agent_cni_free_vfs(req->agent, b.c.pool, &n_free)) == -ENOENT &&
+	    configured_pool(req->agent, b.c.pool))
+		r = 0; /* a pool of the config that matched no VF: none free */
+	if (r < 0 && !req->error[0])
 		api_fail(req, r, "pool: \"%.64s\" is not a pool of the config", b.c.pool);
 	json_decref(body);
 	return r < 0 ? fail(req, r) : ok(json_pack("{s:s, s:i}", "pool", b.c.pool,

@@ -152,6 +152,56 @@ int cni_call_load(struct cni_call *call, struct cni_error *e)
 	return 0;
 }
 
+/* FNV-1a: a short, stable tag of a long name (not a secret: the agent checks owners). */
+static unsigned long long fnv1a(const char *s)
+{
+	unsigned long long h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* @s, or when longer than @max its head, '~' and the tag of the whole. */
+static void key_part(const char *s, size_t max, char *buf, size_t size)
+{
+	if (strlen(s) <= max)
+		snprintf(buf, size, "%s", s);
+	else
+		snprintf(buf, size, "%.*s~%016llx", (int)(max - 17), s, fnv1a(s));
+}
+
+/**
+ * cni_key_prefix() - "cni:NETWORK/", the start of every key of network
+ * @name; a name over 54 characters is shortened with a tag of the whole
+ * (54: the longest whose keys fit with a 64-character container ID, so
+ * the keys of names that always fitted stay as they were)
+ */
+void cni_key_prefix(const char *name, char buf[static CNI_KEY_MAX + 1])
+{
+	char part[CNI_NAME_PART + 1];
+
+	key_part(name, CNI_NAME_PART, part, sizeof(part));
+	snprintf(buf, CNI_KEY_MAX + 1, "cni:%s/", part);
+}
+
+/**
+ * cni_attachment_key() - "cni:NETWORK/CONTAINERID/IFNAME", at most
+ * CNI_KEY_MAX characters: the container ID shortened as the name is when the
+ * whole would not fit
+ */
+void cni_attachment_key(const char *name, const char *container_id, const char *ifname,
+			char buf[static CNI_KEY_MAX + 1])
+{
+	char id[CNI_KEY_MAX + 1];
+	size_t room;
+
+	cni_key_prefix(name, buf);
+	room = CNI_KEY_MAX - strlen(buf) - 1 - strlen(ifname); /* >= 53: ifname is <= 15 */
+	key_part(container_id, room, id, sizeof(id));
+	snprintf(buf + strlen(buf), CNI_KEY_MAX + 1 - strlen(buf), "%s/%s", id, ifname);
+}
+
 /* The spec's grammar of a container ID: alphanumeric, then [A-Za-z0-9_.-]. */
 static bool valid_container_id(const char *s)
 {
@@ -183,26 +233,10 @@ int cni_call_need_attachment(struct cni_call *call, bool need_netns, struct cni_
 		return cni_fail(e, CNI_ERR_ENV, "invalid environment variables",
 				"CNI_NETNS: \"%.64s\" is not the path of a network namespace",
 				call->netns ? call->netns : "");
-	if (strchr(call->name, '/') ||
-	    (size_t)snprintf(call->key, sizeof(call->key), "cni:%s/%s/%s", call->name,
-			     call->container_id, call->ifname) >= sizeof(call->key))
+	if (strchr(call->name, '/'))
 		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
-				"name: \"%.64s\": the network's name, container ID and interface "
-				"name make an attachment key of at most %d characters, without '/' "
-				"in the name", call->name, CNI_KEY_MAX - 6);
-	return 0;
-}
-
-/* runtimeConfig.mac over the config's "mac" (the "mac" capability). */
-static int runtime_mac(json_t *rc, json_t *out, struct cni_error *e)
-{
-	json_t *mac = json_object_get(rc, "mac");
-
-	if (mac && !json_is_string(mac))
-		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
-				"runtimeConfig.mac: must be a string");
-	if (mac)
-		json_object_set(out, "mac", mac);
+				"name: \"%.64s\": a network's name has no '/'", call->name);
+	cni_attachment_key(call->name, call->container_id, call->ifname, call->key);
 	return 0;
 }
 
@@ -219,7 +253,8 @@ static int device_id(const struct cni_call *call, json_t *rc, const char **ret,
 	}
 	if (v && (!json_is_string(v) || !json_string_value(v)[0]))
 		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
-				"%s: must be a PCI address like \"0000:3b:02.1\"", field);
+				"%s: must be a VF's PCI address like \"0000:3b:02.1\" or its "
+				"InfiniBand GUID", field);
 	*ret = v ? json_string_value(v) : NULL;
 	return 0;
 }
@@ -234,10 +269,11 @@ static bool is_spec_key(const char *key)
 
 /**
  * cni_agent_config() - the config's keys for the agent (every key the spec
- * does not define: the agent names any it does not know), with the runtime's
- * "mac"; @ret_pci: the VF asked for by "deviceID", or NULL
+ * does not define: the agent names any it does not know), sriov-cni's and
+ * ib-sriov-cni's turned into ours, with the runtime's wishes (MAC, GUID);
+ * @ret_pci: the VF asked for by "deviceID" (a PCI address or a GUID), or NULL
  */
-int cni_agent_config(const struct cni_call *call, json_t **ret, const char **ret_pci,
+int cni_agent_config(struct cni_call *call, json_t **ret, const char **ret_pci,
 		     struct cni_error *e)
 {
 	json_t *out = json_object(), *v, *rc = json_object_get(call->conf, "runtimeConfig");
@@ -248,12 +284,16 @@ int cni_agent_config(const struct cni_call *call, json_t **ret, const char **ret
 	json_object_foreach(call->conf, key, v)
 		if (!is_spec_key(key))
 			json_object_set(out, key, v);
-	if ((rc && !json_is_object(rc) &&
-	     cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
-		      "runtimeConfig: must be an object") < 0) ||
-	    runtime_mac(rc, out, e) < 0 || device_id(call, rc, ret_pci, e) < 0) {
+	if (cni_compat_config(out, &call->compat, e) < 0 || cni_wishes(call, out, e) < 0 ||
+	    device_id(call, rc, ret_pci, e) < 0) {
 		json_decref(out);
 		return -1;
+	}
+	if (call->compat.ib_kubernetes && !json_object_get(out, "guid")) {
+		json_decref(out);
+		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
+				"ibKubernetesEnabled: the runtime gave no GUID (runtimeConfig."
+				"infinibandGUID, args.cni.guid or CNI_ARGS GUID)");
 	}
 	*ret = out;
 	return 0;

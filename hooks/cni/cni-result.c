@@ -158,5 +158,5 @@ void cni_print_error(const char *version, const struct cni_error *e)
 	if (j)
 		cni_print(j);
 	json_decref(j);
-	fprintf(stderr, "vfagent: %s: %s\n", e->msg, e->details);
+	cni_log(CNI_LOG_ERROR, "%s: %s", e->msg, e->details);
 }

@@ -25,6 +25,14 @@ enum {
 
 #define CNI_DEFAULT_SOCKET "/run/vfagent/vfagent-cni.sock"
 #define CNI_KEY_MAX 128
+#define CNI_NAME_PART 54 /* the longest network name kept whole in a key */
+
+/* ib-sriov-cni's switches, read from the config (cni-compat.c). */
+struct cni_compat {
+	bool rdma_isolation; /* rdmaIsolation */
+	bool ib_kubernetes;  /* ibKubernetesEnabled: the runtime must give a GUID */
+	bool userspace;	     /* vfioPciMode: the VF stays on vfio-pci, no netdev moves */
+};
 
 /* One invocation: the environment and the config, as the runtime gave them. */
 struct cni_call {
@@ -37,6 +45,7 @@ struct cni_call {
 	const char *socket;  /* the agent's CNI socket */
 	json_t *ipam;	     /* the "ipam" object, or NULL */
 	char key[CNI_KEY_MAX + 1];
+	struct cni_compat compat;
 };
 
 /* An error for the runtime: code, message, details. */
@@ -53,9 +62,24 @@ int cni_fail(struct cni_error *e, int code, const char *msg, const char *fmt, ..
 int cni_version_cmp(const char *a, const char *b);
 bool cni_version_supported(const char *v);
 int cni_call_load(struct cni_call *call, struct cni_error *e);
+void cni_key_prefix(const char *name, char buf[static CNI_KEY_MAX + 1]);
+void cni_attachment_key(const char *name, const char *container_id, const char *ifname,
+			char buf[static CNI_KEY_MAX + 1]);
 int cni_call_need_attachment(struct cni_call *call, bool need_netns, struct cni_error *e);
-int cni_agent_config(const struct cni_call *call, json_t **ret, const char **ret_pci,
+int cni_agent_config(struct cni_call *call, json_t **ret, const char **ret_pci,
 		     struct cni_error *e);
+
+/* cni-compat.c */
+int cni_compat_config(json_t *out, struct cni_compat *c, struct cni_error *e);
+
+/* cni-wishes.c */
+int cni_wishes(const struct cni_call *call, json_t *out, struct cni_error *e);
+int cni_wished_ips(const struct cni_call *call, json_t **ret, struct cni_error *e);
+
+/* cni-log.c: sriov-cni's levels */
+enum { CNI_LOG_PANIC, CNI_LOG_ERROR, CNI_LOG_WARNING, CNI_LOG_INFO, CNI_LOG_DEBUG };
+int cni_log_setup(const struct cni_call *call, struct cni_error *e);
+void cni_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* cni-agent.c */
 int cni_agent_ask(const char *socket, json_t *req, json_t **ret, struct cni_error *e);

@@ -31,34 +31,22 @@ static int cmd_version(struct cni_call *call, struct cni_error *e)
 	return 0;
 }
 
-/* The addresses to configure: IPAM's, or runtimeConfig.ips without IPAM. */
+/* The addresses to configure: IPAM's, or without IPAM those the runtime asks for. */
 static int addresses(struct cni_call *call, json_t **ret_ipam, struct cni_error *e)
 {
-	json_t *ips = json_object_get(json_object_get(call->conf, "runtimeConfig"), "ips"), *v;
-	size_t i;
-
 	*ret_ipam = NULL;
 	if (call->ipam)
 		return cni_ipam_exec(call, "ADD", ret_ipam, e);
-	if (!ips)
-		return 0;
-	if (!json_is_array(ips))
-		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
-				"runtimeConfig.ips: must be a list of addresses with a prefix");
-	*ret_ipam = json_pack("{s:[]}", "ips");
-	json_array_foreach(ips, i, v) {
-		if (!json_is_string(v) || !strchr(json_string_value(v), '/'))
-			return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
-					"runtimeConfig.ips[%zu]: must be an address with a "
-					"prefix length (10.1.0.5/24)", i);
-		json_array_append_new(json_object_get(*ret_ipam, "ips"),
-				      json_pack("{s:O}", "address", v));
-	}
-	return 0;
+	return cni_wished_ips(call, ret_ipam, e);
 }
 
-/* The agent's ADD: the claim and the attach; @ret_pci: the VF it gave. */
-static int agent_add(struct cni_call *call, json_t *ipam, char **ret_pci, struct cni_error *e)
+/*
+ * The agent's ADD: the claim and the attach; @ret_pci: the VF it gave. With
+ * @check_only (and no @ipam), the agent checks every field and does nothing:
+ * asked before an IPAM plugin reserves an address for a config that fails.
+ */
+static int agent_add(struct cni_call *call, json_t *ipam, bool check_only, char **ret_pci,
+		     struct cni_error *e)
 {
 	json_t *config = NULL, *req = NULL, *answer = NULL, *addrs = json_array();
 	const char *pci = NULL, *gateway = NULL;
@@ -67,13 +55,15 @@ static int agent_add(struct cni_call *call, json_t *ipam, char **ret_pci, struct
 	if (r >= 0 && ipam)
 		r = cni_ipam_addresses(ipam, addrs, &gateway, e);
 	if (r >= 0) {
-		req = json_pack("{s:s, s:s, s:s, s:s, s:O, s:O, s:s*, s:s*}", "command", "ADD",
-				"key", call->key, "netns", call->netns, "ifname", call->ifname,
-				"config", config, "addresses", addrs, "gateway", gateway, "pci",
-				pci);
+		req = json_pack("{s:s, s:s, s:s, s:s, s:O, s:O, s:s*, s:s*, s:b}", "command",
+				"ADD", "key", call->key, "netns", call->netns, "ifname",
+				call->ifname, "config", config, "addresses", addrs, "gateway",
+				gateway, "pci", pci, "check_only", check_only);
 		r = cni_agent_ask(call->socket, req, &answer, e);
 	}
-	if (r >= 0) {
+	if (r >= 0 && check_only)
+		*ret_pci = NULL;
+	else if (r >= 0) {
 		json_t *vf = json_array_get(json_object_get(json_object_get(answer, "allocation"),
 							    "vfs"), 0);
 
@@ -93,9 +83,11 @@ static int cmd_add(struct cni_call *call, struct cni_error *e)
 	unsigned mtu = 0;
 	int r = cni_call_need_attachment(call, true, e);
 
+	if (r >= 0 && call->ipam)
+		r = agent_add(call, NULL, true, &pci, e);
 	if (r >= 0)
 		r = addresses(call, &ipam, e);
-	if (r >= 0 && agent_add(call, ipam, &pci, e) < 0) {
+	if (r >= 0 && agent_add(call, ipam, false, &pci, e) < 0) {
 		struct cni_error ignored;
 
 		/* the spec: a failed ADD gives the delegated plugin's reservation back */
@@ -107,19 +99,27 @@ static int cmd_add(struct cni_call *call, struct cni_error *e)
 		r = cni_netns_link(call->netns, call->ifname, mac, &mtu, e);
 	if (r >= 0 && !(result = cni_result(call, ipam, mac, mtu, pci)))
 		r = cni_fail(e, CNI_ERR_IO, "out of memory", "out of memory");
-	if (r >= 0)
+	if (r >= 0) {
+		cni_log(CNI_LOG_INFO, "VF %s attached (%s)", pci ? pci : "?", call->key);
 		cni_print(result);
+	}
 	json_decref(result);
 	json_decref(ipam);
 	free(pci);
 	return r;
 }
 
-/* DEL: the agent releases (nothing to release is fine), then IPAM's DEL. */
+/*
+ * DEL, best-effort as the spec makes it: IPAM's DEL runs whatever the agent
+ * answered (sriov-cni releases IPAM first too), so an agent that is away
+ * leaks no address; the agent's error is still returned (the VF is not
+ * released yet: the runtime retries, and a repeated IPAM DEL is harmless).
+ */
 static int cmd_del(struct cni_call *call, struct cni_error *e)
 {
 	json_t *req, *answer = NULL;
-	int r = cni_call_need_attachment(call, false, e);
+	struct cni_error ipam_e;
+	int r = cni_call_need_attachment(call, false, e), q = 0;
 
 	if (r < 0)
 		return r;
@@ -127,8 +127,14 @@ static int cmd_del(struct cni_call *call, struct cni_error *e)
 	r = cni_agent_ask(call->socket, req, &answer, e);
 	json_decref(req);
 	json_decref(answer);
-	if (r >= 0 && call->ipam)
-		r = cni_ipam_exec(call, "DEL", NULL, e);
+	if (call->ipam)
+		q = cni_ipam_exec(call, "DEL", NULL, &ipam_e);
+	if (r < 0 && q < 0)
+		cni_log(CNI_LOG_ERROR, "IPAM DEL: %s", ipam_e.details);
+	else if (q < 0)
+		*e = ipam_e, r = q;
+	if (r >= 0)
+		cni_log(CNI_LOG_INFO, "released %s", call->key);
 	return r;
 }
 
@@ -192,6 +198,30 @@ static int need_1_1(struct cni_call *call, struct cni_error *e)
 	return 0;
 }
 
+/*
+ * Whether the IPAM plugin speaks GC and STATUS (1.1.0): one that predates
+ * them (Debian 12's plugins stop at 1.0.0) fails them as an ADD without a
+ * container ID; libcni skips a plugin that does not list 1.1.0, and so do we.
+ */
+static bool ipam_speaks_1_1(struct cni_call *call)
+{
+	json_t *answer = NULL, *v;
+	struct cni_error ignored;
+	bool yes = false;
+	size_t i;
+
+	if (cni_ipam_exec(call, "VERSION", &answer, &ignored) < 0)
+		return true; /* let the command itself say what is wrong */
+	json_array_foreach(json_object_get(answer, "supportedVersions"), i, v)
+		if (json_is_string(v) && cni_version_cmp(json_string_value(v), "1.1.0") >= 0)
+			yes = true;
+	if (!yes)
+		cni_log(CNI_LOG_INFO, "ipam %s predates CNI 1.1.0: no %s delegated to it",
+			json_string_value(json_object_get(call->ipam, "type")), call->command);
+	json_decref(answer);
+	return yes;
+}
+
 /* The keys of cni.dev/valid-attachments, for the agent's GC. */
 static int valid_keys(struct cni_call *call, json_t *keep, struct cni_error *e)
 {
@@ -206,11 +236,11 @@ static int valid_keys(struct cni_call *call, json_t *keep, struct cni_error *e)
 		const char *ifname = json_string_value(json_object_get(v, "ifname"));
 		char key[CNI_KEY_MAX + 1];
 
-		if (!id || !ifname)
+		if (!id || !ifname || strlen(ifname) > 15)
 			return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
 					"cni.dev/valid-attachments[%zu]: needs \"containerID\" and "
 					"\"ifname\"", i);
-		snprintf(key, sizeof(key), "cni:%s/%s/%s", call->name, id, ifname);
+		cni_attachment_key(call->name, id, ifname, key);
 		json_array_append_new(keep, json_string(key));
 	}
 	return 0;
@@ -229,12 +259,12 @@ static int cmd_gc(struct cni_call *call, struct cni_error *e)
 		return r;
 	}
 	r = valid_keys(call, keep, e);
-	snprintf(prefix, sizeof(prefix), "cni:%s/", call->name);
+	cni_key_prefix(call->name, prefix);
 	if (r >= 0) {
 		req = json_pack("{s:s, s:s, s:O}", "command", "GC", "prefix", prefix, "keep", keep);
 		r = cni_agent_ask(call->socket, req, &answer, e);
 	}
-	if (call->ipam)
+	if (call->ipam && ipam_speaks_1_1(call))
 		q = cni_ipam_exec(call, "GC", NULL, &ipam_e);
 	if (r >= 0 && q < 0)
 		*e = ipam_e, r = q;
@@ -254,7 +284,8 @@ static int cmd_status(struct cni_call *call, struct cni_error *e)
 	if (r >= 0)
 		r = cni_agent_config(call, &config, &pci, e);
 	if (r >= 0) {
-		req = json_pack("{s:s, s:O}", "command", "STATUS", "config", config);
+		req = json_pack("{s:s, s:O, s:s*}", "command", "STATUS", "config", config, "pci",
+				pci);
 		r = cni_agent_ask(call->socket, req, &answer, e);
 		if (r < 0 && e->code == CNI_ERR_TRY_AGAIN)
 			e->code = CNI_ERR_NOT_AVAILABLE;
@@ -263,7 +294,7 @@ static int cmd_status(struct cni_call *call, struct cni_error *e)
 		r = cni_fail(e, CNI_ERR_NOT_AVAILABLE, "no free VF",
 			     "pool \"%s\" has no free VF: an ADD would fail",
 			     json_string_value(json_object_get(answer, "pool")));
-	if (r >= 0 && call->ipam)
+	if (r >= 0 && call->ipam && ipam_speaks_1_1(call))
 		r = cni_ipam_exec(call, "STATUS", NULL, e);
 	json_decref(config);
 	json_decref(req);
@@ -284,6 +315,16 @@ int main(void)
 	struct cni_call call = { 0 };
 	struct cni_error e = { 0 };
 	int r = cni_call_load(&call, &e);
+
+	if (r >= 0 && call.conf)
+		r = cni_log_setup(&call, &e);
+	if (r >= 0) {
+		char *conf = call.conf ? json_dumps(call.conf, JSON_COMPACT) : NULL;
+
+		cni_log(CNI_LOG_DEBUG, "CNI_NETNS=%s CNI_ARGS=%s config %.700s",
+			call.netns ? call.netns : "", call.args ? call.args : "", conf ? conf : "");
+		free(conf);
+	}
 
 	for (size_t i = 0; r >= 0 && i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(call.command, commands[i].name) == 0) {
