@@ -134,20 +134,31 @@ int listen_parse_and_open(const char *spec, const char *group, int *ret_fd, bool
 	return -EINVAL;
 }
 
-/* Sockets passed by systemd; an AF_UNIX one needs no token, any other one does. */
-int listen_from_systemd(int *fds, bool *is_tcp, int max)
+/*
+ * Sockets passed by systemd; an AF_UNIX one needs no token, any other one
+ * does. A SOCK_SEQPACKET one is the CNI plugin's (vfagentd-cni.socket): it
+ * goes to @ret_cni_fd (-1: none), not to the HTTP server.
+ */
+int listen_from_systemd(int *fds, bool *is_tcp, int max, int *ret_cni_fd)
 {
-	int n = sd_listen_fds(1);
+	int n = sd_listen_fds(1), k = 0;
 
+	*ret_cni_fd = -1;
 	if (n <= 0)
 		return n;
-	if (n > max)
-		return -E2BIG;
 	for (int i = 0; i < n; i++) {
-		fds[i] = SD_LISTEN_FDS_START + i;
-		is_tcp[i] = sd_is_socket(fds[i], AF_UNIX, SOCK_STREAM, 1) <= 0;
+		int fd = SD_LISTEN_FDS_START + i;
+
+		if (sd_is_socket(fd, AF_UNIX, SOCK_SEQPACKET, 1) > 0 && *ret_cni_fd < 0) {
+			*ret_cni_fd = fd;
+			continue;
+		}
+		if (k == max)
+			return -E2BIG;
+		fds[k] = fd;
+		is_tcp[k++] = sd_is_socket(fd, AF_UNIX, SOCK_STREAM, 1) <= 0;
 	}
-	return n;
+	return k;
 }
 
 /*

@@ -138,10 +138,13 @@ static int open_from_options(struct agent *a, int *fds, bool *is_tcp)
 	return n;
 }
 
-/* Opens what --listen says, or takes what systemd passed; TCP without a token is refused. */
-static int open_listeners(struct agent *a, int *fds, bool *is_tcp)
+/*
+ * Opens what --listen says, or takes what systemd passed; TCP without a token
+ * is refused. @ret_cni_fd: the CNI socket systemd passed, or -1.
+ */
+static int open_listeners(struct agent *a, int *fds, bool *is_tcp, int *ret_cni_fd)
 {
-	int n = listen_from_systemd(fds, is_tcp, AGENT_MAX_LISTEN);
+	int n = listen_from_systemd(fds, is_tcp, AGENT_MAX_LISTEN, ret_cni_fd);
 
 	for (int i = 0; i < n; i++) {
 		char path[sizeof(a->socket_path)];
@@ -190,12 +193,16 @@ static const char *cni_socket_beside_listener(const struct agent *a, char *buf, 
  * none with only TCP listeners. -1 when there is none, and that is not an
  * error; -2 when it cannot be opened.
  */
-static int open_cni_socket(const struct agent *a)
+static int open_cni_socket(const struct agent *a, int systemd_fd)
 {
 	const char *path = a->opt.cni_socket;
 	char buf[256];
 	int fd = -1, r;
 
+	if (systemd_fd >= 0) { /* vfagentd-cni.socket: a plugin's connect started us */
+		log_info("CNI plugin socket from systemd");
+		return systemd_fd;
+	}
 	if (path && strcmp(path, "none") == 0)
 		return -1;
 	if (!path)
@@ -290,13 +297,13 @@ static int serve(struct agent *a, const sigset_t *mask)
 	struct udev_watch *udev = NULL;
 	struct api_server *server = NULL;
 	struct api_cni_server *cni = NULL;
-	int cni_fd;
+	int cni_fd, systemd_cni_fd = -1;
 
 	sfd = signalfd(-1, mask, SFD_CLOEXEC);
-	n = open_listeners(a, fds, is_tcp);
+	n = open_listeners(a, fds, is_tcp, &systemd_cni_fd);
 	if (sfd < 0 || n <= 0)
 		return EXIT_FAILURE;
-	cni_fd = open_cni_socket(a);
+	cni_fd = open_cni_socket(a, systemd_cni_fd);
 	if (cni_fd == -2)
 		return EXIT_FAILURE;
 	if (privileges_drop() < 0)

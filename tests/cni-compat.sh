@@ -105,6 +105,8 @@ bad logLevel ',"logLevel":"loud"'
 bad logFile ',"logFile":"relative.log"'
 bad vfioPciMode ',"vfioPciMode":"yes"'
 bad ibKubernetesEnabled ',"ibKubernetesEnabled":true'
+cni ADD ctr-bad "/run/netns/$ns2" net1 "$(printf '{"cniVersion":"1.0.0","name":"bad","type":"vfagent","socket":"%s","pool":"c","vfioPciMode":true}' "$csock")"
+code 2 "vfioPciMode true" vfioPciMode
 
 # ib-sriov-cni's usage example (deviceID, link_state, rdmaIsolation, ibKubernetesEnabled,
 # host-local IPAM): accepted, the link state asked of the PF
@@ -183,4 +185,21 @@ code 7 "STATUS of a pool not in the config" nope
 # STATUS of a config with deviceID alone: its VF's pool
 cni STATUS "" "" "" "$(printf '{"cniVersion":"1.1.0","name":"n","type":"vfagent","socket":"%s","deviceID":"0000:af:01.2"}' "$csock")"
 ok "STATUS by deviceID"
-echo "cni-compat: sriov-cni's and ib-sriov-cni's configs, the runtime's wishes, DEL best-effort, long names, GC/STATUS with CNI 1.0 IPAM"
+
+# 6. the CNI socket activated as vfagentd-cni.socket does it: the agent is not running, a
+# plugin's connect starts it (systemd passes the SOCK_SEQPACKET socket), and it answers
+stop_agent
+command -v systemd-socket-activate >/dev/null || { echo "SKIP: no systemd-socket-activate"; exit 77; }
+asock=$tmp/activated-cni.sock
+systemd-socket-activate --seqpacket -l "$asock" "$b/agent/vfagentd" --simulate "$tmp/sys" \
+	--listen "unix:$tmp/activated.sock" --config "$tmp/config.json" >>"$tmp/agent.log" 2>&1 &
+agent_pid=$!
+for _ in $(seq 50); do [ -S "$asock" ] && break; sleep 0.1; done
+n_ready=$(grep -c '^<6>ready' "$tmp/agent.log")
+sleep 0.5
+[ "$(grep -c '^<6>ready' "$tmp/agent.log")" = "$n_ready" ] || fail "the agent started before a plugin connected"
+cni STATUS "" "" "" "$(printf '{"cniVersion":"1.1.0","name":"n","type":"vfagent","socket":"%s","pool":"c"}' "$asock")"
+ok "STATUS through the activated socket"
+grep -q 'CNI plugin socket from systemd' "$tmp/agent.log" || fail "the agent did not take systemd's socket: $(tail -5 "$tmp/agent.log")"
+[ -S "$tmp/activated.sock" ] || fail "the REST socket of --listen is not there beside systemd's CNI socket"
+echo "cni-compat: sriov-cni's and ib-sriov-cni's configs, the runtime's wishes, DEL best-effort, long names, GC/STATUS with CNI 1.0 IPAM, socket activation"

@@ -16,7 +16,7 @@ make -s -C "$b" install DESTDIR="$root" >"$tmp/install.log" 2>&1 || fail "make i
 
 for f in "$sbindir/vfagentd" "$bindir/vfctl" \
 	"$systemdsystemunitdir/vfagentd.service" "$systemdsystemunitdir/vfagentd.socket" \
-	"$sysusersdir/vfagent.conf" "$tmpfilesdir/vfagent.conf" \
+	"$systemdsystemunitdir/vfagentd-cni.socket" "$sysusersdir/vfagent.conf" "$tmpfilesdir/vfagent.conf" \
 	"$sysconfdir/vfagent/vfagent.json" "$mandir/man8/vfagentd.8" "$mandir/man1/vfctl.1" \
 	"$mandir/man5/vfagent.json.5" "$datadir/bash-completion/completions/vfctl" \
 	"$datadir/doc/vfagent/examples/vfagent.json" "$cnidir/vfagent" "$mandir/man8/vfagent-cni.8" \
@@ -50,8 +50,9 @@ export LD_LIBRARY_PATH="$root$libdir"
 if command -v systemd-analyze >/dev/null; then
 	mkdir -p "$tmp/units"
 	sed "s|^ExecStart=|ExecStart=$root|" "$unit" >"$tmp/units/vfagentd.service"
-	cp "$root$systemdsystemunitdir/vfagentd.socket" "$tmp/units/"
-	systemd-analyze verify --man=no "$tmp/units/vfagentd.socket" "$tmp/units/vfagentd.service" \
+	cp "$root$systemdsystemunitdir/vfagentd.socket" "$root$systemdsystemunitdir/vfagentd-cni.socket" "$tmp/units/"
+	systemd-analyze verify --man=no "$tmp/units/vfagentd.socket" "$tmp/units/vfagentd-cni.socket" \
+		"$tmp/units/vfagentd.service" \
 		>"$tmp/verify" 2>&1 || fail "systemd-analyze verify: $(cat "$tmp/verify")"
 	grep -q . "$tmp/verify" && fail "systemd-analyze verify complains: $(cat "$tmp/verify")"
 	# the hardening's score (lower is safer): at most 3.0, as the unit's comments account for
