@@ -104,6 +104,26 @@ int agent_cni_add(struct agent *a, const struct vfp_claim *c, const struct agent
 }
 
 /**
+ * agent_cni_attached() - the attachment @key, when it is attached into
+ * @owner's namespace: 1 and @ret (vfp_allocation_unref() it); 0 when there
+ * is none, or it is elsewhere (the ADD will redo it)
+ */
+int agent_cni_attached(struct agent *a, const char *key, const struct vfp_owner *owner,
+		       struct vfp_allocation **ret, char *err, size_t err_size)
+{
+	struct vfp_allocation *alloc = NULL;
+	int r = find(a, key, &alloc, err, err_size);
+
+	if (r >= 0 && is_live(alloc) && vfp_allocation_get_state(alloc) == VFP_ALLOCATION_ATTACHED &&
+	    same_owner(vfp_allocation_get_owner(alloc), owner)) {
+		*ret = alloc;
+		return 1;
+	}
+	vfp_allocation_unref(alloc);
+	return r < 0 ? r : 0;
+}
+
+/**
  * agent_cni_del() - the attachment @key released, its VFs restored and reset
  *
  * No attachment (never added, deleted already, or released when its

@@ -14,6 +14,8 @@
 
 int agent_cni_add(struct agent *a, const struct vfp_claim *c, const struct agent_netns_request *q,
 		  struct vfp_allocation **ret, char *err, size_t err_size);
+int agent_cni_attached(struct agent *a, const char *key, const struct vfp_owner *owner,
+		       struct vfp_allocation **ret, char *err, size_t err_size);
 int agent_cni_del(struct agent *a, const char *key, char *err, size_t err_size);
 int agent_cni_check(struct agent *a, const char *key, const struct vfp_owner *owner,
 		    const char *ifname, char *err, size_t err_size);

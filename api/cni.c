@@ -8,6 +8,8 @@
  *
  *   {"command":"ADD","key":…,"netns":…,"ifname":…,"config":{"pool":…,"mac":…,
  *    "vlan":…,"mtu":…,…},"addresses":[…],"gateway":…,"pci":…[,"check_only":true]}
+ *     (check_only: every field checked, nothing done; "existed" says whether
+ *     the attachment is there as asked, EEXIST when it is there otherwise)
  *   {"command":"DEL","key":…}
  *   {"command":"CHECK","key":…,"netns":…,"ifname":…}
  *   {"command":"GC","prefix":"cni:NET/","keep":["cni:NET/CTR/IF",…]}
@@ -128,6 +130,56 @@ static bool configured_pool(struct agent *a, const char *pool)
 	return found;
 }
 
+/*
+ * An attachment found attached under the key is this ADD's only if the config
+ * asks for what it has: the pool, the VF, the settings. Else -EEXIST naming
+ * what differs: the runtime must DEL it first (the spec has no ADD that
+ * changes an attachment), and answering with the old one would ignore it.
+ */
+static int same_attachment(struct api_request *req, const char *key,
+			   const struct vfp_allocation *alloc, const struct api_claim_body *b)
+{
+	json_t *have = api_settings_json(vfp_allocation_get_settings(alloc));
+	json_t *want = api_settings_json(&b->settings), *v;
+	const char *field = NULL, *k;
+
+	if (strcmp(vfp_allocation_get_pool(alloc), b->c.pool) != 0)
+		field = "pool";
+	else if (b->c.pci && strcmp(vfp_allocation_get_vf(alloc, 0)->pci, b->c.pci) != 0)
+		field = "deviceID";
+	json_object_foreach(want, k, v)
+		if (!field && !json_equal(v, json_object_get(have, k)))
+			field = k;
+	json_object_foreach(have, k, v)
+		if (!field && !json_object_get(want, k))
+			field = k;
+	json_decref(have);
+	json_decref(want);
+	if (!field)
+		return 0;
+	return api_fail(req, -EEXIST, "attachment %s exists with other settings (%s differs): "
+			"DEL it first", key, field);
+}
+
+/* The ADD asked before IPAM runs: 1 when the attachment exists as asked, 0 when it is to make. */
+static int check_add(struct api_request *req, const char *key, const struct api_claim_body *b)
+{
+	struct vfp_allocation *alloc = NULL;
+	char err[512] = "";
+	int r;
+
+	if (!configured_pool(req->agent, b->c.pool))
+		return api_fail(req, -EINVAL, "pool: \"%.64s\" is not a pool of the config",
+				b->c.pool);
+	r = agent_cni_attached(req->agent, key, b->c.owner, &alloc, err, sizeof(err));
+	if (r < 0)
+		return api_fail(req, r, "%s", err);
+	if (r == 1 && same_attachment(req, key, alloc, b) < 0)
+		r = -EEXIST;
+	vfp_allocation_unref(alloc);
+	return r;
+}
+
 static json_t *cni_add(struct api_request *req, json_t *msg)
 {
 	json_t *claim = NULL, *attach = NULL, *answer = NULL;
@@ -135,7 +187,8 @@ static json_t *cni_add(struct api_request *req, json_t *msg)
 	struct api_netns_body nb = { 0 };
 	struct vfp_allocation *alloc = NULL;
 	char netns[80], err[512] = "";
-	const char *pci = NULL;
+	const char *pci = NULL, *key = json_string_value(json_object_get(msg, "key"));
+	bool check_only = json_is_true(json_object_get(msg, "check_only"));
 	int r = parse_add(req, msg, &claim, &attach, netns);
 
 	if (r >= 0)
@@ -145,27 +198,22 @@ static json_t *cni_add(struct api_request *req, json_t *msg)
 	if (r >= 0 && pci) /* the claim's "pci": without "pool", the pool is that VF's */
 		json_object_set_new(claim, "pci", json_string(pci));
 	if (r >= 0)
-		r = api_parse_claim(req, claim, json_string_value(json_object_get(msg, "key")), &b);
+		r = api_parse_claim(req, claim, key, &b);
 	if (r >= 0)
 		r = api_parse_netns_request(req, attach, &nb);
-	if (r >= 0 && json_is_true(json_object_get(msg, "check_only")))
-		/* the plugin asks before its IPAM runs: every field checked, nothing done */
-		r = configured_pool(req->agent, b.c.pool)
-			    ? 2
-			    : api_fail(req, -EINVAL, "pool: \"%.64s\" is not a pool of the config",
-				       b.c.pool);
+	if (r >= 0 && check_only) /* the plugin asks before its IPAM runs: nothing done */
+		r = check_add(req, key, &b);
 	else if (r >= 0 &&
 		 (r = agent_cni_add(req->agent, &b.c, &nb.q, &alloc, err, sizeof(err))) < 0)
 		api_fail(req, r, "%s", err);
-	if (r == 2) {
-		json_decref(claim);
-		json_decref(attach);
-		return ok(NULL);
-	}
+	if (r == 1 && !check_only && same_attachment(req, key, alloc, &b) < 0)
+		r = -EEXIST;
 	if (r >= 0)
-		answer = ok(json_pack("{s:o, s:b}", "allocation",
-				      api_allocation_add_where(req->agent, api_allocation_json(alloc)),
-				      "existed", r == 1));
+		answer = ok(check_only ? json_pack("{s:b}", "existed", r == 1)
+				       : json_pack("{s:o, s:b}", "allocation",
+						   api_allocation_add_where(req->agent,
+									    api_allocation_json(alloc)),
+						   "existed", r == 1));
 	vfp_allocation_unref(alloc);
 	json_decref(claim);
 	json_decref(attach);

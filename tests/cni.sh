@@ -40,8 +40,8 @@ cni() {
 	set -e
 }
 conf() { # VERSION [EXTRA JSON MEMBERS]
-	printf '{"cniVersion":"%s","name":"sriovnet","type":"vfagent","pool":"c","socket":"%s"%s}' \
-		"$1" "$csock" "${2:-}"
+	printf '{"cniVersion":"%s","name":"sriovnet","type":"vfagent","pool":"c","socket":"%s","cacheDir":"%s/cache"%s}' \
+		"$1" "$csock" "$tmp" "${2:-}"
 }
 ipam=',"ipam":{"type":"static","addresses":[{"address":"10.9.0.3/24","gateway":"10.9.0.1"}],"routes":[{"dst":"0.0.0.0/0"}]}'
 ok() { [ "$rc" = 0 ] || fail "$1: exit $rc: $out $(cat "$tmp/cni.err")"; }

@@ -152,6 +152,13 @@ size_t nl_build_addr(void *buf, uint32_t seq, int ifindex, int family, const voi
 	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
 	nl_attr_put(nlh, IFA_LOCAL, len, addr);
 	nl_attr_put(nlh, IFA_ADDRESS, len, addr);
+	if (family == AF_INET && prefixlen < 31) { /* "brd +", as iproute2 and the CNI plugins */
+		uint32_t a, brd;
+
+		memcpy(&a, addr, 4);
+		brd = a | htonl(prefixlen ? 0xffffffffu >> prefixlen : 0xffffffffu);
+		nl_attr_put(nlh, IFA_BROADCAST, 4, &brd);
+	}
 	return nlh->nlmsg_len;
 }
 

@@ -28,6 +28,7 @@ static const struct {
 	{ "EINVAL", CNI_ERR_CONFIG, "invalid network config" },
 	{ "ENOENT", CNI_ERR_CONFIG, "invalid network config" },
 	{ "EBUSY", CNI_ERR_NO_VF, "no VF" },
+	{ "EEXIST", CNI_ERR_EXISTS, "the attachment exists with other settings" },
 	{ "ENOBUFS", CNI_ERR_NO_VF, "no VF" },
 	{ "EAGAIN", CNI_ERR_TRY_AGAIN, "try again later" },
 	{ "ENOTCONN", CNI_ERR_TRY_AGAIN, "try again later" },

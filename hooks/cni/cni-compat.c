@@ -111,7 +111,7 @@ static int ib_switches(json_t *out, struct cni_compat *c, struct cni_error *e)
  */
 int cni_compat_config(json_t *out, struct cni_compat *c, struct cni_error *e)
 {
-	static const char *const plugin_only[] = { "logLevel", "logFile", NULL };
+	static const char *const plugin_only[] = { "logLevel", "logFile", "cacheDir", NULL };
 
 	for (int i = 0; plugin_only[i]; i++)
 		json_object_del(out, plugin_only[i]);

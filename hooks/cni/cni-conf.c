@@ -153,7 +153,7 @@ int cni_call_load(struct cni_call *call, struct cni_error *e)
 }
 
 /* FNV-1a: a short, stable tag of a long name (not a secret: the agent checks owners). */
-static unsigned long long fnv1a(const char *s)
+unsigned long long cni_tag(const char *s)
 {
 	unsigned long long h = 0xcbf29ce484222325ULL;
 
@@ -168,7 +168,7 @@ static void key_part(const char *s, size_t max, char *buf, size_t size)
 	if (strlen(s) <= max)
 		snprintf(buf, size, "%s", s);
 	else
-		snprintf(buf, size, "%.*s~%016llx", (int)(max - 17), s, fnv1a(s));
+		snprintf(buf, size, "%.*s~%016llx", (int)(max - 17), s, cni_tag(s));
 }
 
 /**

@@ -23,7 +23,7 @@
 #include "libvfpool/macro.h"
 
 /* Into @netns; the namespace we came from in *@ret_home. */
-static int enter(const char *netns, int *ret_home, struct cni_error *e)
+int cni_netns_enter(const char *netns, int *ret_home, struct cni_error *e)
 {
 	_cleanup_close_ int fd = open(netns, O_RDONLY | O_CLOEXEC);
 	int home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
@@ -41,7 +41,7 @@ static int enter(const char *netns, int *ret_home, struct cni_error *e)
 	return 0;
 }
 
-static void leave(int home)
+void cni_netns_leave(int home)
 {
 	if (setns(home, CLONE_NEWNET) < 0)
 		fprintf(stderr, "vfagent: returning to the host's namespace: %s\n", strerror(errno));
@@ -57,10 +57,10 @@ int cni_netns_link(const char *netns, const char *ifname, char mac[static 18], u
 	struct ifreq ifr = { 0 };
 	int home, fd, r = 0;
 
-	if (enter(netns, &home, e) < 0)
+	if (cni_netns_enter(netns, &home, e) < 0)
 		return -1;
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	leave(home);
+	cni_netns_leave(home);
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	if (fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
 		r = cni_fail(e, CNI_ERR_NETNS, "the interface is not in the container",
@@ -114,12 +114,12 @@ int cni_netns_check(const char *netns, const char *ifname, json_t *addresses,
 	json_t *a;
 	size_t i;
 
-	if (enter(netns, &home, e) < 0)
+	if (cni_netns_enter(netns, &home, e) < 0)
 		return -1;
 	index = if_nametoindex(ifname);
 	if (index && getifaddrs(&list) < 0)
 		list = NULL;
-	leave(home);
+	cni_netns_leave(home);
 	if (!index)
 		return cni_fail(e, CNI_ERR_NETNS, "the interface is not in the container",
 				"%s is not in %s", ifname, netns);

@@ -3,7 +3,7 @@
  * Results and errors as the spec's "Result Types" section defines them, in
  * the config's version: 0.3.x and 0.4.0 give each IP a "version", 1.1.0
  * gives an interface its "mtu" and "pciID". What IPAM returned is turned
- * into the agent's request (addresses, the default route's gateway) here too.
+ * into the agent's request (its addresses) here too.
  */
 #include "config.h"
 
@@ -12,57 +12,22 @@
 
 #include "cni.h"
 
-static bool is_default(const char *dst)
-{
-	return dst && (strcmp(dst, "0.0.0.0/0") == 0 || strcmp(dst, "::/0") == 0);
-}
-
-/* The gateway of the first IP of @dst's family, for a route without "gw". */
-static const char *family_gateway(json_t *ips, const char *dst)
-{
-	size_t i;
-	json_t *ip;
-
-	json_array_foreach(ips, i, ip) {
-		const char *a = json_string_value(json_object_get(ip, "address"));
-		const char *gw = json_string_value(json_object_get(ip, "gateway"));
-
-		if (a && gw && (strchr(a, ':') != NULL) == (strchr(dst, ':') != NULL))
-			return gw;
-	}
-	return NULL;
-}
-
 /**
- * cni_ipam_addresses() - the addresses IPAM gave, appended to @addresses,
- * and the gateway of its default route; the agent configures an address
- * list and one default route, so another route is refused, naming it
+ * cni_ipam_addresses() - the addresses IPAM gave, appended to @addresses, for
+ * the agent; their routes the plugin sets itself (cni-route.c)
  */
-int cni_ipam_addresses(json_t *ipam, json_t *addresses, const char **ret_gateway,
-		       struct cni_error *e)
+int cni_ipam_addresses(json_t *ipam, json_t *addresses, struct cni_error *e)
 {
-	json_t *ips = json_object_get(ipam, "ips"), *v;
+	json_t *v;
 	size_t i;
 
-	*ret_gateway = NULL;
-	json_array_foreach(ips, i, v) {
+	json_array_foreach(json_object_get(ipam, "ips"), i, v) {
 		json_t *a = json_object_get(v, "address");
 
 		if (!json_is_string(a))
 			return cni_fail(e, CNI_ERR_DECODE, "failed to decode content",
 					"ipam result: ips[%zu].address: not a string", i);
 		json_array_append(addresses, a);
-	}
-	json_array_foreach(json_object_get(ipam, "routes"), i, v) {
-		const char *dst = json_string_value(json_object_get(v, "dst"));
-		const char *gw = json_string_value(json_object_get(v, "gw"));
-
-		if (!is_default(dst) || *ret_gateway)
-			return cni_fail(e, CNI_ERR_UNSUPPORTED_FIELD, "unsupported field",
-					"ipam result: routes[%zu]: {\"dst\": \"%.64s\"}: the agent "
-					"sets the addresses and one default route only", i,
-					dst ? dst : "");
-		*ret_gateway = gw ? gw : family_gateway(ips, dst);
 	}
 	return 0;
 }

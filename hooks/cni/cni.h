@@ -21,6 +21,8 @@ enum {
 	CNI_ERR_AGENT = 100, /* the agent refused or failed; the message is its own */
 	CNI_ERR_NO_VF = 101, /* no free VF in the pool, or the VF asked for is taken */
 	CNI_ERR_NETNS = 102, /* the namespace is not as the ADD left it */
+	CNI_ERR_ROUTE = 103, /* a route of the result could not be set (the message names it) */
+	CNI_ERR_EXISTS = 104, /* the attachment exists with other settings: DEL it first */
 };
 
 #define CNI_DEFAULT_SOCKET "/run/vfagent/vfagent-cni.sock"
@@ -62,12 +64,23 @@ int cni_fail(struct cni_error *e, int code, const char *msg, const char *fmt, ..
 int cni_version_cmp(const char *a, const char *b);
 bool cni_version_supported(const char *v);
 int cni_call_load(struct cni_call *call, struct cni_error *e);
+unsigned long long cni_tag(const char *s);
 void cni_key_prefix(const char *name, char buf[static CNI_KEY_MAX + 1]);
 void cni_attachment_key(const char *name, const char *container_id, const char *ifname,
 			char buf[static CNI_KEY_MAX + 1]);
 int cni_call_need_attachment(struct cni_call *call, bool need_netns, struct cni_error *e);
 int cni_agent_config(struct cni_call *call, json_t **ret, const char **ret_pci,
 		     struct cni_error *e);
+
+/* cni-route.c */
+int cni_netns_routes(const char *netns, const char *ifname, json_t *ipam, struct cni_error *e);
+int cni_netns_check_routes(const char *netns, const char *ifname, json_t *routes, json_t *ips,
+			   struct cni_error *e);
+
+/* cni-cache.c */
+int cni_cache_read(const struct cni_call *call, json_t **ret, struct cni_error *e);
+void cni_cache_write(const struct cni_call *call, json_t *result);
+void cni_cache_forget(const struct cni_call *call);
 
 /* cni-compat.c */
 int cni_compat_config(json_t *out, struct cni_compat *c, struct cni_error *e);
@@ -91,12 +104,13 @@ int cni_ipam_exec(const struct cni_call *call, const char *command, json_t **ret
 /* cni-result.c */
 json_t *cni_result(const struct cni_call *call, json_t *ipam, const char *mac, unsigned mtu,
 		   const char *pci);
-int cni_ipam_addresses(json_t *ipam, json_t *addresses, const char **ret_gateway,
-		       struct cni_error *e);
+int cni_ipam_addresses(json_t *ipam, json_t *addresses, struct cni_error *e);
 void cni_print(json_t *j);
 void cni_print_error(const char *version, const struct cni_error *e);
 
 /* cni-netns.c */
+int cni_netns_enter(const char *netns, int *ret_home, struct cni_error *e);
+void cni_netns_leave(int home);
 int cni_netns_link(const char *netns, const char *ifname, char mac[static 18], unsigned *ret_mtu,
 		   struct cni_error *e);
 int cni_netns_check(const char *netns, const char *ifname, json_t *addresses,

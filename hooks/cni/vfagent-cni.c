@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cni.h"
 
@@ -44,35 +45,67 @@ static int addresses(struct cni_call *call, json_t **ret_ipam, struct cni_error 
  * The agent's ADD: the claim and the attach; @ret_pci: the VF it gave. With
  * @check_only (and no @ipam), the agent checks every field and does nothing:
  * asked before an IPAM plugin reserves an address for a config that fails.
+ * 1 when the attachment was there already, as asked (an error when it is
+ * there with other settings).
  */
 static int agent_add(struct cni_call *call, json_t *ipam, bool check_only, char **ret_pci,
 		     struct cni_error *e)
 {
 	json_t *config = NULL, *req = NULL, *answer = NULL, *addrs = json_array();
-	const char *pci = NULL, *gateway = NULL;
+	const char *pci = NULL;
 	int r = cni_agent_config(call, &config, &pci, e);
 
 	if (r >= 0 && ipam)
-		r = cni_ipam_addresses(ipam, addrs, &gateway, e);
+		r = cni_ipam_addresses(ipam, addrs, e);
 	if (r >= 0) {
-		req = json_pack("{s:s, s:s, s:s, s:s, s:O, s:O, s:s*, s:s*, s:b}", "command",
-				"ADD", "key", call->key, "netns", call->netns, "ifname",
-				call->ifname, "config", config, "addresses", addrs, "gateway",
-				gateway, "pci", pci, "check_only", check_only);
+		req = json_pack("{s:s, s:s, s:s, s:s, s:O, s:O, s:s*, s:b}", "command", "ADD",
+				"key", call->key, "netns", call->netns, "ifname", call->ifname,
+				"config", config, "addresses", addrs, "pci", pci, "check_only",
+				check_only);
 		r = cni_agent_ask(call->socket, req, &answer, e);
 	}
-	if (r >= 0 && check_only)
-		*ret_pci = NULL;
-	else if (r >= 0) {
+	if (r >= 0 && !check_only) {
 		json_t *vf = json_array_get(json_object_get(json_object_get(answer, "allocation"),
 							    "vfs"), 0);
 
 		*ret_pci = strdup(json_string_value(json_object_get(vf, "pci")) ?: "");
 	}
+	if (r >= 0 && json_is_true(json_object_get(answer, "existed")))
+		r = 1;
 	json_decref(config);
 	json_decref(req);
 	json_decref(answer);
 	json_decref(addrs);
+	return r;
+}
+
+/* The agent's ADD undone (a route failed after it): always -1, for the caller's error. */
+static int undo_agent_add(struct cni_call *call)
+{
+	json_t *req = json_pack("{s:s, s:s}", "command", "DEL", "key", call->key), *answer = NULL;
+	struct cni_error ignored;
+
+	if (cni_agent_ask(call->socket, req, &answer, &ignored) < 0)
+		cni_log(CNI_LOG_ERROR, "undoing the ADD: %s", ignored.details);
+	json_decref(req);
+	json_decref(answer);
+	return -1;
+}
+
+/*
+ * A repeated ADD of an attachment the agent has as asked: the first ADD's
+ * result, from the cache (1); 0 when there is none, and the ADD goes on.
+ */
+static int add_again(struct cni_call *call, struct cni_error *e)
+{
+	json_t *result = NULL;
+	int r = cni_cache_read(call, &result, e);
+
+	if (r == 1) {
+		cni_log(CNI_LOG_INFO, "%s: attached already, answered as its ADD was", call->key);
+		cni_print(result);
+	}
+	json_decref(result);
 	return r;
 }
 
@@ -81,13 +114,17 @@ static int cmd_add(struct cni_call *call, struct cni_error *e)
 	json_t *ipam = NULL, *result = NULL;
 	char mac[18] = "", *pci = NULL;
 	unsigned mtu = 0;
-	int r = cni_call_need_attachment(call, true, e);
+	int r = cni_call_need_attachment(call, true, e), existed = 0;
 
-	if (r >= 0 && call->ipam)
+	if (r >= 0)
 		r = agent_add(call, NULL, true, &pci, e);
+	if (r == 1 && (r = add_again(call, e)) != 0)
+		return r < 0 ? r : 0;
 	if (r >= 0)
 		r = addresses(call, &ipam, e);
-	if (r >= 0 && agent_add(call, ipam, false, &pci, e) < 0) {
+	if (r >= 0 && ((existed = agent_add(call, ipam, false, &pci, e)) < 0 ||
+		       (!existed && cni_netns_routes(call->netns, call->ifname, ipam, e) < 0 &&
+			undo_agent_add(call) < 0))) {
 		struct cni_error ignored;
 
 		/* the spec: a failed ADD gives the delegated plugin's reservation back */
@@ -101,6 +138,7 @@ static int cmd_add(struct cni_call *call, struct cni_error *e)
 		r = cni_fail(e, CNI_ERR_IO, "out of memory", "out of memory");
 	if (r >= 0) {
 		cni_log(CNI_LOG_INFO, "VF %s attached (%s)", pci ? pci : "?", call->key);
+		cni_cache_write(call, result);
 		cni_print(result);
 	}
 	json_decref(result);
@@ -133,8 +171,10 @@ static int cmd_del(struct cni_call *call, struct cni_error *e)
 		cni_log(CNI_LOG_ERROR, "IPAM DEL: %s", ipam_e.details);
 	else if (q < 0)
 		*e = ipam_e, r = q;
-	if (r >= 0)
+	if (r >= 0) {
+		cni_cache_forget(call);
 		cni_log(CNI_LOG_INFO, "released %s", call->key);
+	}
 	return r;
 }
 
@@ -157,6 +197,40 @@ static json_t *prev_addresses(struct cni_call *call)
 			json_array_append(list, json_object_get(v, "address"));
 	}
 	return list;
+}
+
+static json_t *prev_result(struct cni_call *call)
+{
+	return json_object_get(call->conf, "prevResult");
+}
+
+/* prevResult's interface entry of ours: its MAC and MTU as the netdev has them now. */
+static int check_link(struct cni_call *call, struct cni_error *e)
+{
+	json_t *itf = NULL, *v;
+	const char *want_mac;
+	char mac[18];
+	unsigned mtu = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(prev_result(call), "interfaces"), i, v)
+		if (json_object_get(v, "sandbox") &&
+		    strcmp(json_string_value(json_object_get(v, "name")) ?: "", call->ifname) == 0)
+			itf = v;
+	if (!itf)
+		return 0; /* a prevResult without our interface: nothing of it to compare */
+	if (cni_netns_link(call->netns, call->ifname, mac, &mtu, e) < 0)
+		return -1;
+	want_mac = json_string_value(json_object_get(itf, "mac"));
+	if (want_mac && want_mac[0] && strcasecmp(want_mac, mac) != 0)
+		return cni_fail(e, CNI_ERR_NETNS, "the MAC changed", "%s in %s has MAC %s, not %s",
+				call->ifname, call->netns, mac, want_mac);
+	v = json_object_get(itf, "mtu");
+	if (json_is_integer(v) && json_integer_value(v) > 0 &&
+	    (json_int_t)mtu != json_integer_value(v))
+		return cni_fail(e, CNI_ERR_NETNS, "the MTU changed", "%s in %s has MTU %u, not %lld",
+				call->ifname, call->netns, mtu, (long long)json_integer_value(v));
+	return 0;
 }
 
 static int cmd_check(struct cni_call *call, struct cni_error *e)
@@ -184,6 +258,12 @@ static int cmd_check(struct cni_call *call, struct cni_error *e)
 	if (r >= 0)
 		r = cni_netns_check(call->netns, call->ifname, addrs, e);
 	json_decref(addrs);
+	if (r >= 0)
+		r = check_link(call, e);
+	if (r >= 0)
+		r = cni_netns_check_routes(call->netns, call->ifname,
+					   json_object_get(prev_result(call), "routes"),
+					   json_object_get(prev_result(call), "ips"), e);
 	if (r >= 0 && call->ipam)
 		r = cni_ipam_exec(call, "CHECK", NULL, e);
 	return r;
