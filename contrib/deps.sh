@@ -6,7 +6,7 @@ pkgs="build-essential autoconf automake libtool pkg-config
 libjansson-dev libsqlite3-dev check libmicrohttpd-dev libudev-dev libsystemd-dev
 libcurl4-openssl-dev libmnl-dev libibverbs-dev libvirt-dev libxml2-dev libcap-ng-dev curl"
 [ "${1:-}" = --tests ] && pkgs="$pkgs jq cppcheck valgrind python3 umockdev libumockdev-dev
-prometheus wrk nginx-light containernetworking-plugins podman runc busybox-static
+prometheus wrk nginx-light containernetworking-plugins podman runc busybox-static containerd
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 bats shellcheck
 cpio kmod clang libclang-rt-14-dev bash-completion sqlite3 iproute2 libxml2-utils
 debhelper dh-exec devscripts fakeroot lintian mmdebstrap systemd-container"
