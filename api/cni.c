@@ -121,6 +121,53 @@ static int parse_add(struct api_request *req, json_t *msg, json_t **claim, json_
 	return *claim && *attach ? 0 : api_fail(req, -ENOMEM, "out of memory");
 }
 
+/*
+ * The InfiniBand VF whose port GUID is @guid (the last 8 bytes of its IPoIB
+ * netdev's 20-byte address, as the host shows it): its PCI address in @buf.
+ */
+static int vf_of_guid(struct api_request *req, const char *guid, char buf[static 32])
+{
+	struct vfp_inventory *inv = agent_get_inventory(req->agent);
+	unsigned long long want, got;
+	int r = -ENOENT;
+
+	vfp_guid_parse(guid, &want);
+	for (size_t i = 0; r == -ENOENT && i < vfp_inventory_get_pf_count(inv); i++) {
+		const struct vfp_pf *p = vfp_inventory_get_pf(inv, i);
+
+		for (size_t j = 0; r == -ENOENT && j < vfp_pf_get_vf_count(p); j++) {
+			const struct vfp_vf *vf = vfp_pf_get_vf(p, j);
+			const char *mac = vfp_vf_get_mac(vf);
+
+			if (vfp_vf_get_link_type(vf) == VFP_LINK_INFINIBAND && mac &&
+			    strlen(mac) == 59 && vfp_guid_parse(mac + 36, &got) == 0 && got == want) {
+				snprintf(buf, 32, "%s", vfp_vf_get_pci(vf));
+				r = 0;
+			}
+		}
+	}
+	vfp_inventory_unref(inv);
+	if (r < 0)
+		api_fail(req, -ENOENT, "deviceID: no InfiniBand VF of this host has GUID %.32s", guid);
+	return r;
+}
+
+/* "pci": a VF's PCI address, or an InfiniBand VF's GUID (deviceID names either) into @buf. */
+static int device_pci(struct api_request *req, json_t *msg, const char **ret, char buf[static 32])
+{
+	unsigned long long g;
+	int r = api_get_string(req, msg, "pci", false, ret);
+
+	if (r < 0 || !*ret || vfp_pci_addr_is_valid(*ret))
+		return r;
+	if (vfp_guid_parse(*ret, &g) < 0)
+		return api_fail(req, -EINVAL, "deviceID: \"%.32s\" is neither a PCI address nor an "
+				"InfiniBand GUID", *ret);
+	r = vf_of_guid(req, *ret, buf);
+	*ret = r < 0 ? NULL : buf;
+	return r;
+}
+
 static bool configured_pool(struct agent *a, const char *pool)
 {
 	struct vfp_config *config = agent_get_config(a);
@@ -186,15 +233,13 @@ static json_t *cni_add(struct api_request *req, json_t *msg)
 	struct api_claim_body b = { 0 };
 	struct api_netns_body nb = { 0 };
 	struct vfp_allocation *alloc = NULL;
-	char netns[80], err[512] = "";
+	char netns[80], err[512] = "", pci_buf[32];
 	const char *pci = NULL, *key = json_string_value(json_object_get(msg, "key"));
 	bool check_only = json_is_true(json_object_get(msg, "check_only"));
 	int r = parse_add(req, msg, &claim, &attach, netns);
 
 	if (r >= 0)
-		r = api_get_string(req, msg, "pci", false, &pci);
-	if (r >= 0 && pci && !vfp_pci_addr_is_valid(pci))
-		r = api_fail(req, -EINVAL, "deviceID: \"%.32s\" is not a PCI address", pci);
+		r = device_pci(req, msg, &pci, pci_buf);
 	if (r >= 0 && pci) /* the claim's "pci": without "pool", the pool is that VF's */
 		json_object_set_new(claim, "pci", json_string(pci));
 	if (r >= 0)
@@ -281,16 +326,20 @@ static json_t *cni_status(struct api_request *req, json_t *msg)
 {
 	json_t *config = json_object_get(msg, "config"), *body;
 	struct api_claim_body b = { 0 };
+	const char *pci = NULL;
+	char pci_buf[32];
 	unsigned n_free = 0;
 	int r;
 
 	if (!json_is_object(config))
 		return api_fail(req, -EINVAL, "config: must be an object"), fail(req, -EINVAL);
 	r = api_check_keys(req, config, config_keys);
-	body = json_pack("{s:O*, s:O*, s:O*, s:{s:s, s:s}}", "pool",
+	if (r >= 0)
+		r = device_pci(req, msg, &pci, pci_buf);
+	body = json_pack("{s:O*, s:O*, s:s*, s:{s:s, s:s}}", "pool",
 			 json_object_get(config, "pool"), "network",
-			 json_object_get(config, "network"), "pci", json_object_get(msg, "pci"),
-			 "owner", "kind", "container", "netns", "status");
+			 json_object_get(config, "network"), "pci", pci, "owner", "kind",
+			 "container", "netns", "status");
 	if (r >= 0)
 		r = api_parse_claim(req, body, NULL, &b);
 	if (r >= 0 && (r = agent_cni_free_vfs(req->agent, b.c.pool, &n_free)) == -ENOENT &&

@@ -17,7 +17,7 @@ cnipath=${CNI_PATH:-/usr/lib/cni}
 [ -x "$cnipath/host-local" ] || { echo "SKIP: no $cnipath/host-local (containernetworking-plugins)"; exit 77; }
 plugin=$b/hooks/cni/vfagent
 ns1=vfa-cc1-$$ ns2=vfa-cc2-$$
-links="ens5f0v0 ens5f0v1 ens5f0v2 ens5f0"
+links="ens5f0v0 ens5f0v1 ens5f0v2 ens5f0 ib0v0"
 teardown() {
 	for n in $ns1 $ns2; do ip netns del "$n" 2>/dev/null || true; done
 	for l in $links; do ip link del "$l" 2>/dev/null || true; done
@@ -28,6 +28,7 @@ for n in $ns1 $ns2; do ip netns add "$n" || { echo "SKIP: cannot make network na
 for l in $links; do ip link add "$l" type veth peer name "p-$l"; done
 cat >"$tmp/config.json" <<'JSON'
 {"pools": [{"name": "c", "selector": {"pci_addresses": ["0000:af:01.0", "0000:af:01.1", "0000:af:01.2"]}},
+           {"name": "ib", "selector": {"pci_addresses": ["0000:3b:00.1"]}},
            {"name": "none", "selector": {"pci_addresses": ["0000:ee:01.0"]}}]}
 JSON
 start_agent --config "$tmp/config.json"
@@ -124,6 +125,19 @@ for bad in '"vlna":5' '"vlan":0,"vlanQoS":3' '"pool":"nope"'; do
 	code 7 "$bad with IPAM"
 	[ ! -e "$tmp/ipam/early" ] || fail "IPAM ran for $bad: $(ls "$tmp/ipam/early")"
 done
+
+# deviceID as an InfiniBand VF's GUID (its port GUID, the tail of its IPoIB address): that VF,
+# its pool; a GUID no VF has is named
+api GET /v1/vfs/0000:3b:00.1; ibguid=$(jget .mac | cut -d: -f13-)
+cni ADD ctr-guid "/run/netns/$ns2" ib1 "$(printf '{"cniVersion":"1.0.0","name":"ibnet","type":"vfagent","socket":"%s","deviceID":"%s"}' "$csock" "$ibguid")"
+ok "deviceID as a GUID"
+api GET /v1/vfs/0000:3b:00.1; [ "$(jget .state)" = attached ] && [ "$(jget .pool)" = ib ] || fail "deviceID $ibguid: $body"
+cni STATUS "" "" "" "$(printf '{"cniVersion":"1.1.0","name":"ibnet","type":"vfagent","socket":"%s","deviceID":"%s"}' "$csock" "$ibguid")"
+code 50 "STATUS by a GUID whose VF is taken (its pool has no other)"
+cni DEL ctr-guid "/run/netns/$ns2" ib1 "$(printf '{"cniVersion":"1.0.0","name":"ibnet","type":"vfagent","socket":"%s","deviceID":"%s"}' "$csock" "$ibguid")"
+ok "DEL by GUID"
+cni ADD ctr-guid "/run/netns/$ns2" ib1 "$(printf '{"cniVersion":"1.0.0","name":"ibnet","type":"vfagent","socket":"%s","deviceID":"00:11:22:33:44:55:66:77"}' "$csock")"
+code 7 "deviceID of a GUID no VF has" "no InfiniBand VF of this host has GUID 00:11:22:33:44:55:66:77"
 
 # 2. the runtime's wishes over the config: CNI_ARGS MAC (podman's --mac-address) over "mac",
 # args.cni over CNI_ARGS, runtimeConfig over all; GUID and ib-sriov-cni's "guid" likewise
