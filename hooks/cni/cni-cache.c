@@ -79,6 +79,23 @@ int cni_cache_read(const struct cni_call *call, json_t **ret, struct cni_error *
 	return 1;
 }
 
+/* @dir and the directories above it that are missing (/var/lib/cni on a host without one). */
+static int make_dirs(const char *dir)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s", dir);
+	for (char *p = strchr(path + 1, '/');; p = strchr(p + 1, '/')) {
+		if (p)
+			*p = '\0';
+		if (mkdir(path, 0700) < 0 && errno != EEXIST)
+			return -1;
+		if (!p)
+			return 0;
+		*p = '/';
+	}
+}
+
 /* cni_cache_write() - @result kept for the attachment; a failure is logged, not fatal. */
 void cni_cache_write(const struct cni_call *call, json_t *result)
 {
@@ -88,7 +105,7 @@ void cni_cache_write(const struct cni_call *call, json_t *result)
 	cache_path(call, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
 	json_object_set(entry, "result", result);
-	if (mkdir(cache_dir(call), 0700) < 0 && errno != EEXIST)
+	if (make_dirs(cache_dir(call)) < 0)
 		cni_log(CNI_LOG_WARNING, "cache %s: %s", cache_dir(call), strerror(errno));
 	else if (json_dump_file(entry, tmp, JSON_COMPACT) < 0 || rename(tmp, path) < 0)
 		cni_log(CNI_LOG_WARNING, "cache %s: %s", path, strerror(errno)), unlink(tmp);

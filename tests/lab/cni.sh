@@ -1,15 +1,18 @@
 # shellcheck shell=sh
 # shellcheck disable=SC2154 # ip, igb and the helpers are scenario.sh's
 # The lab step of the CNI plugin (sourced by scenario.sh): ADD, CHECK and DEL
-# as a runtime runs the plugin, on a real igb VF. The MAC and VLAN the
-# config asks for are read back on the PF with the kernel's ip; the address
-# and MAC inside the namespace; DEL restores the PF side and brings the
-# netdev home; a second DEL succeeds.
+# as a runtime runs the plugin, on a real igb VF, with a config in
+# sriov-cni's form (vlanQoS, vlanProto "802.1q", spoofchk and trust "on"/"off",
+# logLevel and logFile) and the MAC as podman's --mac-address passes it
+# (CNI_ARGS MAC, in upper case). What it asks is read back on the PF with the
+# kernel's ip (MAC, VLAN and priority, spoof checking, trust); the address and
+# MAC inside the namespace; DEL restores the PF side and brings the netdev
+# home; a second DEL succeeds.
 cni_steps() {
-	cni_conf='{"cniVersion":"1.1.0","name":"labnet","type":"vfagent","pool":"igb","socket":"/run/vfagent-cni.sock","mac":"02:00:0a:09:03:03","vlan":133,"runtimeConfig":{"ips":["10.9.3.3/24"]}}'
+	cni_conf='{"cniVersion":"1.1.0","name":"labnet","type":"vfagent","pool":"igb","socket":"/run/vfagent-cni.sock","vlan":133,"vlanQoS":3,"vlanProto":"802.1q","spoofchk":"off","trust":"on","logLevel":"debug","logFile":"/run/cni.log","runtimeConfig":{"ips":["10.9.3.3/24"]}}'
 	cni() { # COMMAND CONFIG
 		echo "$2" | CNI_COMMAND=$1 CNI_CONTAINERID=lab-ctr CNI_NETNS=/run/netns/cni1 CNI_IFNAME=net1 \
-			CNI_PATH=/usr/lib/cni /usr/bin/vfagent 2>>/run/cni.err
+			CNI_PATH=/usr/lib/cni CNI_ARGS='IgnoreUnknown=1;MAC=02:00:0A:09:03:03' /usr/bin/vfagent 2>>/run/cni.err
 	}
 	$ip netns add cni1
 	cni_out=$(cni ADD "$cni_conf") || {
@@ -29,13 +32,14 @@ cni_steps() {
 	cni DEL "$cni_conf" >/run/cni.del && cni_del=ok || cni_del="failed: $(cat /run/cni.del)"
 	cni DEL "$cni_conf" >>/run/cni.del && cni_del2=ok || cni_del2="failed: $(cat /run/cni.del)"
 	for _ in $(seq 50); do [ "$(api show "$cni_pci" | jq -r .state)" = free ] && break; sleep 0.1; done
-	if echo "$cni_pf" | grep -q "02:00:0a:09:03:03.*vlan 133" && echo "$cni_in" | grep -q "10.9.3.3/24" &&
+	if echo "$cni_pf" | grep -q "02:00:0a:09:03:03.*vlan 133, qos 3.*spoof checking off.*trust on" &&
+		echo "$cni_in" | grep -q "10.9.3.3/24" && grep -q ' debug ADD lab-ctr net1: ' /run/cni.log &&
 		echo "$cni_in" | grep -q "02:00:0a:09:03:03" && [ "$cni_check" = ok ] && [ "$cni_del" = ok ] &&
 		[ "$cni_del2" = ok ] && ! vfline "$cni_idx" | grep -q "vlan 133" &&
 		[ -n "$(ls "/sys/bus/pci/devices/$cni_pci/net")" ] && [ "$(api show "$cni_pci" | jq -r .state)" = free ]; then
 		pass "cni: the plugin's ADD put VF $cni_pci in a namespace (PF: $cni_pf), CHECK passed, DEL restored it"
 	else
-		fail cni "ADD $cni_pci: PF '$cni_pf', inside '$cni_in'; CHECK $cni_check; DEL $cni_del, again $cni_del2; now $(vfline "$cni_idx") $(api show "$cni_pci" | jq -c '{state, reason}') $(cat /run/cni.err)"
+		fail cni "ADD $cni_pci: PF '$cni_pf', inside '$cni_in'; CHECK $cni_check; DEL $cni_del, again $cni_del2; now $(vfline "$cni_idx") $(api show "$cni_pci" | jq -c '{state, reason}') $(cat /run/cni.err) log: $(tail -n 2 /run/cni.log 2>&1)"
 	fi
 	$ip netns del cni1
 }
