@@ -3,7 +3,7 @@
 # IPAM's extra routes, IPv4 and IPv6 default routes together, an IPv4
 # address with its broadcast; a second network's default route that clashes
 # is named, and the ADD undone. CHECK compares what the ADD set: addresses,
-# routes, MAC, MTU, the interface. A repeated ADD answers as the first did
+# routes (in whatever table: sbr moves them), MAC, MTU, the interface. A repeated ADD answers as the first did
 # (host-local, which refuses a second allocation, is not run again); one with
 # other settings says the attachment exists with them.
 set -eu
@@ -108,6 +108,22 @@ ip -n "$ns1" -4 route show default | grep -q 'via 10.9.0.1 dev net1' || fail "th
 # ... without a default route of its own, it joins: its subnet only
 cni ADD ctr-a net2 "$(printf '%s' "$conf2" | jq -c '.ipam.routes = []')"; ok "a second network without a default"
 cni DEL ctr-a net2 "$(printf '%s' "$conf2" | jq -c '.ipam.routes = []')"; ok "DEL of the second"
+
+# chained with sbr (the reference plugin that moves an interface's routes to a table of their
+# own): CHECK finds the route where sbr put it
+conf3=$(printf '{"cniVersion":"1.0.0","name":"chained","type":"vfagent","socket":"%s","pool":"c","cacheDir":"%s/cache",
+"ipam":{"type":"static","addresses":[{"address":"10.11.0.3/24"}],"routes":[{"dst":"192.168.60.0/24","gw":"10.11.0.254"}]}}' "$csock" "$tmp")
+cni ADD ctr-c net3 "$conf3"; ok "ADD before sbr"
+sbr_conf=$(printf '{"cniVersion":"1.0.0","name":"chained","type":"sbr"}' | jq -c --argjson p "$out" '.prevResult = $p')
+set +e
+out=$(printf '%s' "$sbr_conf" | env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin CNI_COMMAND=ADD CNI_CONTAINERID=ctr-c \
+	CNI_NETNS="/run/netns/$ns1" CNI_IFNAME=net3 CNI_PATH="$cnipath" "$cnipath/sbr" 2>"$tmp/cni.err")
+rc=$?
+set -e
+ok "sbr ADD"
+ip -n "$ns1" route show table main | grep -q 192.168.60.0 && fail "sbr left the route in main: $(ip -n "$ns1" route)"
+cni CHECK ctr-c net3 "$(printf '%s' "$conf3" | jq -c --argjson p "$out" '.prevResult = $p')"; ok "CHECK after sbr"
+cni DEL ctr-c net3 "$conf3"; ok "DEL after sbr"
 
 # DEL: host-local's reservations gone, the cache entry too; an ADD after it is a new one
 cni DEL ctr-a net1 "$conf"; ok DEL

@@ -5,7 +5,7 @@
  * of IPAM's routes out of the interface, via its "gw" or else the gateway of
  * the first IP of its family; a default route per family, so IPv4 and IPv6
  * together. A route that cannot be set is named with the kernel's reason.
- * CHECK finds each route of prevResult again. rtnetlink over a socket opened
+ * CHECK finds each route of prevResult again, in whatever table. rtnetlink over a socket opened
  * inside the namespace: the plugin links libc and jansson only.
  */
 #include "config.h"
@@ -188,8 +188,9 @@ int cni_netns_routes(const char *netns, const char *ifname, json_t *ipam, struct
 
 /*
  * Whether one RTM_NEWROUTE of a dump is @want: its destination and gateway,
- * out of any interface (a later plugin of the chain may have moved it, as
- * the spec allows; the reference plugins check the same).
+ * out of any interface, in any table (a later plugin of the chain may have
+ * moved it, as the spec allows: sbr moves an interface's routes to a table
+ * of their own).
  */
 static bool is_route(const struct nlmsghdr *nlh, const struct route *want)
 {
@@ -198,8 +199,7 @@ static bool is_route(const struct nlmsghdr *nlh, const struct route *want)
 	size_t alen = want->family == AF_INET ? 4 : 16;
 	bool dst_ok = want->plen == 0, gw_ok = !want->has_gw;
 
-	if (rtm->rtm_family != want->family || rtm->rtm_dst_len != want->plen ||
-	    rtm->rtm_table != RT_TABLE_MAIN)
+	if (rtm->rtm_family != want->family || rtm->rtm_dst_len != want->plen)
 		return false;
 	for (const struct rtattr *a = RTM_RTA(rtm); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
 		if (a->rta_type == RTA_DST && RTA_PAYLOAD(a) == alen)
@@ -210,7 +210,7 @@ static bool is_route(const struct nlmsghdr *nlh, const struct route *want)
 	return dst_ok && gw_ok;
 }
 
-/* Whether the main table of @fd's namespace has @want: 1, 0, or -errno. */
+/* Whether @fd's namespace has @want: 1, 0, or -errno. */
 static int find_route(int fd, const struct route *want)
 {
 	struct {
