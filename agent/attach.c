@@ -154,7 +154,7 @@ int agent_attach_netns(struct agent *a, const char *id, const struct agent_netns
 {
 	struct container_target t = { .netns = q->netns, .fd = -1, .addresses = q->addresses,
 				       .n_addresses = q->n_addresses, .gateway = q->gateway,
-				       .mtu = q->mtu };
+				       .mtu = q->mtu, .userspace = q->userspace };
 	struct attach_job j = { .netns = q, .target = &t };
 	struct vfp_allocation *alloc = NULL;
 	int r = agent_get_allocation(a, id, &alloc, err, err_size);

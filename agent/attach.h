@@ -19,6 +19,7 @@ struct agent_netns_request {
 	size_t n_addresses;
 	const char *gateway; /* a default route via it, or NULL */
 	unsigned mtu;	     /* 0: keep */
+	bool userspace;	     /* VFs on a userspace driver (vfio-pci): PF side only, no netdev */
 };
 
 /* Into a libvirt domain; live and config are 0, 1, or VFP_UNSET for "as the domain is". */

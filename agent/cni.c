@@ -140,7 +140,11 @@ int agent_cni_del(struct agent *a, const char *key, char *err, size_t err_size)
 	return r == -ENOENT ? 0 : r;
 }
 
-/* Whether each VF of @alloc is in the namespace, named @ifname, as its restore point says. */
+/*
+ * Whether each VF of @alloc is in the namespace, named @ifname, as its
+ * restore point says; 1 when it went in userspace mode (a namespace and no
+ * netdev: nothing inside to look for).
+ */
 static int check_where(struct agent *a, const struct vfp_allocation *alloc, const char *ifname,
 		       char *err, size_t err_size)
 {
@@ -149,7 +153,10 @@ static int check_where(struct agent *a, const struct vfp_allocation *alloc, cons
 	int r = rps ? 0 : -ENOMEM;
 
 	for (size_t i = 0; r >= 0 && i < n; i++)
-		if (!rps[i] || !rps[i]->ifname || (n == 1 && strcmp(rps[i]->ifname, ifname) != 0))
+		if (rps[i] && !rps[i]->ifname && rps[i]->netns)
+			r = 1;
+		else if (!rps[i] || !rps[i]->ifname ||
+			 (n == 1 && strcmp(rps[i]->ifname, ifname) != 0))
 			r = -EIO, snprintf(err, err_size, "VF %s is not attached as %s",
 					   vfp_allocation_get_vf(alloc, i)->pci, ifname);
 	agent_free_restore_points(rps, n);
@@ -159,7 +166,7 @@ static int check_where(struct agent *a, const struct vfp_allocation *alloc, cons
 /**
  * agent_cni_check() - the attachment @key is attached into @owner's namespace
  * as @ifname: -ENOENT when there is none, -EIO when it is not as the ADD left
- * it (the message says how)
+ * it (the message says how); 1 when its VF went in userspace mode
  */
 int agent_cni_check(struct agent *a, const char *key, const struct vfp_owner *owner,
 		    const char *ifname, char *err, size_t err_size)

@@ -7,11 +7,13 @@
  * checked by the REST API's own parsers so errors name the same fields:
  *
  *   {"command":"ADD","key":…,"netns":…,"ifname":…,"config":{"pool":…,"mac":…,
- *    "vlan":…,"mtu":…,…},"addresses":[…],"gateway":…,"pci":…[,"check_only":true]}
+ *    "vlan":…,"mtu":…,…},"addresses":[…],"gateway":…,"pci":…[,"check_only":true]
+ *    [,"userspace":true]} (userspace: the VF stays on vfio-pci, PF side only; the
+ *    answer's "userspace" says whether the ADD went so)
  *     (check_only: every field checked, nothing done; "existed" says whether
  *     the attachment is there as asked, EEXIST when it is there otherwise)
  *   {"command":"DEL","key":…}
- *   {"command":"CHECK","key":…,"netns":…,"ifname":…}
+ *   {"command":"CHECK","key":…,"netns":…,"ifname":…} ("userspace": its VF has no netdev)
  *   {"command":"GC","prefix":"cni:NET/","keep":["cni:NET/CTR/IF",…]}
  *   {"command":"STATUS","config":{"pool":…|"network":…},"pci":…}
  */
@@ -168,6 +170,32 @@ static int device_pci(struct api_request *req, json_t *msg, const char **ret, ch
 	return r;
 }
 
+/*
+ * Userspace mode: asked for ("userspace", the config's vfioPciMode), or the
+ * VF deviceID names is on a userspace driver (sriov-cni's DPDK mode and
+ * ib-sriov-cni detect it so). A VF the agent picks itself on vfio-pci is
+ * not: a config without either wants a netdev.
+ */
+static bool userspace_mode(struct api_request *req, json_t *msg, const char *pci)
+{
+	struct vfp_inventory *inv;
+	const struct vfp_vf *vf;
+	const char *driver;
+	bool yes;
+
+	if (json_is_true(json_object_get(msg, "userspace")))
+		return true;
+	if (!pci)
+		return false;
+	inv = agent_get_inventory(req->agent);
+	vf = vfp_inventory_find_vf(inv, pci);
+	driver = vf ? vfp_vf_get_driver(vf) : NULL;
+	yes = driver && (strcmp(driver, "vfio-pci") == 0 || strcmp(driver, "uio_pci_generic") == 0 ||
+			 strcmp(driver, "igb_uio") == 0);
+	vfp_inventory_unref(inv);
+	return yes;
+}
+
 static bool configured_pool(struct agent *a, const char *pool)
 {
 	struct vfp_config *config = agent_get_config(a);
@@ -246,6 +274,7 @@ static json_t *cni_add(struct api_request *req, json_t *msg)
 		r = api_parse_claim(req, claim, key, &b);
 	if (r >= 0)
 		r = api_parse_netns_request(req, attach, &nb);
+	nb.q.userspace = r >= 0 && userspace_mode(req, msg, pci);
 	if (r >= 0 && check_only) /* the plugin asks before its IPAM runs: nothing done */
 		r = check_add(req, key, &b);
 	else if (r >= 0 &&
@@ -254,11 +283,12 @@ static json_t *cni_add(struct api_request *req, json_t *msg)
 	if (r == 1 && !check_only && same_attachment(req, key, alloc, &b) < 0)
 		r = -EEXIST;
 	if (r >= 0)
-		answer = ok(check_only ? json_pack("{s:b}", "existed", r == 1)
-				       : json_pack("{s:o, s:b}", "allocation",
+		answer = ok(check_only ? json_pack("{s:b, s:b}", "existed", r == 1, "userspace",
+						   nb.q.userspace)
+				       : json_pack("{s:o, s:b, s:b}", "allocation",
 						   api_allocation_add_where(req->agent,
 									    api_allocation_json(alloc)),
-						   "existed", r == 1));
+						   "existed", r == 1, "userspace", nb.q.userspace));
 	vfp_allocation_unref(alloc);
 	json_decref(claim);
 	json_decref(attach);
@@ -291,7 +321,7 @@ static json_t *cni_check(struct api_request *req, json_t *msg)
 		r = netns_owner(req, netns, &o, attach_netns);
 	if (r >= 0 && (r = agent_cni_check(req->agent, key, &o, ifname, err, sizeof(err))) < 0)
 		api_fail(req, r, "%s", err);
-	return r < 0 ? fail(req, r) : ok(NULL);
+	return r < 0 ? fail(req, r) : ok(json_pack("{s:b}", "userspace", r == 1));
 }
 
 static json_t *cni_gc(struct api_request *req, json_t *msg)

@@ -29,6 +29,7 @@ for l in $links; do ip link add "$l" type veth peer name "p-$l"; done
 cat >"$tmp/config.json" <<'JSON'
 {"pools": [{"name": "c", "selector": {"pci_addresses": ["0000:af:01.0", "0000:af:01.1", "0000:af:01.2"]}},
            {"name": "ib", "selector": {"pci_addresses": ["0000:3b:00.1"]}},
+           {"name": "dpdk", "selector": {"pci_addresses": ["0000:3b:00.2"]}},
            {"name": "none", "selector": {"pci_addresses": ["0000:ee:01.0"]}}]}
 JSON
 start_agent --config "$tmp/config.json"
@@ -106,8 +107,37 @@ bad logLevel ',"logLevel":"loud"'
 bad logFile ',"logFile":"relative.log"'
 bad vfioPciMode ',"vfioPciMode":"yes"'
 bad ibKubernetesEnabled ',"ibKubernetesEnabled":true'
+# vfioPciMode on a VF with a kernel driver: refused, naming it, nothing claimed
 cni ADD ctr-bad "/run/netns/$ns2" net1 "$(printf '{"cniVersion":"1.0.0","name":"bad","type":"vfagent","socket":"%s","pool":"c","vfioPciMode":true}' "$csock")"
-code 2 "vfioPciMode true" vfioPciMode
+code 7 "vfioPciMode on iavf" "is bound to iavf, not vfio-pci"
+[ "$(live)" = 0 ] || fail "vfioPciMode on iavf claimed: $body"
+
+# userspace mode: sriov-cni's DPDK config (deviceID of a VF on vfio-pci): attached with no
+# netdev moved, the device in the result (1.1.0's pciID); CHECK passes; DEL gives it back on
+# vfio-pci
+dconf=$(printf '{"cniVersion":"1.1.0","name":"sriov-dpdk","type":"vfagent","socket":"%s","deviceID":"0000:3b:00.2"}' "$csock")
+api GET /v1/vfs/0000:3b:00.2; [ "$(jget .driver)" = vfio-pci ] || fail "the simulated VF is not on vfio-pci: $body"
+cni ADD ctr-dpdk "/run/netns/$ns1" net9 "$dconf"; ok "userspace ADD"
+printf '%s' "$out" | jq -e --arg ns "/run/netns/$ns1" '.interfaces == [{"name":"net9","sandbox":$ns,"pciID":"0000:3b:00.2"}]' \
+	>/dev/null || fail "userspace result: $out"
+api GET /v1/vfs/0000:3b:00.2; [ "$(jget .state)" = attached ] && [ "$(jget .driver)" = vfio-pci ] || fail "userspace VF: $body"
+ip -n "$ns1" link show net9 >/dev/null 2>&1 && fail "a netdev went into the namespace"
+cni CHECK ctr-dpdk "/run/netns/$ns1" net9 "$(printf '%s' "$dconf" | jq -c --argjson p "$out" '.prevResult = $p')"
+ok "userspace CHECK"
+cni DEL ctr-dpdk "/run/netns/$ns1" net9 "$dconf"; ok "userspace DEL"
+api GET /v1/vfs/0000:3b:00.2; [ "$(jget .state)" = free ] && [ "$(jget .driver)" = vfio-pci ] || fail "after DEL: $body"
+# with IPAM (1.0.0, host-local): the address is the application's, in the result only
+dconf10=$(printf '{"cniVersion":"1.0.0","name":"sriov-dpdk","type":"vfagent","socket":"%s","deviceID":"0000:3b:00.2","vfioPciMode":true,"ipam":{"type":"host-local","subnet":"10.57.0.0/24","dataDir":"%s/ipam"}}' "$csock" "$tmp")
+cni ADD ctr-dpdk "/run/netns/$ns2" net9 "$dconf10"; ok "userspace ADD with IPAM"
+printf '%s' "$out" | jq -e '.ips[0].address == "10.57.0.2/24" and (.interfaces[0] | has("mac") | not)' >/dev/null ||
+	fail "userspace result with IPAM: $out"
+# the lease: the namespace goes without a DEL, and the agent's sweep gives the VF back
+ip netns del "$ns2"
+kill -HUP "$agent_pid"
+for _ in $(seq 50); do api GET /v1/vfs/0000:3b:00.2; [ "$(jget .state)" = free ] && break; sleep 0.1; done
+[ "$(jget .state)" = free ] || fail "the namespace of a userspace VF went and it was not released: $body"
+cni DEL ctr-dpdk "/run/netns/$ns2" net9 "$dconf10"; ok "DEL after the lease ended"
+ip netns add "$ns2"
 
 # ib-sriov-cni's usage example (deviceID, link_state, rdmaIsolation, ibKubernetesEnabled,
 # host-local IPAM): accepted, the link state asked of the PF

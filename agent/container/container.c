@@ -93,6 +93,42 @@ static int vf_netdev(struct agent *a, const char *pci, char *buf, size_t size, c
 	return -ENODEV;
 }
 
+static bool is_userspace_driver(const char *driver)
+{
+	static const char *const drivers[] = { "vfio-pci", "uio_pci_generic", "igb_uio", NULL };
+
+	for (int i = 0; drivers[i]; i++)
+		if (strcmp(driver, drivers[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A VF handed over in userspace mode (a DPDK application's, on vfio-pci):
+ * no netdev moves; the namespace is recorded as the lease, with no name in
+ * it (restore_vf() then moves nothing back, and the reset binds vfio-pci
+ * again). One on a kernel driver is refused: it has a netdev to hand over.
+ */
+static int userspace_target(struct agent *a, const char *pci, const struct container_target *t,
+			    struct vfp_restore_point *rp, char *err, size_t err_size)
+{
+	char driver[64] = "";
+	int r;
+
+	(void)vfp_device_read_driver(a->ctx, pci, driver, sizeof(driver));
+	if (!is_userspace_driver(driver)) {
+		snprintf(err, err_size, "VF %s is bound to %s, not vfio-pci: userspace mode "
+			 "(vfioPciMode) hands over a VF its application drives", pci,
+			 driver[0] ? driver : "no driver");
+		return -EINVAL;
+	}
+	r = vfp_restore_point_set(&rp->netns, t->netns);
+	rp->netns_inode = t->inode;
+	if (r >= 0)
+		r = restore_point_update(a, pci, rp);
+	return r;
+}
+
 /* The PF side of one VF back as its restore point says, once (see vf_netdev_detach()). */
 struct pf_side_undo {
 	struct agent *a;
@@ -145,6 +181,8 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 		r = vfconfig_from_request(settings, vf, i == 0, &want, err, err_size);
 	if (r >= 0 && (r = pf_side_apply(a, &f, &want, false, rp, err, err_size)) >= 0)
 		applied = true;
+	if (r >= 0 && t->userspace && (r = userspace_target(a, vf->pci, t, rp, err, err_size)) >= 0)
+		return 0;
 	if (r >= 0)
 		r = vf_netdev(a, vf->pci, netdev, sizeof(netdev), err, err_size);
 	if (r >= 0)
@@ -267,7 +305,7 @@ static int vf_netns_alive(struct agent *a, const struct vfp_allocation_vf *vf)
 	struct vfp_restore_point *rp = restore_point_load(a, vf->pci);
 	int r = -ENXIO;
 
-	if (rp && rp->netns && rp->ifname)
+	if (rp && rp->netns) /* with an ifname, or a userspace VF's lease */
 		r = netns_alive(rp->netns, (ino_t)rp->netns_inode);
 	vfp_restore_point_free(rp);
 	return r;
@@ -299,7 +337,9 @@ int container_is_attached(struct agent *a, const struct vfp_allocation *alloc)
 	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {
 		const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
 		struct vfp_restore_point *rp = restore_point_load(a, pci);
-		int in = rp && rp->ifname ? vf_netdev_in_netns(pci, rp) : 0;
+		int in = rp && rp->ifname ? vf_netdev_in_netns(pci, rp)
+			 : rp && rp->netns ? 1 /* userspace: no netdev to find */
+					   : 0;
 
 		vfp_restore_point_free(rp);
 		if (in <= 0)

@@ -20,6 +20,7 @@ struct container_target {
 	size_t n_addresses;
 	const char *gateway;
 	unsigned mtu;
+	bool userspace; /* the VF stays on its userspace driver: PF side and lease only */
 };
 
 /* How the undo of a failed attach went: @failed, the VF is not known to be home (@why). */

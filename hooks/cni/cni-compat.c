@@ -98,10 +98,6 @@ static int ib_switches(json_t *out, struct cni_compat *c, struct cni_error *e)
 		*flags[i] = json_is_true(v);
 		json_object_del(out, keys[i]);
 	}
-	if (c->userspace)
-		return cni_fail(e, CNI_ERR_UNSUPPORTED_FIELD, "unsupported field",
-				"vfioPciMode: a VF on vfio-pci is not handed to a container: the "
-				"plugin moves the VF's netdev (false, or leave it out)");
 	return 0;
 }
 

@@ -35,8 +35,8 @@ int cni_ipam_addresses(json_t *ipam, json_t *addresses, struct cni_error *e)
 static json_t *interface_json(const struct cni_call *call, const char *mac, unsigned mtu,
 			      const char *pci)
 {
-	json_t *i = json_pack("{s:s, s:s, s:s}", "name", call->ifname, "mac", mac, "sandbox",
-			      call->netns);
+	json_t *i = json_pack("{s:s, s:s*, s:s}", "name", call->ifname, "mac",
+			      mac && mac[0] ? mac : NULL, "sandbox", call->netns);
 
 	if (i && cni_version_cmp(call->version, "1.1.0") >= 0) {
 		if (mtu)

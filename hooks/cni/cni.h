@@ -48,6 +48,7 @@ struct cni_call {
 	json_t *ipam;	     /* the "ipam" object, or NULL */
 	char key[CNI_KEY_MAX + 1];
 	struct cni_compat compat;
+	bool userspace; /* the agent's answer: the VF went in userspace mode, no netdev */
 };
 
 /* An error for the runtime: code, message, details. */

@@ -46,7 +46,8 @@ static int addresses(struct cni_call *call, json_t **ret_ipam, struct cni_error 
  * @check_only (and no @ipam), the agent checks every field and does nothing:
  * asked before an IPAM plugin reserves an address for a config that fails.
  * 1 when the attachment was there already, as asked (an error when it is
- * there with other settings).
+ * there with other settings). @call->userspace: whether the VF goes (went)
+ * in userspace mode.
  */
 static int agent_add(struct cni_call *call, json_t *ipam, bool check_only, char **ret_pci,
 		     struct cni_error *e)
@@ -58,12 +59,13 @@ static int agent_add(struct cni_call *call, json_t *ipam, bool check_only, char 
 	if (r >= 0 && ipam)
 		r = cni_ipam_addresses(ipam, addrs, e);
 	if (r >= 0) {
-		req = json_pack("{s:s, s:s, s:s, s:s, s:O, s:O, s:s*, s:b}", "command", "ADD",
+		req = json_pack("{s:s, s:s, s:s, s:s, s:O, s:O, s:s*, s:b, s:b}", "command", "ADD",
 				"key", call->key, "netns", call->netns, "ifname", call->ifname,
 				"config", config, "addresses", addrs, "pci", pci, "check_only",
-				check_only);
+				check_only, "userspace", call->compat.userspace);
 		r = cni_agent_ask(call->socket, req, &answer, e);
 	}
+	call->userspace = r >= 0 && json_is_true(json_object_get(answer, "userspace"));
 	if (r >= 0 && !check_only) {
 		json_t *vf = json_array_get(json_object_get(json_object_get(answer, "allocation"),
 							    "vfs"), 0);
@@ -123,7 +125,8 @@ static int cmd_add(struct cni_call *call, struct cni_error *e)
 	if (r >= 0)
 		r = addresses(call, &ipam, e);
 	if (r >= 0 && ((existed = agent_add(call, ipam, false, &pci, e)) < 0 ||
-		       (!existed && cni_netns_routes(call->netns, call->ifname, ipam, e) < 0 &&
+		       (!existed && !call->userspace &&
+			cni_netns_routes(call->netns, call->ifname, ipam, e) < 0 &&
 			undo_agent_add(call) < 0))) {
 		struct cni_error ignored;
 
@@ -132,7 +135,8 @@ static int cmd_add(struct cni_call *call, struct cni_error *e)
 			cni_ipam_exec(call, "DEL", NULL, &ignored);
 		r = -1;
 	}
-	if (r >= 0)
+	/* userspace mode: no netdev inside; IPAM's addresses are the application's (sriov-cni) */
+	if (r >= 0 && !call->userspace)
 		r = cni_netns_link(call->netns, call->ifname, mac, &mtu, e);
 	if (r >= 0 && !(result = cni_result(call, ipam, mac, mtu, pci)))
 		r = cni_fail(e, CNI_ERR_IO, "out of memory", "out of memory");
@@ -248,6 +252,7 @@ static int cmd_check(struct cni_call *call, struct cni_error *e)
 	req = json_pack("{s:s, s:s, s:s, s:s}", "command", "CHECK", "key", call->key, "netns",
 			call->netns, "ifname", call->ifname);
 	r = cni_agent_ask(call->socket, req, &answer, e);
+	call->userspace = r >= 0 && json_is_true(json_object_get(answer, "userspace"));
 	if (r < 0 && e->code == CNI_ERR_CONFIG) { /* no such attachment: not a config's fault */
 		e->code = CNI_ERR_NETNS;
 		snprintf(e->msg, sizeof(e->msg), "the attachment is not as its ADD left it");
@@ -255,12 +260,12 @@ static int cmd_check(struct cni_call *call, struct cni_error *e)
 	json_decref(req);
 	json_decref(answer);
 	addrs = prev_addresses(call);
-	if (r >= 0)
+	if (r >= 0 && !call->userspace) /* userspace mode: nothing inside to look at */
 		r = cni_netns_check(call->netns, call->ifname, addrs, e);
 	json_decref(addrs);
-	if (r >= 0)
+	if (r >= 0 && !call->userspace)
 		r = check_link(call, e);
-	if (r >= 0)
+	if (r >= 0 && !call->userspace)
 		r = cni_netns_check_routes(call->netns, call->ifname,
 					   json_object_get(prev_result(call), "routes"),
 					   json_object_get(prev_result(call), "ips"), e);
