@@ -183,6 +183,11 @@ wish w4 ',"guid":"00:00:00:00:00:00:00:01"' 'guid=00:00:00:00:00:00:00:02' '{"gu
 wish w5 ',"args":{"cni":{"guid":"00:00:00:00:00:00:00:03"}},"runtimeConfig":{"infinibandGUID":"00:00:00:00:00:00:00:04"}' 'GUID=00:00:00:00:00:00:00:02' '{"guid":"00:00:00:00:00:00:00:04"}'
 # ibKubernetesEnabled is satisfied by a GUID of the runtime's
 wish w6 ',"ibKubernetesEnabled":true,"runtimeConfig":{"infinibandGUID":"00:00:00:00:00:00:00:05"}' '' '{"guid":"00:00:00:00:00:00:00:05"}'
+# an empty CNI_ARGS MAC asks for nothing (no PF setting: the ADD succeeds)
+cni ADD ctr-w7 "/run/netns/$ns2" net7 "$(printf '{"cniVersion":"1.0.0","name":"wish","type":"vfagent","socket":"%s","pool":"c"}' "$csock")" "MAC=;IgnoreUnknown=1"
+ok "an empty CNI_ARGS MAC"
+cni DEL ctr-w7 "/run/netns/$ns2" net7 "$(printf '{"cniVersion":"1.0.0","name":"wish","type":"vfagent","socket":"%s","pool":"c"}' "$csock")"
+ok "DEL of ctr-w7"
 # CNI_ARGS IP without IPAM: the address is configured (no PF setting: the ADD succeeds)
 cni ADD ctr-ip "/run/netns/$ns2" net1 "$(printf '{"cniVersion":"1.0.0","name":"wish","type":"vfagent","socket":"%s","pool":"c"}' "$csock")" "IgnoreUnknown=1;IP=10.7.0.9/24"
 ok "CNI_ARGS IP"

@@ -63,6 +63,8 @@ static int wish(const struct cni_call *call, json_t *out, const char *ours, cons
 	char buf[64];
 
 	v = cni_args_get(call->args, env_key, buf, sizeof(buf));
+	if (v && !v[0]) /* "MAC=": asks for nothing */
+		v = NULL;
 	if (string_of(args, args_key, "args.cni", &v, e) < 0 ||
 	    string_of(rc, rc_key, "runtimeConfig", &v, e) < 0)
 		return -1;
