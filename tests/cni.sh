@@ -135,6 +135,9 @@ cni ADD ctr-d "/run/netns/$ns3" net2 "$(conf 1.0.0)"; code 101 "ADD from an empt
 cni GC "" "" "" "$(conf 1.1.0 ',"cni.dev/valid-attachments":[{"containerID":"ctr-a","ifname":"net1"},{"containerID":"ctr-b","ifname":"eth1"}]')"
 ok GC
 [ "$(live)" = 2 ] || fail "GC: $body"
+# the plugin's cache of ADD results: the released attachment's entry gone, the kept ones there
+grep -l '"key":"cni:sriovnet/ctr-c/net1"' "$tmp"/cache/*.json 2>/dev/null && fail "GC kept ctr-c's cached result"
+grep -q '"key":"cni:sriovnet/ctr-a/net1"' "$tmp"/cache/*.json || fail "GC dropped ctr-a's cached result"
 [ "$(vf_state 0000:af:01.1)" = free ] || fail "GC did not release ctr-c's VF"
 ip link show ens5f0v1 >/dev/null || fail "GC did not bring ens5f0v1 home"
 cni GC "" "" "" "$(conf 1.0.0 ',"cni.dev/valid-attachments":[]')"; code 1 "GC in 1.0.0"

@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -120,4 +121,43 @@ void cni_cache_forget(const struct cni_call *call)
 	cache_path(call, path, sizeof(path));
 	if (unlink(path) < 0 && errno != ENOENT)
 		cni_log(CNI_LOG_WARNING, "cache %s: %s", path, strerror(errno));
+}
+
+static bool kept(json_t *keep, const char *key)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(keep, i, v)
+		if (strcmp(json_string_value(v) ?: "", key) == 0)
+			return true;
+	return false;
+}
+
+/**
+ * cni_cache_gc() - the entries of the network's attachments (keys starting
+ * with @prefix) that are not in @keep removed, as GC releases them
+ */
+void cni_cache_gc(const struct cni_call *call, const char *prefix, json_t *keep)
+{
+	DIR *d = opendir(cache_dir(call));
+	struct dirent *de;
+	char path[4096];
+
+	while (d && (de = readdir(d))) {
+		json_t *entry;
+		const char *key;
+
+		if (!strstr(de->d_name, ".json") || strlen(de->d_name) != 21)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", cache_dir(call), de->d_name);
+		entry = json_load_file(path, 0, NULL);
+		key = json_string_value(json_object_get(entry, "key"));
+		if (key && strncmp(key, prefix, strlen(prefix)) == 0 && !kept(keep, key) &&
+		    unlink(path) < 0)
+			cni_log(CNI_LOG_WARNING, "cache %s: %s", path, strerror(errno));
+		json_decref(entry);
+	}
+	if (d)
+		closedir(d);
 }

@@ -82,6 +82,7 @@ int cni_netns_check_routes(const char *netns, const char *ifname, json_t *routes
 int cni_cache_read(const struct cni_call *call, json_t **ret, struct cni_error *e);
 void cni_cache_write(const struct cni_call *call, json_t *result);
 void cni_cache_forget(const struct cni_call *call);
+void cni_cache_gc(const struct cni_call *call, const char *prefix, json_t *keep);
 
 /* cni-compat.c */
 int cni_compat_config(json_t *out, struct cni_compat *c, struct cni_error *e);

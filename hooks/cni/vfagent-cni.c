@@ -349,6 +349,8 @@ static int cmd_gc(struct cni_call *call, struct cni_error *e)
 		req = json_pack("{s:s, s:s, s:O}", "command", "GC", "prefix", prefix, "keep", keep);
 		r = cni_agent_ask(call->socket, req, &answer, e);
 	}
+	if (r >= 0)
+		cni_cache_gc(call, prefix, keep);
 	if (call->ipam && ipam_speaks_1_1(call))
 		q = cni_ipam_exec(call, "GC", NULL, &ipam_e);
 	if (r >= 0 && q < 0)
