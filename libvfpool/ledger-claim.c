@@ -540,11 +540,11 @@ static int claim_one_in_batch(struct vfp_ledger *l, const struct vfp_config *con
 		r = claim_in_tx(l, config, req, owner_key, id);
 	free(owner_key);
 	if (r < 0 || r == 1) {
-		char saved[sizeof(l->error)];
+		char saved[VFP_LEDGER_ERROR_MAX];
 
-		memcpy(saved, l->error, sizeof(saved)); /* keep the claim's own message */
+		memcpy(saved, vfp_ledger_error(), sizeof(saved)); /* keep the claim's own message */
 		vfp_ledger_exec(l, "ROLLBACK TO claim");
-		memcpy(l->error, saved, sizeof(saved));
+		memcpy(vfp_ledger_error(), saved, sizeof(saved));
 	}
 	vfp_ledger_exec(l, "RELEASE claim");
 	if (r == 0)
@@ -586,7 +586,7 @@ VFP_EXPORT int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_con
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		ret_results[i] = claim_one_in_batch(l, config, &reqs[i], ids[i]);
 		if (ret_errors)
-			ret_errors[i] = ret_results[i] < 0 ? strdup(l->error) : NULL;
+			ret_errors[i] = ret_results[i] < 0 ? strdup(vfp_ledger_error()) : NULL;
 	}
 	if (r >= 0)
 		r = vfp_ledger_commit_tx(l);

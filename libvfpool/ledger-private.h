@@ -14,7 +14,6 @@ struct vfp_ledger {
 	struct vfp_ctx *ctx;
 	sqlite3 *db;
 	char *path;
-	char error[512];
 	time_t (*now)(void);
 	bool lazy; /* in a transaction of vfp_ledger_begin_lazy_tx() */
 	struct {
@@ -23,6 +22,10 @@ struct vfp_ledger {
 	} cache[LEDGER_STMT_CACHE];
 };
 
+#define VFP_LEDGER_ERROR_MAX 512
+
+/* The calling thread's message of its last failed ledger call (ledger.c); never shared. */
+char *vfp_ledger_error(void);
 int vfp_ledger_fail(struct vfp_ledger *l, int r, const char *format, ...) _printf_(3, 4);
 int vfp_ledger_errno(struct vfp_ledger *l, int rc, const char *what);
 int vfp_ledger_exec(struct vfp_ledger *l, const char *sql);

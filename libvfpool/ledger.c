@@ -16,14 +16,27 @@
 
 #include "ledger-private.h"
 
+/*
+ * A failed call's message lives in the thread that made the call, as
+ * libvirt's virGetLastError() does, not in the ledger: two threads that
+ * share a ledger never read each other's, and none outlives the next call
+ * of its own thread.
+ */
+static _Thread_local char last_error[VFP_LEDGER_ERROR_MAX];
+
+char *vfp_ledger_error(void)
+{
+	return last_error;
+}
+
 int vfp_ledger_fail(struct vfp_ledger *l, int r, const char *format, ...)
 {
 	va_list ap;
 
 	va_start(ap, format);
-	vsnprintf(l->error, sizeof(l->error), format, ap);
+	vsnprintf(last_error, sizeof(last_error), format, ap);
 	va_end(ap);
-	vfp_dbg(l->ctx, "ledger: %s", l->error);
+	vfp_dbg(l->ctx, "ledger: %s", last_error);
 	return r;
 }
 
@@ -289,7 +302,7 @@ VFP_EXPORT int vfp_ledger_open(struct vfp_ctx *ctx, const char *state_dir,
 		r = vfp_ledger_fail(l, -EBUSY, "ledger %s is in use by another process "
 					       "(another vfagentd?)", l->path);
 	if (r < 0) {
-		vfp_err(ctx, "%s", l->error);
+		vfp_err(ctx, "%s", last_error);
 		vfp_ledger_unref(l);
 		return r;
 	}
@@ -319,10 +332,15 @@ VFP_EXPORT struct vfp_ledger *vfp_ledger_unref(struct vfp_ledger *l)
 	return NULL;
 }
 
-/* The message of the last failed call, for a person to act on. */
+/*
+ * The message of the calling thread's last failed call on a ledger, for a
+ * person to act on (thread-local: another thread's failures never show
+ * here). Copy it before the next call.
+ */
 VFP_EXPORT const char *vfp_ledger_get_error(const struct vfp_ledger *l)
 {
-	return l->error;
+	(void)l;
+	return last_error;
 }
 
 VFP_EXPORT const char *vfp_ledger_get_path(const struct vfp_ledger *l)

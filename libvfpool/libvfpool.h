@@ -379,6 +379,7 @@ struct vfp_pool_count {
 int vfp_ledger_open(struct vfp_ctx *ctx, const char *state_dir, struct vfp_ledger **ret_ledger);
 struct vfp_ledger *vfp_ledger_ref(struct vfp_ledger *l);
 struct vfp_ledger *vfp_ledger_unref(struct vfp_ledger *l);
+/* The calling thread's last failed call's message (thread-local, as libvirt's last error). */
 const char *vfp_ledger_get_error(const struct vfp_ledger *l);
 const char *vfp_ledger_get_path(const struct vfp_ledger *l);
 int vfp_ledger_persist_numvfs(struct vfp_ledger *l, const char *pf, int numvfs);

@@ -27,7 +27,7 @@ static void resize(struct vfp_ledger *l, const struct vfp_inventory *inv,
 		r = vfp_numvfs_write(l, inv->ctx, p->pf, p->to);
 	if (r < 0) {
 		p->allowed = false;
-		snprintf(p->reason, sizeof(p->reason), "%s", l->error);
+		snprintf(p->reason, sizeof(p->reason), "%s", vfp_ledger_error());
 	}
 }
 

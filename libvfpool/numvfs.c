@@ -69,10 +69,10 @@ static int plan_refusal(struct vfp_ledger *l, struct vfp_numvfs_plan *p, int r,
 	va_list ap;
 
 	va_start(ap, format);
-	vsnprintf(l->error, sizeof(l->error), format, ap);
+	vsnprintf(vfp_ledger_error(), VFP_LEDGER_ERROR_MAX, format, ap);
 	va_end(ap);
 	p->allowed = false;
-	snprintf(p->reason, sizeof(p->reason), "%s", l->error);
+	snprintf(p->reason, sizeof(p->reason), "%s", vfp_ledger_error());
 	return r;
 }
 

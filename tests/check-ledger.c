@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -151,6 +152,33 @@ START_TEST(test_claim_all_or_none)
 	lfx_claim(&t, "eth", 0, VFP_PLACE_SPREAD, -1, NULL, -EINVAL);
 	lfx_claim(&t, "eth", 65, VFP_PLACE_SPREAD, -1, NULL, -EINVAL);
 	lfx_assert_invariants(&t);
+}
+END_TEST
+
+/* Another thread's failure on the same ledger, and the message it saw. */
+static void *fail_elsewhere(void *msg)
+{
+	struct vfp_allocation *a = NULL;
+
+	if (vfp_ledger_get_allocation(t.l, "00000000-0000-0000-0000-000000000000", &a) != -ENOENT)
+		return NULL;
+	snprintf(msg, 512, "%s", vfp_ledger_get_error(t.l));
+	return msg;
+}
+
+/* A failed call's message is its own thread's: another thread's failure never replaces it. */
+START_TEST(test_error_is_the_callers)
+{
+	char other[512] = "";
+	pthread_t th;
+	void *ok;
+
+	lfx_claim(&t, "eth", 7, VFP_PLACE_SPREAD, -1, NULL, -ENOBUFS);
+	ck_assert_int_eq(pthread_create(&th, NULL, fail_elsewhere, other), 0);
+	ck_assert_int_eq(pthread_join(th, &ok), 0);
+	ck_assert_ptr_nonnull(ok);
+	ck_assert_ptr_nonnull(strstr(other, "00000000-0000-0000-0000-000000000000"));
+	ck_assert_str_eq(vfp_ledger_get_error(t.l), "pool \"eth\" has 6 free VFs, 7 requested");
 }
 END_TEST
 
@@ -736,6 +764,7 @@ Suite *suite_ledger(void)
 	tcase_add_test(tc, test_claim_spread_and_release);
 	tcase_add_test(tc, test_claim_pack_and_numa);
 	tcase_add_test(tc, test_claim_all_or_none);
+	tcase_add_test(tc, test_error_is_the_callers);
 	tcase_add_test(tc, test_claim_batch);
 	tcase_add_test(tc, test_key_lookup_and_forget);
 	tcase_add_test(tc, test_claim_named_vf);
