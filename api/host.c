@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "agent/vm/libvirt.h"
@@ -25,11 +26,16 @@ static json_t *state_totals(struct agent *a)
 	return api_state_counts_json(total);
 }
 
-/* {"uri","connected","foreign_vfs":[{"pci","domain","uuid"}]}: VFs domains hold unbooked. */
+/*
+ * {"uri","connected","foreign_vfs":[{"pci","domain","uuid"}]}: VFs domains hold unbooked;
+ * "status" too when libvirt's library is not installed.
+ */
 static json_t *libvirt_facts(struct agent *a)
 {
-	json_t *foreign = json_array();
+	const char *missing = libvirt_missing();
+	json_t *foreign = json_array(), *o;
 	struct agent_foreign_vf *vfs = NULL;
+	char status[512];
 	size_t n = 0;
 
 	if (ledger_get_foreign_vfs(a, &vfs, &n) < 0)
@@ -39,8 +45,15 @@ static json_t *libvirt_facts(struct agent *a)
 							 "domain", vfs[i].domain, "uuid",
 							 vfs[i].uuid));
 	free(vfs);
-	return json_pack("{s:s?, s:b, s:o}", "uri", libvirt_conn_get_uri(a->libvirt), "connected",
-			 libvirt_conn_is_connected(a->libvirt), "foreign_vfs", foreign);
+	o = json_pack("{s:s?, s:b, s:o}", "uri", libvirt_conn_get_uri(a->libvirt), "connected",
+		      libvirt_conn_is_connected(a->libvirt), "foreign_vfs", foreign);
+	if (o && missing) {
+		snprintf(status, sizeof(status), "cannot load libvirt: %s: VMs get no VFs, containers do "
+			 "(install %s)",
+			 missing, LIBVIRT_PACKAGE);
+		json_object_set_new(o, "status", json_string(status));
+	}
+	return o;
 }
 
 /* {"devices":N,"netns_mode":…}, {"devices":N,"status":…} or {"status":"no RDMA: …"}. */
