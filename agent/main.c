@@ -35,6 +35,8 @@
 #define DEFAULT_LISTEN "unix:/run/vfagent/vfagent.sock"
 #define DEFAULT_CNI_SOCKET "/run/vfagent/vfagent-cni.sock"
 
+static bool check_config_only; /* --check-config */
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -49,6 +51,8 @@ static void usage(FILE *out)
 		"                           listener's with -cni.sock, %s); none: no CNI\n"
 		"      --simulate DIR       run on a simulated host built in DIR\n"
 		"      --once               reconcile, report, and exit\n"
+		"      --check-config       load the config, say why it does not, and exit (1 when\n"
+		"                           it does not: ExecReload runs it before SIGHUP)\n"
 		"      --log-level LEVEL    err, warning, info (default) or debug: debug adds a line\n"
 		"                           per read that succeeded (GET)\n"
 		"  -h, --help               show this help\n"
@@ -58,7 +62,7 @@ static void usage(FILE *out)
 
 static int parse_options(struct agent_options *o, int argc, char **argv)
 {
-	enum { OPT_SIMULATE = 256, OPT_ONCE, OPT_LOG_LEVEL, OPT_CNI_SOCKET };
+	enum { OPT_SIMULATE = 256, OPT_ONCE, OPT_LOG_LEVEL, OPT_CNI_SOCKET, OPT_CHECK_CONFIG };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "state-dir", required_argument, NULL, 's' },
@@ -67,6 +71,7 @@ static int parse_options(struct agent_options *o, int argc, char **argv)
 		{ "token-file", required_argument, NULL, 't' },
 		{ "simulate", required_argument, NULL, OPT_SIMULATE },
 		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "cni-socket", required_argument, NULL, OPT_CNI_SOCKET },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "help", no_argument, NULL, 'h' },
@@ -83,6 +88,7 @@ static int parse_options(struct agent_options *o, int argc, char **argv)
 		case 't': o->token_file = optarg; break;
 		case OPT_SIMULATE: o->simulate_dir = optarg; break;
 		case OPT_ONCE: o->once = true; break;
+		case OPT_CHECK_CONFIG: check_config_only = true; break;
 		case OPT_CNI_SOCKET: o->cni_socket = optarg; break;
 		case OPT_LOG_LEVEL:
 			if (agent_log_priority_from_string(optarg) < 0) {
@@ -365,6 +371,19 @@ static int isolate_simulated_host(void)
 	return 0;
 }
 
+/* --check-config: the config file loads (exit 0, its pools said), or why not (exit 1). */
+static int check_config(const struct agent *a)
+{
+	struct vfp_config *c = NULL;
+
+	if (agent_load_config(a, &c) < 0)
+		return EXIT_FAILURE;
+	log_info("config %s: %zu pools", agent_config_path(a) ?: "of the simulated host",
+		 vfp_config_get_pool_count(c));
+	vfp_config_unref(c);
+	return EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
 	struct agent a = { 0 };
@@ -373,6 +392,8 @@ int main(int argc, char **argv)
 
 	if (parse_options(&a.opt, argc, argv) < 0)
 		return 2;
+	if (check_config_only)
+		return check_config(&a);
 	if (a.opt.simulate_dir && isolate_simulated_host() < 0)
 		return EXIT_FAILURE;
 	block_signals(&mask);

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -73,22 +74,53 @@ static void check_libvirt(struct agent *a, struct vfp_host_checks *c)
 	}
 }
 
+/*
+ * The config file as it is on disk now: NULL when it loads, else why not (to
+ * free). The agent runs the config it loaded last; a reload keeps it when the
+ * file does not load, and the file's own check must say so.
+ */
+static char *config_file_error(const char *path)
+{
+	struct vfp_config *c = NULL;
+	char *err = NULL;
+	int r = vfp_config_load_file(path, &c, &err);
+
+	vfp_config_unref(c);
+	if (r >= 0) {
+		free(err);
+		return NULL;
+	}
+	return err ? err : strdup(strerror(-r));
+}
+
 /* {"status": worst, "checks": [{check, subject, status, fact, fix}]} */
 int api_get_host_checks(struct api_request *req)
 {
 	struct agent *a = req->agent;
 	struct vfp_inventory *inv = agent_get_inventory(a);
 	struct vfp_config *config = agent_get_config(a);
-	struct vfp_host_env env = { .config_path = agent_config_path(a) ?: "the built-in config of "
-									 "the simulated host",
+	const char *path = agent_config_path(a);
+	struct vfp_host_env env = { .config_path = path ?: "the built-in config of the simulated "
+							   "host",
 				      .socket_path = a->socket_path[0] ? a->socket_path : NULL };
+	_cleanup_free_ char *disk = path ? config_file_error(path) : NULL;
 	struct vfp_host_checks *c = NULL;
+	char running[512];
 	json_t *o = NULL;
 	int r;
 
+	if (disk) {
+		snprintf(running, sizeof(running), "the running config (kept: %s on disk does not "
+			 "load)", path);
+		env.config_path = running;
+	}
 	r = vfp_host_checks_new(&c);
 	if (r >= 0)
 		r = vfp_host_checks_run(c, a->ctx, &env, inv, config);
+	if (r >= 0 && disk)
+		vfp_host_checks_add(c, VFP_CHECK_FAIL, "config", path, "correct the file, then "
+				    "systemctl reload vfagentd (until then the agent runs the "
+				    "config it loaded before)", "%s", disk);
 	if (r >= 0) {
 		check_libvirt(a, c);
 		o = vfp_host_checks_to_json(c);
