@@ -34,6 +34,7 @@
 
 #define DEFAULT_LISTEN "unix:/run/vfagent/vfagent.sock"
 #define DEFAULT_CNI_SOCKET "/run/vfagent/vfagent-cni.sock"
+#define EXIT_CONFIG 78 /* sysexits.h's EX_CONFIG */
 
 static bool check_config_only; /* --check-config */
 
@@ -384,6 +385,29 @@ static int check_config(const struct agent *a)
 	return EXIT_SUCCESS;
 }
 
+/*
+ * An agent that cannot start says why where systemctl status shows it: its
+ * STATUS= (kept after the exit), and exit status 78 (EX_CONFIG, "CONFIG" to
+ * systemd) when the config does not load; the journal has each error.
+ */
+static int not_started(const struct agent *a)
+{
+	const char *path = agent_config_path(a);
+	struct vfp_config *c = NULL;
+	char *err = NULL;
+	bool config = path && vfp_config_load_file(path, &c, &err) < 0; /* said already */
+
+	vfp_config_unref(c);
+	free(err);
+	if (config)
+		sd_notifyf(0, "STATUS=not started: %s does not load (journalctl -u vfagentd names "
+			   "the field; vfagentd --check-config)", path);
+	else
+		sd_notify(0, "STATUS=not started: see journalctl -u vfagentd");
+	sd_notify_barrier(0, 5 * 1000000ULL); /* read before the exit, while systemd knows our PID */
+	return config ? EXIT_CONFIG : EXIT_FAILURE;
+}
+
 int main(int argc, char **argv)
 {
 	struct agent a = { 0 };
@@ -408,7 +432,7 @@ int main(int argc, char **argv)
 	}
 	if (agent_init(&a) < 0) {
 		agent_fini(&a);
-		return EXIT_FAILURE;
+		return not_started(&a);
 	}
 	ret = a.opt.once ? EXIT_SUCCESS : serve(&a, &mask);
 	agent_fini(&a);

@@ -111,8 +111,10 @@ fatal_config() {
 		"$(systemctl show -P Result vfagentd.socket)"
 	figure "a fatal config: the unit stopped after $(($(date +%s) - t0)) s, $(systemctl show -P NRestarts vfagentd.service) restarts"
 	systemctl status --no-pager -n 20 vfagentd.service >/root/status.txt 2>&1 || :
-	grep -q 'pools: must be' /root/status.txt || grep -q 'config /etc/vfagent/vfagent.json: pools' /root/status.txt ||
+	grep -q 'status=78/CONFIG' /root/status.txt ||
 		fail "systemctl status does not say why: $(cat /root/status.txt)"
+	figure "systemctl status: $(grep -o 'status=78/CONFIG' /root/status.txt | head -n 1);" \
+		"$(grep 'Status:' /root/status.txt | sed 's/^ *//' || echo 'no Status: line')"
 	t0=$(date +%s)
 	set +e; timeout 60 runuser -u vfaop -- vfctl pools 2>/root/vfctl.err; rc=$?; set -e
 	[ "$rc" = 1 ] && grep -q "agent not running\|nothing answered\|closed the connection unanswered" /root/vfctl.err ||

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A config file that no longer loads: vfagentd --check-config (the unit's first ExecReload)
 # exits 1 naming the field, so systemctl reload fails; a SIGHUP keeps the running config and
-# says so; vfctl doctor FAILs the file on disk, naming the running config as kept (it checked
+# says so; a start on it exits 78 (EX_CONFIG); vfctl doctor FAILs the file on disk, naming the running config as kept (it checked
 # the config in memory under the file's name and said PASS); a corrected file passes again.
 set -eu
 b=${top_builddir:-.}
@@ -21,6 +21,9 @@ set +e; "$b/agent/vfagentd" --check-config --config "$tmp/vfagent.json" 2>"$tmp/
 [ $rc = 1 ] && grep -q 'pools\[0\]\.name: missing or not a string' "$tmp/check" ||
 	fail "--check-config of a broken file: exit $rc: $(cat "$tmp/check")"
 echo "ok: --check-config exits 1: $(cat "$tmp/check")"
+set +e; "$b/agent/vfagentd" --simulate "$tmp/sys2" --config "$tmp/vfagent.json" --once 2>"$tmp/start"; rc=$?; set -e
+[ $rc = 78 ] || fail "a start on a config that does not load exits $rc, wanted 78 (EX_CONFIG): $(cat "$tmp/start")"
+echo "ok: a start on it exits 78 (systemd says status=78/CONFIG)"
 
 kill -HUP "$agent_pid"
 for _ in $(seq 50); do grep -q "reload: keeping the running config" "$tmp/agent.log" && break; sleep 0.1; done
