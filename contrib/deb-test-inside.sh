@@ -111,10 +111,13 @@ fatal_config() {
 		"$(systemctl show -P Result vfagentd.socket)"
 	figure "a fatal config: the unit stopped after $(($(date +%s) - t0)) s, $(systemctl show -P NRestarts vfagentd.service) restarts"
 	systemctl status --no-pager -n 20 vfagentd.service >/root/status.txt 2>&1 || :
-	grep -q 'status=78/CONFIG' /root/status.txt ||
+	# systemd 252 prints "Main PID: N (code=exited, status=78)" and the agent's STATUS= (its
+	# journal lines may have scrolled out of status's: systemd's own of the last tries)
+	grep -q 'Main PID: .*(code=exited, status=78' /root/status.txt &&
+		grep -q 'Status: "not started: /etc/vfagent/vfagent.json does not load' /root/status.txt ||
 		fail "systemctl status does not say why: $(cat /root/status.txt)"
-	figure "systemctl status: $(grep -o 'status=78/CONFIG' /root/status.txt | head -n 1);" \
-		"$(grep 'Status:' /root/status.txt | sed 's/^ *//' || echo 'no Status: line')"
+	figure "systemctl status: $(grep -o 'status=78' /root/status.txt | head -n 1)," \
+		"$(grep 'Status:' /root/status.txt | sed 's/^ *//')"
 	t0=$(date +%s)
 	set +e; timeout 60 runuser -u vfaop -- vfctl pools 2>/root/vfctl.err; rc=$?; set -e
 	[ "$rc" = 1 ] && grep -q "agent not running\|nothing answered\|closed the connection unanswered" /root/vfctl.err ||
