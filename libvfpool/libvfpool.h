@@ -382,6 +382,7 @@ struct vfp_ledger *vfp_ledger_unref(struct vfp_ledger *l);
 const char *vfp_ledger_get_error(const struct vfp_ledger *l);
 const char *vfp_ledger_get_path(const struct vfp_ledger *l);
 int vfp_ledger_persist_numvfs(struct vfp_ledger *l, const char *pf, int numvfs);
+int vfp_ledger_forget_numvfs(struct vfp_ledger *l, const char *pf);
 int vfp_ledger_add_persisted_numvfs(struct vfp_ledger *l, struct vfp_config *config);
 int vfp_ledger_claim(struct vfp_ledger *l, const struct vfp_config *config,
 		     const struct vfp_claim *req, struct vfp_allocation **ret_allocation);

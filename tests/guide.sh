@@ -83,4 +83,17 @@ vfctl numvfs 0000:3b:00.0 0 >/dev/null || fail "vfctl numvfs 0000:3b:00.0 0"
 api GET /v1/pfs/0000:3b:00.0
 [ "$(jget .numvfs)" = 0 ] || fail "vfctl numvfs 0: $body"
 echo "ok: a rule dropped: the PF kept 8 VFs until vfctl numvfs 0000:3b:00.0 0"
+# a count persisted earlier comes before the rules until the guide's --forget
+grep -q '^vfctl numvfs 0000:3b:00.0 \\-\\-forget$' "$page" || fail "the guide's --forget line"
+vfctl numvfs 0000:af:00.0 4 --persist >/dev/null || fail "persist"
+kill -HUP "$agent_pid"
+sleep 0.5
+api GET /v1/pfs/0000:af:00.0
+[ "$(jget .numvfs)" = 4 ] || fail "the persisted count: $body"
+vfctl numvfs 0000:af:00.0 --forget >"$tmp/out" || fail "forget: $(cat "$tmp/out")"
+vfctl numvfs 0000:af:00.0 0 >/dev/null
+kill -HUP "$agent_pid" # the rule (8) decides again
+for _ in $(seq 50); do api GET /v1/pfs/0000:af:00.0; [ "$(jget .numvfs)" = 8 ] && break; sleep 0.1; done
+[ "$(jget .numvfs)" = 8 ] || fail "after --forget the rule does not decide: $body"
+echo "ok: a persisted count dropped with --forget: the rule decides again"
 echo "guide: all checks passed"
