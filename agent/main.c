@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "agent/container/rdma.h"
 #include "api/api.h"
 #include "agent/vm/libvirt.h"
 #include "agent/link-watch.h"
@@ -385,6 +386,20 @@ static int check_config(const struct agent *a)
 	return EXIT_SUCCESS;
 }
 
+/* Once at start: the host's RDMA devices, and a libibverbs without the drivers to list them. */
+static void say_missing_verbs(struct agent *a)
+{
+	struct vfp_inventory *inv;
+	char why[512];
+
+	if (a->opt.simulate_dir) /* a simulated host's RDMA devices are not libibverbs' */
+		return;
+	inv = agent_get_inventory(a);
+	if (rdma_verbs_missing(inv, why, sizeof(why)))
+		log_warning("%s", why);
+	vfp_inventory_unref(inv);
+}
+
 /*
  * An agent that cannot start says why where systemctl status shows it: its
  * STATUS= (kept after the exit), and exit status 78 (EX_CONFIG, "CONFIG" to
@@ -434,6 +449,7 @@ int main(int argc, char **argv)
 		agent_fini(&a);
 		return not_started(&a);
 	}
+	say_missing_verbs(&a);
 	ret = a.opt.once ? EXIT_SUCCESS : serve(&a, &mask);
 	agent_fini(&a);
 	log_info("stopped");

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/container/rdma.h"
 #include "agent/vm/libvirt.h"
 #include "libvfpool/macro.h"
 #include "api/api.h"
@@ -105,7 +106,9 @@ int api_get_host_checks(struct api_request *req)
 				      .socket_path = a->socket_path[0] ? a->socket_path : NULL };
 	_cleanup_free_ char *disk = path ? config_file_error(path) : NULL;
 	struct vfp_host_checks *c = NULL;
+	struct rdma_host rdma;
 	char running[512];
+	int verbs;
 	json_t *o = NULL;
 	int r;
 
@@ -113,6 +116,11 @@ int api_get_host_checks(struct api_request *req)
 		snprintf(running, sizeof(running), "the running config (kept: %s on disk does not "
 			 "load)", path);
 		env.config_path = running;
+	}
+	if (!a->opt.simulate_dir) { /* a simulated host's RDMA devices are not libibverbs' */
+		rdma_host_facts(&rdma);
+		verbs = rdma.devices > 0 ? rdma.devices : 0;
+		env.verbs_devices = &verbs;
 	}
 	r = vfp_host_checks_new(&c);
 	if (r >= 0)

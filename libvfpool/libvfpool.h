@@ -501,6 +501,7 @@ struct vfp_host_env {
 	const char *config_path;  /* named in the config's line */
 	const char *config_error; /* why the config did not load, when it is NULL */
 	const char *socket_path;  /* the agent's unix socket: its group is checked, when it exists */
+	const int *verbs_devices; /* RDMA devices libibverbs lists (the agent's), NULL: not known */
 };
 
 struct vfp_host_checks;

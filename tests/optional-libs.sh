@@ -7,7 +7,8 @@
 # install, serves containers (a VF into a network namespace and back), refuses
 # a domain attach naming the package, and GET /v1/host and vfctl doctor say
 # the same. (It exited 1 on that config, and systemd restarted it forever.)
-# With the library and no daemon, doctor's fix names what is installed.
+# With the library and no daemon, doctor's fix names what is installed. A libibverbs that
+# lists none of the PFs' RDMA devices (no ibverbs-providers) is said the same way.
 set -eu
 b=${top_builddir:-.}
 . "${top_srcdir:-.}/tests/api-lib.sh"
@@ -91,4 +92,31 @@ fix | grep -q "^systemctl start virtqemud.socket" || fail "doctor's fix with vir
 fix | grep -q "^systemctl start libvirtd.service" || fail "doctor's fix with libvirtd: $(cat "$tmp/doctor")"
 echo "ok: doctor names the unit installed: $(fix)"
 umount /etc/systemd/system
+stop_agent
+
+# libibverbs' drivers: a host whose PFs have RDMA devices (the simulated tree, read as a real
+# one with --sysfs-root) and a libibverbs that lists none (this machine's: no RDMA hardware,
+# as a host without ibverbs-providers sees its own) says so once at start, in GET /v1/host
+# and in doctor, naming the package
+if [ -n "$(ls /sys/class/infiniband_verbs 2>/dev/null)" ]; then
+	echo "SKIP (part): this machine has RDMA devices that libibverbs lists"
+else
+	: >"$tmp/agent.log"
+	printf '{ "pools": [ { "name": "ib", "selector": { "vendors": ["15b3"] } } ], "libvirt": false }' \
+		>"$tmp/real.json"
+	"$b/agent/vfagentd" --sysfs-root "$tmp/sys" --config "$tmp/real.json" --state-dir "$tmp/real" \
+		--listen "unix:$sock" >>"$tmp/agent.log" 2>&1 &
+	agent_pid=$!
+	for _ in $(seq 100); do vfctl pools >/dev/null 2>&1 && break; sleep 0.1; done
+	n=$(grep -c "libibverbs lists none of the" "$tmp/agent.log" || true)
+	[ "$n" = 1 ] && grep "libibverbs lists none" "$tmp/agent.log" | grep -q "install ibverbs-providers" ||
+		fail "the log says $n times that libibverbs lists no device: $(cat "$tmp/agent.log")"
+	api GET /v1/host
+	jget .rdma.status | grep -q "libibverbs lists none of the .* RDMA devices of the host's PFs (mlx5_0" ||
+		fail "GET /v1/host's rdma: $body"
+	set +e; vfctl doctor >"$tmp/doctor" 2>&1; set -e
+	grep -A2 -E '^WARN  rdma-verbs ' "$tmp/doctor" | grep -q "apt-get install ibverbs-providers" ||
+		fail "doctor has no rdma-verbs WARN naming the package: $(cat "$tmp/doctor")"
+	echo "ok: libibverbs without devices: $(grep -E '^WARN  rdma-verbs' "$tmp/doctor")"
+fi
 echo "optional-libs: all checks passed"
