@@ -124,8 +124,8 @@ fatal_config() {
 		fail "vfctl with the unit stopped: exit $rc: $(cat /root/vfctl.err)"
 	figure "vfctl with the unit stopped: $(($(date +%s) - t0)) s: $(cat /root/vfctl.err)"
 	cp /root/good.json /etc/vfagent/vfagent.json
-	systemctl reset-failed vfagentd.service vfagentd.socket || :
-	systemctl start vfagentd.socket
+	systemctl reset-failed vfagentd.service vfagentd.socket vfagentd-cni.socket || :
+	systemctl start vfagentd.socket vfagentd-cni.socket
 	wait_active
 	ok "a fatal config stopped the unit and its socket (start limit, the reason in systemctl status); back after the fix"
 }
