@@ -206,7 +206,8 @@ static const struct vfp_reconcile_ops reconcile_ops = {
 /*
  * libvirt: the config's URI, else test:///default on a simulated host (its
  * VFs exist nowhere else) and qemu:///system on a real one; none at all
- * (libvirt never loaded) when the config says "libvirt": false.
+ * (libvirt never loaded) when the config says "libvirt": false, or when
+ * libvirt's library is not installed (GET /v1/host and doctor say so).
  */
 static int open_libvirt(struct agent *a)
 {
@@ -221,7 +222,9 @@ static int open_libvirt(struct agent *a)
 	if (!uri)
 		uri = a->opt.simulate_dir ? "test:///default" : "qemu:///system";
 	r = libvirt_conn_new(uri, &a->libvirt);
-	if (r < 0 && r != -ENOPKG) /* that one said why already */
+	if (r == -ENOPKG) /* not installed: said why, and the agent serves containers */
+		return 0;
+	if (r < 0)
 		log_error("libvirt %s: %s", uri, strerror(-r));
 	return r;
 }

@@ -135,6 +135,14 @@ int ledger_persist_numvfs(struct agent *a, const char *pf, int numvfs, char *err
 	return say(&g, vfp_ledger_persist_numvfs(g.l, pf, numvfs), err, err_size);
 }
 
+/* 1 when @pf had a persisted count, 0 when not. */
+int ledger_forget_numvfs(struct agent *a, const char *pf, char *err, size_t err_size)
+{
+	LEDGER_GUARD(g, a);
+
+	return say(&g, vfp_ledger_forget_numvfs(g.l, pf), err, err_size);
+}
+
 /* -ENOENT (no message) when no allocation has @key. */
 int ledger_get_allocation_by_key(struct agent *a, const char *key,
 				 struct vfp_allocation **ret, char *err, size_t err_size)

@@ -74,6 +74,7 @@ int ledger_add_persisted_numvfs(struct agent *a, struct vfp_config *c, char *err
 				size_t err_size);
 int ledger_persist_numvfs(struct agent *a, const char *pf, int numvfs, char *err,
 			  size_t err_size);
+int ledger_forget_numvfs(struct agent *a, const char *pf, char *err, size_t err_size);
 int ledger_get_allocation_by_key(struct agent *a, const char *key,
 				 struct vfp_allocation **ret, char *err, size_t err_size);
 void ledger_claim_batch(void *agent, const struct vfp_config *config,

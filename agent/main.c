@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "agent/agent.h"
+#include "agent/container/rdma.h"
 #include "api/api.h"
 #include "agent/vm/libvirt.h"
 #include "agent/link-watch.h"
@@ -34,6 +35,9 @@
 
 #define DEFAULT_LISTEN "unix:/run/vfagent/vfagent.sock"
 #define DEFAULT_CNI_SOCKET "/run/vfagent/vfagent-cni.sock"
+#define EXIT_CONFIG 78 /* sysexits.h's EX_CONFIG */
+
+static bool check_config_only; /* --check-config */
 
 static void usage(FILE *out)
 {
@@ -49,6 +53,8 @@ static void usage(FILE *out)
 		"                           listener's with -cni.sock, %s); none: no CNI\n"
 		"      --simulate DIR       run on a simulated host built in DIR\n"
 		"      --once               reconcile, report, and exit\n"
+		"      --check-config       load the config, say why it does not, and exit (1 when\n"
+		"                           it does not: ExecReload runs it before SIGHUP)\n"
 		"      --log-level LEVEL    err, warning, info (default) or debug: debug adds a line\n"
 		"                           per read that succeeded (GET)\n"
 		"  -h, --help               show this help\n"
@@ -58,7 +64,7 @@ static void usage(FILE *out)
 
 static int parse_options(struct agent_options *o, int argc, char **argv)
 {
-	enum { OPT_SIMULATE = 256, OPT_ONCE, OPT_LOG_LEVEL, OPT_CNI_SOCKET };
+	enum { OPT_SIMULATE = 256, OPT_ONCE, OPT_LOG_LEVEL, OPT_CNI_SOCKET, OPT_CHECK_CONFIG };
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "state-dir", required_argument, NULL, 's' },
@@ -67,6 +73,7 @@ static int parse_options(struct agent_options *o, int argc, char **argv)
 		{ "token-file", required_argument, NULL, 't' },
 		{ "simulate", required_argument, NULL, OPT_SIMULATE },
 		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "cni-socket", required_argument, NULL, OPT_CNI_SOCKET },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "help", no_argument, NULL, 'h' },
@@ -83,6 +90,7 @@ static int parse_options(struct agent_options *o, int argc, char **argv)
 		case 't': o->token_file = optarg; break;
 		case OPT_SIMULATE: o->simulate_dir = optarg; break;
 		case OPT_ONCE: o->once = true; break;
+		case OPT_CHECK_CONFIG: check_config_only = true; break;
 		case OPT_CNI_SOCKET: o->cni_socket = optarg; break;
 		case OPT_LOG_LEVEL:
 			if (agent_log_priority_from_string(optarg) < 0) {
@@ -365,6 +373,56 @@ static int isolate_simulated_host(void)
 	return 0;
 }
 
+/* --check-config: the config file loads (exit 0, its pools said), or why not (exit 1). */
+static int check_config(const struct agent *a)
+{
+	struct vfp_config *c = NULL;
+
+	if (agent_load_config(a, &c) < 0)
+		return EXIT_FAILURE;
+	log_info("config %s: %zu pools", agent_config_path(a) ?: "of the simulated host",
+		 vfp_config_get_pool_count(c));
+	vfp_config_unref(c);
+	return EXIT_SUCCESS;
+}
+
+/* Once at start: the host's RDMA devices, and a libibverbs without the drivers to list them. */
+static void say_missing_verbs(struct agent *a)
+{
+	struct vfp_inventory *inv;
+	char why[512];
+
+	if (a->opt.simulate_dir) /* a simulated host's RDMA devices are not libibverbs' */
+		return;
+	inv = agent_get_inventory(a);
+	if (rdma_verbs_missing(inv, why, sizeof(why)))
+		log_warning("%s", why);
+	vfp_inventory_unref(inv);
+}
+
+/*
+ * An agent that cannot start says why where systemctl status shows it: its
+ * STATUS= (kept after the exit), and exit status 78 (EX_CONFIG, "CONFIG" to
+ * systemd) when the config does not load; the journal has each error.
+ */
+static int not_started(const struct agent *a)
+{
+	const char *path = agent_config_path(a);
+	struct vfp_config *c = NULL;
+	char *err = NULL;
+	bool config = path && vfp_config_load_file(path, &c, &err) < 0; /* said already */
+
+	vfp_config_unref(c);
+	free(err);
+	if (config)
+		sd_notifyf(0, "STATUS=not started: %s does not load (journalctl -u vfagentd names "
+			   "the field; vfagentd --check-config)", path);
+	else
+		sd_notify(0, "STATUS=not started: see journalctl -u vfagentd");
+	sd_notify_barrier(0, 5 * 1000000ULL); /* read before the exit, while systemd knows our PID */
+	return config ? EXIT_CONFIG : EXIT_FAILURE;
+}
+
 int main(int argc, char **argv)
 {
 	struct agent a = { 0 };
@@ -373,6 +431,8 @@ int main(int argc, char **argv)
 
 	if (parse_options(&a.opt, argc, argv) < 0)
 		return 2;
+	if (check_config_only)
+		return check_config(&a);
 	if (a.opt.simulate_dir && isolate_simulated_host() < 0)
 		return EXIT_FAILURE;
 	block_signals(&mask);
@@ -387,8 +447,9 @@ int main(int argc, char **argv)
 	}
 	if (agent_init(&a) < 0) {
 		agent_fini(&a);
-		return EXIT_FAILURE;
+		return not_started(&a);
 	}
+	say_missing_verbs(&a);
 	ret = a.opt.once ? EXIT_SUCCESS : serve(&a, &mask);
 	agent_fini(&a);
 	log_info("stopped");

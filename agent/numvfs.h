@@ -11,3 +11,4 @@ int agent_set_numvfs(struct agent *a, const char *pf, int numvfs, bool dry_run,
 		     struct vfp_numvfs_plan **ret_plan, char *err, size_t err_size);
 void agent_apply_desired_numvfs(struct agent *a);
 int agent_persist_numvfs(struct agent *a, const char *pf, int numvfs, char *err, size_t err_size);
+int agent_forget_numvfs(struct agent *a, const char *pf, char *err, size_t err_size);

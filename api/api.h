@@ -99,6 +99,7 @@ int api_get_metrics(struct api_request *req);
 int api_list_pfs(struct api_request *req);
 int api_get_pf(struct api_request *req);
 int api_put_numvfs(struct api_request *req);
+int api_forget_numvfs(struct api_request *req);
 int api_list_vfs(struct api_request *req);
 int api_get_vf(struct api_request *req);
 int api_repair_vf(struct api_request *req);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "agent/vm/libvirt.h"
@@ -25,11 +26,16 @@ static json_t *state_totals(struct agent *a)
 	return api_state_counts_json(total);
 }
 
-/* {"uri","connected","foreign_vfs":[{"pci","domain","uuid"}]}: VFs domains hold unbooked. */
+/*
+ * {"uri","connected","foreign_vfs":[{"pci","domain","uuid"}]}: VFs domains hold unbooked;
+ * "status" too when libvirt's library is not installed.
+ */
 static json_t *libvirt_facts(struct agent *a)
 {
-	json_t *foreign = json_array();
+	const char *missing = libvirt_missing();
+	json_t *foreign = json_array(), *o;
 	struct agent_foreign_vf *vfs = NULL;
+	char status[512];
 	size_t n = 0;
 
 	if (ledger_get_foreign_vfs(a, &vfs, &n) < 0)
@@ -39,21 +45,38 @@ static json_t *libvirt_facts(struct agent *a)
 							 "domain", vfs[i].domain, "uuid",
 							 vfs[i].uuid));
 	free(vfs);
-	return json_pack("{s:s?, s:b, s:o}", "uri", libvirt_conn_get_uri(a->libvirt), "connected",
-			 libvirt_conn_is_connected(a->libvirt), "foreign_vfs", foreign);
+	o = json_pack("{s:s?, s:b, s:o}", "uri", libvirt_conn_get_uri(a->libvirt), "connected",
+		      libvirt_conn_is_connected(a->libvirt), "foreign_vfs", foreign);
+	if (o && missing) {
+		snprintf(status, sizeof(status), "cannot load libvirt: %s: VMs get no VFs, containers do "
+			 "(install %s)",
+			 missing, LIBVIRT_PACKAGE);
+		json_object_set_new(o, "status", json_string(status));
+	}
+	return o;
 }
 
-/* {"devices":N,"netns_mode":…}, {"devices":N,"status":…} or {"status":"no RDMA: …"}. */
-static json_t *rdma_json(void)
+/*
+ * {"devices":N,"netns_mode":…}, {"devices":N,"status":…} or {"status":"no RDMA: …"}; a
+ * "status" too when the PFs' RDMA devices are not listed by libibverbs (its drivers missing).
+ */
+static json_t *rdma_json(struct agent *a, const struct vfp_inventory *inv)
 {
 	struct rdma_host h;
+	char why[512];
+	json_t *o;
 
 	rdma_host_facts(&h);
 	if (h.devices < 0)
-		return json_pack("{s:s}", "status", h.status);
-	if (!h.netns_mode[0])
-		return json_pack("{s:i, s:s}", "devices", h.devices, "status", h.status);
-	return json_pack("{s:i, s:s}", "devices", h.devices, "netns_mode", h.netns_mode);
+		o = json_pack("{s:s}", "status", h.status);
+	else if (!h.netns_mode[0])
+		o = json_pack("{s:i, s:s}", "devices", h.devices, "status", h.status);
+	else
+		o = json_pack("{s:i, s:s}", "devices", h.devices, "netns_mode", h.netns_mode);
+	/* a simulated host's RDMA devices are not libibverbs' */
+	if (o && !a->opt.simulate_dir && rdma_verbs_missing(inv, why, sizeof(why)))
+		json_object_set_new(o, "status", json_string(why));
+	return o;
 }
 
 /*
@@ -64,7 +87,7 @@ static json_t *rdma_json(void)
 int api_get_host(struct api_request *req)
 {
 	struct vfp_inventory *inv = agent_get_inventory(req->agent);
-	json_t *rdma = rdma_json();
+	json_t *rdma = rdma_json(req->agent, inv);
 	json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:o, s:f, s:O, s:o}", "version",
 			      PACKAGE_VERSION, "sysfs_root", vfp_ctx_get_sysfs_root(req->agent->ctx),
 			      "pfs", (json_int_t)vfp_inventory_get_pf_count(inv), "vfs",

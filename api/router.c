@@ -25,6 +25,7 @@ const struct api_route api_routes[] = {
 	{ "GET", "/v1/pfs", api_list_pfs, NULL },
 	{ "GET", "/v1/pfs/{pci}", api_get_pf, NULL },
 	{ "PUT", "/v1/pfs/{pci}/numvfs", api_put_numvfs, NULL },
+	{ "DELETE", "/v1/pfs/{pci}/numvfs", api_forget_numvfs, NULL },
 	{ "GET", "/v1/vfs", api_list_vfs, vfs_query },
 	{ "GET", "/v1/vfs/{pci}", api_get_vf, NULL },
 	{ "POST", "/v1/vfs/{pci}/repair", api_repair_vf, NULL },

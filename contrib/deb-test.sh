@@ -5,8 +5,10 @@
 # apt on the running system; then the socket and service active, the group
 # made by the package, a non-root member of it claiming and releasing a VF
 # of a simulated host (set by a drop-in), vfctl doctor, a reload taking a
-# config change, a kill -9 restarted, and apt purge leaving nothing of ours
-# but the system group. The root is cached as a tarball in
+# config change, a kill -9 restarted, the autopkgtests (debian/tests), a
+# missing libvirt, a fatal config stopping the unit, and apt purge leaving
+# nothing of ours but the system group; with the figures (exposure, boot to
+# ready, restarts, purge leftovers). The root is cached as a tarball in
 # /var/cache/vfagent-deb (VFAGENT_DEB_CACHE), made again when the packages'
 # run-time dependencies change. Exit 77 when it cannot run here, saying why.
 set -eu
@@ -19,15 +21,20 @@ fail() { echo "deb-test: FAIL: $*" >&2; exit 1; }
 for t in mmdebstrap systemd-nspawn; do
 	command -v $t >/dev/null || skip "$t is missing (contrib/deps.sh --tests)"
 done
-ls "$debs"/vfagent_*.deb "$debs"/vfagent-opennebula_*.deb >/dev/null 2>&1 ||
+ls "$debs"/vfagent_*.deb "$debs"/vfagent-opennebula_*.deb "$debs"/vfagent-opennebula-node_*.deb \
+	>/dev/null 2>&1 ||
 	fail "no packages in $debs (contrib/deb-build.sh)"
 
 uri=$(sh "$top/contrib/archive-uri.sh" | head -n 1) # the bookworm archive of the system's apt sources
 [ -n "$uri" ] || skip "no bookworm archive in the system's apt sources"
 
-# What the packages load at run time (Depends and Recommends, first alternatives) goes
-# into the root, so apt installs the .debs on the booted system with no network.
-needs=$(for d in "$debs"/*.deb; do dpkg-deb -f "$d" Depends Recommends; done |
+# What the packages load at run time (Depends and Recommends, first alternatives) and what
+# their autopkgtests need (debian/tests/control) go into the root, so apt installs the .debs
+# on the booted system with no network.
+needs=$({
+	for d in "$debs"/*.deb; do dpkg-deb -f "$d" Depends Recommends; done
+	grep '^Depends: ' "$top/contrib/debian/tests/control"
+} |
 	sed 's/^[A-Za-z-]*: //' | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/[[:space:]]//g' |
 	grep -v '^vfagent\|^$' | sort -u | tr '\n' ',')
 pkgs="systemd-sysv,dbus,passwd,procps,${needs%,}"
@@ -57,8 +64,10 @@ cleanup() {
 trap cleanup EXIT
 tar -C "$root" -xf "$tarball"
 mkdir -p "$root/root/debs"
-cp "$debs"/vfagent_*.deb "$debs"/vfagent-opennebula_*.deb "$root/root/debs/"
+cp "$debs"/vfagent_*.deb "$debs"/vfagent-opennebula_*.deb "$debs"/vfagent-opennebula-node_*.deb \
+	"$root/root/debs/"
 cp "$top/contrib/deb-test-inside.sh" "$root/root/"
+cp -r "$top/contrib/debian/tests" "$root/root/tests" # the autopkgtests, run when booted
 
 # Boot it. A sandbox may refuse (no cgroup for the container's systemd, no
 # namespaces); then the same steps run in the root with the unit's settings

@@ -2,7 +2,8 @@
 /*
  * Host checks for RDMA: each InfiniBand port of a PF is ACTIVE under a
  * subnet manager, and RDMA devices are bound to one namespace each
- * (exclusive mode) so a container sees only the device of its VF.
+ * (exclusive mode) so a container sees only the device of its VF; and, as
+ * the agent reports it, libibverbs lists them (its providers are installed).
  */
 #include "config.h"
 
@@ -95,12 +96,29 @@ static void check_netns_mode(const struct vfp_host_check_run *run)
 	else
 		check_add(run, VFP_CHECK_WARN, "rdma-netns", NULL,
 			  "rdma system set netns exclusive, before any container starts (at boot: "
-			  "options ib_core netns_mode=0 in /etc/modprobe.d/ib_core.conf)",
+			  "options ib_core netns_mode=0 in /etc/modprobe.d, see vfagent-guide(7))",
 			  "shared: every namespace sees every RDMA device of the host");
+}
+
+/* The host's PFs have RDMA devices, and the agent's libibverbs lists none: no providers. */
+static void check_verbs(const struct vfp_host_check_run *run, const char *dev)
+{
+	if (!run->env->verbs_devices)
+		return;
+	if (*run->env->verbs_devices > 0)
+		check_add(run, VFP_CHECK_PASS, "rdma-verbs", NULL, NULL,
+			  "libibverbs lists %d RDMA devices", *run->env->verbs_devices);
+	else
+		check_add(run, VFP_CHECK_WARN, "rdma-verbs", NULL,
+			  "apt-get install " IBVERBS_PROVIDERS_PACKAGE " (libibverbs' drivers), then "
+			  "systemctl restart vfagentd",
+			  "libibverbs lists none of the host's RDMA devices (%s...): VFs get no port "
+			  "facts and no RDMA check after a move", dev);
 }
 
 void vfp_host_check_rdma(const struct vfp_host_check_run *run)
 {
+	const char *first = NULL;
 	bool any = false;
 
 	for (size_t i = 0; i < vfp_inventory_get_pf_count(run->inv); i++) {
@@ -109,12 +127,15 @@ void vfp_host_check_rdma(const struct vfp_host_check_run *run)
 
 		if (!dev)
 			continue;
+		if (!any)
+			first = dev;
 		any = true;
 		if (vfp_pf_get_link_type(pf) == VFP_LINK_INFINIBAND)
 			check_ports(run, dev);
 	}
-	if (any)
+	if (any) {
 		check_netns_mode(run);
-	else
+		check_verbs(run, first);
+	} else
 		check_add(run, VFP_CHECK_SKIP, "rdma-netns", NULL, NULL, "no RDMA devices");
 }

@@ -19,8 +19,8 @@ static void firmware_fix(const struct vfp_pf *pf, char *buf, size_t size)
 
 	if (vendor && strcmp(vendor, "15b3") == 0)
 		snprintf(buf, size,
-			 "mlxconfig -d %s set SRIOV_EN=1 NUM_OF_VFS=16, then reboot (or "
-			 "mlxfwreset -d %s reset)",
+			 "mstconfig -d %s set SRIOV_EN=1 NUM_OF_VFS=16 (package mstflint), then "
+			 "reboot (or mstfwreset -d %s reset)",
 			 vfp_pf_get_pci(pf), vfp_pf_get_pci(pf));
 	else
 		snprintf(buf, size, "enable SR-IOV for %s in the firmware (BIOS/UEFI) setup",
@@ -100,7 +100,8 @@ static void check_hidden(const struct vfp_host_check_run *run)
 		if (!sriov_hidden(run->ctx, devs[i]))
 			continue;
 		snprintf(fix, sizeof(fix),
-			 "mlxconfig -d %s set SRIOV_EN=1 NUM_OF_VFS=16, then reboot", devs[i]);
+			 "mstconfig -d %s set SRIOV_EN=1 NUM_OF_VFS=16 (package mstflint), then "
+			 "reboot", devs[i]);
 		check_add(run, VFP_CHECK_FAIL, "sriov", devs[i], fix,
 			  "a Mellanox function without an SR-IOV capability: SR-IOV is off in its "
 			  "firmware");

@@ -43,6 +43,38 @@ VFP_EXPORT int vfp_ledger_persist_numvfs(struct vfp_ledger *l, const char *pf, i
 }
 
 /**
+ * vfp_ledger_forget_numvfs() - PF @pf (its PCI address) has no persisted
+ * count any more: the config's rules decide its VFs again
+ *
+ * 1 when it had one, 0 when not; durable when this returns.
+ */
+VFP_EXPORT int vfp_ledger_forget_numvfs(struct vfp_ledger *l, const char *pf)
+{
+	static const char sql[] = "DELETE FROM numvfs_persisted WHERE pf = ?";
+	sqlite3_stmt *st;
+	int r;
+
+	if (!vfp_pci_addr_is_valid(pf))
+		return vfp_ledger_fail(l, -EINVAL, "forget: PF %.32s: not a PCI address", pf);
+	r = vfp_ledger_begin_tx(l);
+	if (r < 0)
+		return r;
+	r = vfp_ledger_stmt(l, sql, &st);
+	if (r >= 0) {
+		sqlite3_bind_text(st, 1, pf, -1, SQLITE_STATIC);
+		r = vfp_ledger_step_done(l, st, "forget numvfs");
+	}
+	if (r >= 0) {
+		int had = sqlite3_changes(l->db) > 0;
+
+		r = vfp_ledger_commit_tx(l);
+		return r < 0 ? r : had;
+	}
+	vfp_ledger_rollback_tx(l);
+	return r;
+}
+
+/**
  * vfp_ledger_add_persisted_numvfs() - the persisted counts into @config,
  * first among its numvfs rules (a config not yet shared: the agent's, just
  * loaded)

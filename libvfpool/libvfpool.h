@@ -383,6 +383,7 @@ struct vfp_ledger *vfp_ledger_unref(struct vfp_ledger *l);
 const char *vfp_ledger_get_error(const struct vfp_ledger *l);
 const char *vfp_ledger_get_path(const struct vfp_ledger *l);
 int vfp_ledger_persist_numvfs(struct vfp_ledger *l, const char *pf, int numvfs);
+int vfp_ledger_forget_numvfs(struct vfp_ledger *l, const char *pf);
 int vfp_ledger_add_persisted_numvfs(struct vfp_ledger *l, struct vfp_config *config);
 int vfp_ledger_claim(struct vfp_ledger *l, const struct vfp_config *config,
 		     const struct vfp_claim *req, struct vfp_allocation **ret_allocation);
@@ -501,6 +502,7 @@ struct vfp_host_env {
 	const char *config_path;  /* named in the config's line */
 	const char *config_error; /* why the config did not load, when it is NULL */
 	const char *socket_path;  /* the agent's unix socket: its group is checked, when it exists */
+	const int *verbs_devices; /* RDMA devices libibverbs lists (the agent's), NULL: not known */
 };
 
 struct vfp_host_checks;

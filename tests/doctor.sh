@@ -102,13 +102,13 @@ only iommu-groups
 line WARN iommu-groups '1 of 14 VFs share their IOMMU group (first: 0000:af:01.0 with 0000:02:00.0)'
 rm "$grp/devices/0000:02:00.0"
 
-# SR-IOV off in the firmware: totalvfs 0 (mlxconfig for Mellanox, the BIOS for Intel)
+# SR-IOV off in the firmware: totalvfs 0 (mstconfig, Debian's mstflint, for Mellanox, the BIOS for Intel)
 pf=$(readlink -f "$tmp/sys/bus/pci/devices/0000:3b:00.0")
 cp "$pf/sriov_totalvfs" "$tmp/total"
 echo 0 >"$pf/sriov_totalvfs"
 doctor 2
 only 'sriov 0000:3b:00.0'
-line FAIL 'sriov 0000:3b:00.0' 'fix: mlxconfig -d 0000:3b:00.0 set SRIOV_EN=1 NUM_OF_VFS=16'
+line FAIL 'sriov 0000:3b:00.0' 'fix: mstconfig -d 0000:3b:00.0 set SRIOV_EN=1 NUM_OF_VFS=16 (package mstflint)'
 cp "$tmp/total" "$pf/sriov_totalvfs"
 pf=$(readlink -f "$tmp/sys/bus/pci/devices/0000:d8:00.0")
 cp "$pf/sriov_totalvfs" "$tmp/total"

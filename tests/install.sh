@@ -49,7 +49,8 @@ export LD_LIBRARY_PATH="$root$libdir"
 # root, where the binary is (verify checks that it exists and is executable)
 if command -v systemd-analyze >/dev/null; then
 	mkdir -p "$tmp/units"
-	sed "s|^ExecStart=|ExecStart=$root|" "$unit" >"$tmp/units/vfagentd.service"
+	sed "s|^ExecStart=|ExecStart=$root|; s|^ExecReload=$sbindir|ExecReload=$root$sbindir|" "$unit" \
+		>"$tmp/units/vfagentd.service"
 	cp "$root$systemdsystemunitdir/vfagentd.socket" "$root$systemdsystemunitdir/vfagentd-cni.socket" "$tmp/units/"
 	systemd-analyze verify --man=no "$tmp/units/vfagentd.socket" "$tmp/units/vfagentd-cni.socket" \
 		"$tmp/units/vfagentd.service" \

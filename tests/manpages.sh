@@ -35,4 +35,5 @@ section() { sed -n 's/^\.TH [^ ]* \([0-9]\) .*/\1/p' "$1"; }
 [ "$(section "$top/contrib/vfagentd.8.in")" = 8 ] || fail "vfagentd.8 is not in section 8"
 [ "$(section "$top/contrib/vfagent-cni.8")" = 8 ] || fail "vfagent-cni.8 is not in section 8"
 [ "$(section "$top/contrib/vfagent.json.5")" = 5 ] || fail "vfagent.json.5 is not in section 5"
+[ "$(section "$top/contrib/vfagent-guide.7")" = 7 ] || fail "vfagent-guide.7 is not in section 7"
 echo "manpages: options and commands as --help prints them, sections as installed"

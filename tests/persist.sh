@@ -2,7 +2,7 @@
 # Desired VF counts: the config's "numvfs" rules are applied at start (before
 # reconcile) and on SIGHUP, through the planner (a PF whose VFs are held stays
 # as it is). `vfctl numvfs --persist` keeps a count in the agent's state (the
-# ledger), before the file's rules, and never writes the file. A reboot is
+# ledger), before the file's rules, and never writes the file; `--forget` drops it. A reboot is
 # played by the simulated kernel putting sriov_numvfs back to 0.
 set -eu
 b=${top_builddir:-.}
@@ -91,6 +91,21 @@ stop_agent
 reboot
 start_agent --config "$tmp/vfagent.json"
 want 0000:d8:00.0 5
+
+# vfctl numvfs --forget: the persisted count dropped, the PF keeps its VFs until the next
+# start, where the file's ixgbe rule (2) decides again; a second forget has nothing to drop
+vfctl numvfs 0000:d8:00.0 --forget >"$tmp/out" || fail "forget: $(cat "$tmp/out")"
+grep -q "0000:d8:00.0: its persisted count dropped" "$tmp/out" || fail "forget said: $(cat "$tmp/out")"
+want 0000:d8:00.0 5
+vfctl numvfs 0000:d8:00.0 --forget >"$tmp/out" || fail "a second forget: $(cat "$tmp/out")"
+grep -q "no count was persisted" "$tmp/out" || fail "a second forget said: $(cat "$tmp/out")"
+set +e; vfctl numvfs 0000:d8:00.0 3 --forget 2>"$tmp/err"; rc=$?; set -e
+[ "$rc" = 2 ] || fail "numvfs PF N --forget: exit $rc, wanted 2 (usage): $(cat "$tmp/err")"
+[ "$(sha256sum <"$tmp/vfagent.json")" = "$sum" ] || fail "forget wrote the config"
+stop_agent
+reboot
+start_agent --config "$tmp/vfagent.json"
+want 0000:d8:00.0 2
 stop_agent
 
 # two persists at once, 40 rounds: both counts are kept, every time (one config, one ledger)

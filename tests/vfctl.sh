@@ -91,6 +91,32 @@ if command -v "${CC:-cc}" >/dev/null; then
 	set -e
 	[ $rc = 1 ] && grep -q "agent not running (cannot connect to $tmp/none.sock: no such socket)" "$tmp/err" ||
 		fail "no agent: exit $rc, $(cat "$tmp/err")"
+	# a socket that takes connections nobody answers (systemd's, while vfagentd fails to
+	# start): vfctl says so after its probe, not after --timeout (120 s; timeout 60 ends it)
+	python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(16); time.sleep(300)' \
+		"$tmp/mute.sock" &
+	mute=$!
+	for _ in $(seq 50); do [ -S "$tmp/mute.sock" ] && break; sleep 0.1; done
+	set +e
+	VFAGENT_SOCKET="$tmp/mute.sock" timeout 60 "$b/agent/vfctl/vfctl" pools 2>"$tmp/err"; rc=$?
+	set -e
+	kill "$mute"; wait "$mute" 2>/dev/null || true
+	[ $rc = 1 ] && grep -q "mute.sock takes connections but nothing answered within 15 s: vfagentd is starting, hung, or failing to start (systemctl status vfagentd" "$tmp/err" ||
+		fail "a socket nobody serves: exit $rc (124: timeout), $(cat "$tmp/err")"
+	# one that closes each connection unanswered (the socket unit stopping)
+	python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(16)
+while True:
+    c, _ = s.accept(); c.close()' "$tmp/closing.sock" &
+	closing=$!
+	for _ in $(seq 50); do [ -S "$tmp/closing.sock" ] && break; sleep 0.1; done
+	set +e
+	VFAGENT_SOCKET="$tmp/closing.sock" timeout 60 "$b/agent/vfctl/vfctl" doctor 2>"$tmp/err"; rc=$?
+	set -e
+	kill "$closing"; wait "$closing" 2>/dev/null || true
+	grep -q "closing.sock closed the connection unanswered: vfagentd stopped or failed to start" "$tmp/err" ||
+		fail "a socket closed unanswered: exit $rc, $(cat "$tmp/err")"
 	set +e
 	VFAGENT_SOCKET="$tmp/none.sock" vfctl doctor >/dev/null 2>"$tmp/err"; rc=$?
 	set -e

@@ -21,3 +21,6 @@ struct rdma_host {
 };
 
 void rdma_host_facts(struct rdma_host *ret);
+
+struct vfp_inventory;
+int rdma_verbs_missing(const struct vfp_inventory *inv, char *why, size_t size);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,9 +104,17 @@ int vfctl_request(const struct vfctl_http *h, const char *method, const char *pa
 	long status = 0;
 	CURLcode rc;
 	const struct vfctl_curl *cu = vfctl_curl();
-	CURL *c = cu ? open_handle(cu, h, path, url, sizeof(url), &headers) : NULL;
+	static bool probed; /* the first request of the run: does anyone serve the socket? */
+	CURL *c;
 	int r;
 
+	if (!probed) {
+		probed = true;
+		r = vfctl_probe(h, h->timeout);
+		if (r < 0)
+			return r;
+	}
+	c = cu ? open_handle(cu, h, path, url, sizeof(url), &headers) : NULL;
 	if (!c)
 		return cu ? -ENOMEM : -ENOPKG;
 	cu->easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);

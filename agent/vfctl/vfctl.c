@@ -28,7 +28,7 @@ struct vfctl {
 	const char *netns, *ifname, *gateway, *addresses[8], *domain;
 	struct vfp_host_env host; /* doctor --local: the config file, /proc, the modules */
 	size_t n_addresses;
-	bool json, local, dry_run, pack, live, config, persist;
+	bool json, local, dry_run, pack, live, config, persist, forget;
 	long count, vlan, mtu, max_tx_rate, min_tx_rate;
 	int spoofchk, trust; /* -1: not asked */
 	const char *link_state;
@@ -75,6 +75,7 @@ static void usage(FILE *out)
 		"      --dry-run           numvfs: only say what would happen\n"
 		"      --persist           numvfs: also keep it in the agent's state, so\n"
 		"                          the PF has that many VFs again after a reboot\n"
+		"      --forget            numvfs: drop the count persisted for the PF\n"
 		"      --netns NS          attach: a /run/netns name or path, or pid:N\n"
 		"      --ifname NAME       attach: the name inside (several VFs: NAME0, NAME1…)\n"
 		"      --address A/P       attach: an address for the first VF; repeatable\n"
@@ -544,14 +545,41 @@ static int cmd_release(struct vfctl *c)
 	return EXIT_SUCCESS;
 }
 
+/* numvfs PF --forget: the count persisted for PF dropped; its VFs stay. */
+static int forget_numvfs(struct vfctl *c)
+{
+	char path[64];
+	json_t *o = NULL;
+	int r;
+
+	if (c->argc != 1 || !vfp_pci_addr_is_valid(c->argv[0]) || c->dry_run || c->persist) {
+		fprintf(stderr, "vfctl: numvfs: usage: numvfs PF-PCI --forget\n");
+		return EXIT_USAGE;
+	}
+	snprintf(path, sizeof(path), "/v1/pfs/%s/numvfs", c->argv[0]);
+	r = vfctl_request(&c->http, "DELETE", path, NULL, NULL, &o);
+	if (o && c->json)
+		print_json(o);
+	else if (o)
+		printf(json_is_true(json_object_get(o, "forgotten"))
+		       ? "%s: its persisted count dropped; the config's numvfs rules decide its VFs "
+			 "from the next start or reload (it keeps its VFs now)\n"
+		       : "%s: no count was persisted for it\n", c->argv[0]);
+	json_decref(o);
+	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 static int cmd_numvfs(struct vfctl *c)
 {
 	char path[64], *end;
-	long n = strtol(c->argv[1], &end, 10);
+	long n;
 	json_t *body, *o = NULL;
 	int r, ret;
 
-	if (!vfp_pci_addr_is_valid(c->argv[0]) || *end || n < 0 || n > 65535) {
+	if (c->forget)
+		return forget_numvfs(c);
+	n = c->argc == 2 ? strtol(c->argv[1], &end, 10) : -1;
+	if (c->argc != 2 || !vfp_pci_addr_is_valid(c->argv[0]) || *end || n < 0 || n > 65535) {
 		fprintf(stderr, "vfctl: numvfs: usage: numvfs PF-PCI N\n");
 		return EXIT_USAGE;
 	}
@@ -682,7 +710,9 @@ static const struct command commands[] = {
 		 "          for the VFs in use (a network update)", 1, 1, cmd_set },
 	{ "release", "ID   restore and free an allocation's VFs", 1, 1, cmd_release },
 	{ "numvfs", "PF N [--dry-run | --persist]   resize a PF (--persist: again after a "
-		    "reboot)", 2, 2, cmd_numvfs },
+		    "reboot)\n"
+		    "  numvfs   PF --forget   drop PF's persisted count (the config's rules decide)",
+	  1, 2, cmd_numvfs },
 	{ "events", "follow inventory and allocation changes (through agent restarts)", 0, 0,
 	  cmd_events },
 	{ "repair", "PCI   a quarantined VF: reset, checked, and free again", 1, 1, cmd_repair },
@@ -748,7 +778,7 @@ static int parse_number(const char *opt, const char *s, long min, long max, long
 
 enum { O_SOCKET = 256, O_URL, O_TOKEN, O_LOCAL, O_OWNER, O_MAC, O_VLAN, O_GUID, O_IP,
        O_PACK, O_KEY, O_DRY, O_NETNS, O_IFNAME, O_ADDRESS, O_MTU, O_GATEWAY, O_DOMAIN,
-       O_LIVE, O_CONFIG, O_POOL, O_STATE, O_CONFIG_FILE, O_PROC_ROOT, O_MODULES_DIR, O_PERSIST,
+       O_LIVE, O_CONFIG, O_POOL, O_STATE, O_CONFIG_FILE, O_PROC_ROOT, O_MODULES_DIR, O_PERSIST, O_FORGET,
        O_SPOOFCHK, O_TRUST, O_LINK_STATE, O_MAX_RATE, O_MIN_RATE, O_TIMEOUT };
 static const struct option options[] = {
 	{ "sysfs-root", required_argument, NULL, 'r' }, { "output", required_argument, NULL, 'o' },
@@ -769,6 +799,7 @@ static const struct option options[] = {
 	{ "proc-root", required_argument, NULL, O_PROC_ROOT },
 	{ "modules-dir", required_argument, NULL, O_MODULES_DIR },
 	{ "persist", no_argument, NULL, O_PERSIST },
+	{ "forget", no_argument, NULL, O_FORGET },
 	{ "spoofchk", required_argument, NULL, O_SPOOFCHK },
 	{ "trust", required_argument, NULL, O_TRUST },
 	{ "link-state", required_argument, NULL, O_LINK_STATE },
@@ -807,6 +838,7 @@ static int apply_option(struct vfctl *c, int o)
 	case O_KEY: c->key = optarg; break;
 	case O_DRY: c->dry_run = true; break;
 	case O_PERSIST: c->persist = true; break;
+	case O_FORGET: c->forget = true; break;
 	case O_SPOOFCHK: r = parse_on_off("--spoofchk", optarg, &c->spoofchk); break;
 	case O_TRUST: r = parse_on_off("--trust", optarg, &c->trust); break;
 	case O_LINK_STATE: r = parse_link_state(optarg, &c->link_state); break;

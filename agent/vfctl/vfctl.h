@@ -21,6 +21,7 @@ int vfctl_stream(const struct vfctl_http *h, const char *path, const char *last_
 		 size_t (*on_chunk)(char *, size_t, size_t, void *), void *userdata);
 int vfctl_follow_events(const struct vfctl_http *h, bool json);
 void vfctl_print_unreachable(const struct vfctl_http *h);
+int vfctl_probe(const struct vfctl_http *h, long timeout);
 
 void vfctl_print_table(FILE *out, json_t *pfs, json_t *holders);
 void vfctl_owner_text(json_t *owner, char *buf, size_t size);

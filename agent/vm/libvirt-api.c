@@ -62,3 +62,12 @@ int libvirt_api_load(const struct libvirt_api **ret, char *err, size_t err_size)
 	*ret = &api;
 	return 0;
 }
+
+/**
+ * libvirt_api_load_error() - why libvirt could not be loaded; NULL when it
+ * was, or when nothing asked for it ("libvirt": false in the config)
+ */
+const char *libvirt_api_load_error(void)
+{
+	return load_error[0] ? load_error : NULL;
+}

@@ -51,3 +51,4 @@ struct libvirt_api {
 };
 
 int libvirt_api_load(const struct libvirt_api **ret, char *err, size_t err_size);
+const char *libvirt_api_load_error(void);

@@ -301,6 +301,7 @@ static void init_cond(pthread_cond_t *cond)
  * libvirt_conn_new() - the connection to @uri, and its event thread
  *
  * An unreachable libvirt is not an error here: it is logged and retried.
+ * -ENOPKG when libvirt's library is not installed: said once, here.
  */
 int libvirt_conn_new(const char *uri, struct libvirt_conn **ret)
 {
@@ -309,8 +310,9 @@ int libvirt_conn_new(const char *uri, struct libvirt_conn **ret)
 	char err[512];
 
 	if (libvirt_api_load(&lv, err, sizeof(err)) < 0) {
-		log_error("libvirt %s: %s (install libvirt's client library, or set \"libvirt\": "
-			  "false in the config on a host without VMs)", uri, err);
+		log_warning("libvirt %s: %s: VMs get no VFs, containers do (apt-get install %s, "
+			    "then systemctl restart vfagentd; or \"libvirt\": false in the config on "
+			    "a host without VMs)", uri, err, LIBVIRT_PACKAGE);
 		return -ENOPKG;
 	}
 	c = calloc(1, sizeof(*c));
@@ -371,6 +373,14 @@ void libvirt_conn_free(struct libvirt_conn *c)
 }
 
 /* The URI, or NULL when the agent runs without libvirt (@c NULL). */
+/**
+ * libvirt_missing() - why libvirt's library could not be loaded, or NULL
+ */
+const char *libvirt_missing(void)
+{
+	return libvirt_api_load_error();
+}
+
 const char *libvirt_conn_get_uri(const struct libvirt_conn *c)
 {
 	return c ? c->uri : NULL;
@@ -408,6 +418,11 @@ static virConnectPtr get(struct libvirt_conn *c, char *err, size_t err_size)
 {
 	virConnectPtr conn;
 
+	if (!c && libvirt_missing()) {
+		snprintf(err, err_size, "this agent runs without libvirt (cannot load it: %s; install %s): VMs "
+			 "cannot get VFs here", libvirt_missing(), LIBVIRT_PACKAGE);
+		return NULL;
+	}
 	if (!c) {
 		snprintf(err, err_size, "this agent runs without libvirt (\"libvirt\": false in its "
 			 "config): VMs cannot get VFs here");
