@@ -51,6 +51,7 @@ struct agent {
 	struct events *events;
 	struct metrics *metrics;
 	struct libvirt_conn *libvirt;
+	struct hold_watch *holds; /* set before the servers start, NULL without one */
 	char *token; /* bearer token for TCP listeners; never logged */
 	char socket_path[108]; /* the unix socket served on, for the host checks; "" if none */
 	double scan_seconds;

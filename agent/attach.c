@@ -10,6 +10,7 @@
 #include "agent/container/container.h"
 #include "agent/container/netns.h"
 #include "agent/events.h"
+#include "agent/hold-watch.h"
 #include "agent/owner.h"
 #include "agent/release.h"
 #include "agent/vf-reset.h"
@@ -287,7 +288,26 @@ int agent_attach_domain(struct agent *a, const char *id, const struct agent_doma
 static int set_hold(struct agent *a, const char *id, const char *hold_while, char *err,
 		    size_t err_size)
 {
-	return ledger_set_hold(a, id, hold_while, err, err_size);
+	int r = ledger_set_hold(a, id, hold_while, err, err_size);
+
+	if (r >= 0)
+		hold_watch_changed(a->holds);
+	return r;
+}
+
+/**
+ * agent_hold() - allocation @id held while the file @hold_while exists, or
+ * no longer held (NULL), whether reserved or attached
+ *
+ * An attached allocation's hold counts once its domain ends: its VFs come
+ * back to the host and it stays reserved for its owner while the file
+ * exists (OpenNebula's poweroff keeps a VM's devices booked). -EBUSY when
+ * it is neither reserved nor attached.
+ */
+int agent_hold(struct agent *a, const char *id, const char *hold_while, char *err,
+	       size_t err_size)
+{
+	return set_hold(a, id, hold_while, err, err_size);
 }
 
 /**

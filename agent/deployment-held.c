@@ -20,7 +20,9 @@ static int take(struct vfp_allocation *alloc, const char *uuid, const char *cons
 	for (p = 0; p < n_pools && strcmp(pools[p], pool) != 0; p++)
 		;
 	if (p == n_pools || ret_allocs[p] || vfp_allocation_get_vf_count(alloc) != counts[p] ||
-	    vfp_allocation_get_state(alloc) != VFP_ALLOCATION_ATTACHED) {
+	    !(vfp_allocation_get_state(alloc) == VFP_ALLOCATION_ATTACHED ||
+	      (vfp_allocation_get_state(alloc) == VFP_ALLOCATION_RESERVED &&
+	       vfp_allocation_get_hold_path(alloc)))) {
 		snprintf(err, err_size, "domain %s already holds allocation %s (%s, %zu VFs of "
 			 "pool %s) that this file does not match: release it first", uuid,
 			 vfp_allocation_get_id(alloc),
@@ -37,8 +39,10 @@ static int take(struct vfp_allocation *alloc, const char *uuid, const char *cons
  * @counts: the VFs the file asks of each pool
  * @ret_allocs: filled, one per pool, when 1 is returned (unref them)
  *
- * 0 when the domain holds none; 1 when it holds exactly one attached
- * allocation per pool of the right size; -EBUSY (and @err) otherwise.
+ * 0 when the domain holds none; 1 when it holds exactly one allocation per
+ * pool of the right size, attached (a file posted again), or reserved and
+ * held on a file (its domain ended, a powered-off VM's: it resumes with the
+ * same VFs); -EBUSY (and @err) otherwise.
  */
 int deployment_held(struct agent *a, const char *uuid, const char *const *pools,
 		    const unsigned *counts, size_t n_pools, struct vfp_allocation **ret_allocs,

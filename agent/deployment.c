@@ -41,6 +41,7 @@ struct rewrite {
 	size_t n_pools, used[MAX_POOLS];
 	size_t n_begun; /* allocations whose attach intent is begun */
 	bool reused;	/* the domain's own allocations, held since an earlier post */
+	bool resumed;	/* the domain's own reservations, held since it ended: prepared anew */
 	xmlNodePtr dummies; /* a holder of the dummy NICs, in IB order */
 	size_t n_ib;
 	struct deployment_adopt adopt; /* the <hostdev>s held for this domain by address */
@@ -70,9 +71,19 @@ static size_t pool_slot(struct rewrite *w, const char *pool)
 	return i;
 }
 
+/* Whether the domain's held allocations are reservations (its domain ended), not attached. */
+static bool held_reserved(const struct rewrite *w)
+{
+	for (size_t p = 0; p < w->n_pools; p++)
+		if (vfp_allocation_get_state(w->allocs[p]) != VFP_ALLOCATION_RESERVED)
+			return false;
+	return true;
+}
+
 /*
  * One allocation per pool, all or none, in one commit; or the allocations
- * the domain already holds when this file was posted before.
+ * the domain already holds when this file was posted before, or that it
+ * kept since it ended (held on a file).
  */
 static int claim_all(struct rewrite *w, const char *owner)
 {
@@ -93,7 +104,8 @@ static int claim_all(struct rewrite *w, const char *owner)
 		r = deployment_held(w->agent, w->uuid, w->pools, count, w->n_pools, w->allocs,
 				    w->err, w->err_size);
 	if (r > 0) {
-		w->reused = true;
+		w->resumed = held_reserved(w);
+		w->reused = !w->resumed;
 		return 0;
 	}
 	for (size_t p = 0; r >= 0 && p < w->n_pools; p++)
@@ -284,7 +296,7 @@ static int replace_nic(struct rewrite *w, size_t i)
 	return node ? r : fail(w, -ENOMEM, "out of memory");
 }
 
-/* Every VF prepared so far back, every claim given back. */
+/* Every VF prepared so far back, every claim given back (a held one kept, reserved). */
 static void give_back(struct agent *a, struct rewrite *w)
 {
 	for (size_t p = 0; p < w->n_pools && w->allocs[p]; p++) {
@@ -295,7 +307,7 @@ static void give_back(struct agent *a, struct rewrite *w)
 			if (vm_restore_vf(a, vfp_allocation_get_vf(w->allocs[p], j), err,
 					  sizeof(err)) < 0)
 				log_error("allocation %s: rollback: %s", id, err);
-		if (agent_release_allocation(a, id, err, sizeof(err)) < 0)
+		if (!w->resumed && agent_release_allocation(a, id, err, sizeof(err)) < 0)
 			log_error("allocation %s: giving the claim back: %s", id, err);
 	}
 }
@@ -337,13 +349,14 @@ static void confirm_intents(struct rewrite *w, bool ok)
 				      ok ? NULL : "rewrite failed");
 }
 
-/* "id1, id2" for X-Allocation-Id: the claims this request made (none when reused). */
+/* "id1, id2" for X-Allocation-Id: the claims this request made (none when held before). */
 static void allocation_ids(const struct rewrite *w, char *buf, size_t size)
 {
 	size_t len = 0;
 
 	buf[0] = '\0';
-	for (size_t p = 0; !w->reused && p < w->n_pools && w->allocs[p] && len < size; p++)
+	for (size_t p = 0; !w->reused && !w->resumed && p < w->n_pools && w->allocs[p] && len < size;
+	     p++)
 		len += (size_t)snprintf(buf + len, size - len, "%s%s", p ? ", " : "",
 					vfp_allocation_get_id(w->allocs[p]));
 }

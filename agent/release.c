@@ -11,7 +11,9 @@
 #include "agent/container/container.h"
 #include "agent/vm/libvirt.h"
 #include "agent/vm/vm.h"
+#include "agent/attach.h"
 #include "agent/events.h"
+#include "agent/hold-watch.h"
 #include "agent/owner.h"
 #include "agent/release.h"
 #include "agent/vf-reset.h"
@@ -205,6 +207,24 @@ static bool reserved_orphan(struct agent *a, const struct vfp_allocation *alloc)
 			      sizeof(ignored)) == -ENOENT;
 }
 
+/* An attached allocation whose domain ended while its hold file exists: kept, reserved. */
+static const char domain_ended_held[] = "its domain ended; held while its file exists";
+
+/* Whether @alloc is held on a file that exists (a look that fails counts as there). */
+static bool hold_file_exists(struct agent *a, const struct vfp_allocation *alloc)
+{
+	const char *hold = vfp_allocation_get_hold_path(alloc);
+	struct stat st;
+	int r;
+
+	if (!hold)
+		return false;
+	r = stat(hold, &st) == 0 ? 0 : -errno;
+	if (r < 0 && r != -ENOENT)
+		look_failed(a, alloc, "hold file", r);
+	return r != -ENOENT;
+}
+
 /*
  * Whether @alloc's owner is gone, asking only about the kinds in @owners.
  * An attached allocation's owner is where its VFs went; a reserved one's
@@ -218,9 +238,11 @@ static const char *owner_gone(struct agent *a, const struct vfp_allocation *allo
 	enum vfp_allocation_state state = vfp_allocation_get_state(alloc);
 	int r;
 
+	/* a held reservation's lease is its file: no orphan lease once it is gone */
 	if (state == VFP_ALLOCATION_RESERVED)
 		return owners == SWEEP_ALL &&
-				       time(NULL) - vfp_allocation_get_updated(alloc) >= orphan_seconds &&
+				       (vfp_allocation_get_hold_path(alloc) ||
+					time(NULL) - vfp_allocation_get_updated(alloc) >= orphan_seconds) &&
 				       reserved_orphan(a, alloc)
 			       ? (vfp_allocation_get_hold_path(alloc)
 					  ? "reserved, held while a file existed, and both it and its owner are gone"
@@ -236,8 +258,24 @@ static const char *owner_gone(struct agent *a, const struct vfp_allocation *allo
 			look_failed(a, alloc, "network namespace", r);
 	}
 	if (owners & SWEEP_DOMAINS && vm_domain_alive(a, alloc) == 0)
-		return "its domain is gone";
+		return hold_file_exists(a, alloc) ? domain_ended_held : "its domain is gone";
 	return NULL;
+}
+
+/*
+ * The VFs of @alloc, whose domain ended (a guest powered off, or a
+ * poweroff), back to the host; it stays reserved for its owner, held while
+ * its file exists (OpenNebula keeps a powered-off VM's devices booked).
+ */
+static void keep_held(struct agent *a, const struct vfp_allocation *alloc)
+{
+	const char *id = vfp_allocation_get_id(alloc);
+	const char *hold = vfp_allocation_get_hold_path(alloc);
+	char err[512];
+
+	log_info("allocation %s: its domain ended: kept for its owner while %s exists", id, hold);
+	if (agent_detach(a, id, hold, err, sizeof(err)) < 0)
+		log_error("allocation %s: keeping it after its domain ended: %s", id, err);
 }
 
 /**
@@ -271,6 +309,10 @@ unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners)
 
 		if (!(why = owner_gone(a, list[i], owners, orphan_seconds)))
 			continue;
+		if (why == domain_ended_held) {
+			keep_held(a, list[i]);
+			continue;
+		}
 		log_info("allocation %s: %s: releasing", id, why);
 		if (agent_release_allocation(a, id, err, sizeof(err)) >= 0)
 			n++;
@@ -278,5 +320,7 @@ unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners)
 			log_error("allocation %s: release after its owner went: %s", id, err);
 	}
 	vfp_allocation_list_free(list, count);
+	if (n)
+		hold_watch_changed(a->holds);
 	return n;
 }

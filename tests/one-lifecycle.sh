@@ -82,7 +82,7 @@ if one_deploy h1 7 "$dep" "$vmxml" >/dev/null 2>&1; then fail "second deploy of 
 [ "$(held h1)" = attached,attached ] && [ "$(vfs_of h1)" = "$claimed" ] ||
 	fail "a refused deploy took the VFs of the running VM: $(held h1)"
 
-step "poweroff (cancel) + resume (deploy): VFs back, then claimed again"
+step "cancel (LCM_STATE 2: no poweroff, see one-poweroff.sh) + deploy: VFs back, then claimed again"
 message h1 | one_action h1 cancel 7 "$uuid" h1 || fail cancel
 [ "$(nfree h1)" = "$all_free_h1" ] || fail "after cancel: $(nfree h1) free"
 one_deploy h1 7 "$dep" "$vmxml" >/dev/null || fail "resume"

@@ -253,3 +253,62 @@ claim_pcis() { # XML UUID [PREDICATE]
 give_back() { # IDS
 	for id in $1; do api DELETE "/v1/allocations/$id" >/dev/null || warn "allocation $id: not given back"; done
 }
+
+# ---- a VM without a domain keeps its VFs (oned's poweroff keeps its devices booked) ----
+# The file VM $2's allocations on this host are held on ($1: the VM's directory in the system
+# datastore, where deploy finds DEPLOYMENT_FILE; $3: the host as oned names it). While the
+# VM has no domain (powered off, by oned or by its guest) the agent keeps them reserved for it
+# while this file exists: terminating the VM deletes its directory (tm delete), undeploying or
+# migrating it moves it away (tm mv), and the agent gives the VFs back at once. On a shared
+# system datastore the directory stays: the next deploy of the VM, on whichever host, removes
+# the other hosts' files, and theirs go back then.
+hold_file() { # VM_DIR HOST
+	printf '%s/.vfagent-held.%s' "$1" "$2"
+}
+
+# The UUID the domain of VM ID $1 had when its VFs were kept here (a resume reuses it, so
+# that the domain finds them), or "".
+held_uuid() { # VM_ID
+	api GET "/v1/allocations?owner=vm:one-$1" 2>/dev/null | jq -r '[.allocations[] |
+		select(.state == "reserved" and .hold_while != null) | .owner.uuid // empty][0] // empty'
+}
+
+# Every allocation of domain $1 on this host held on file $2 (null: no longer held).
+hold_all() { # UUID FILE
+	hold_body=$(jq -cn --arg f "$2" '{hold_while: (if $f == "" then null else $f end)}')
+	rc=0 # (api_on sets $body)
+	for id in $(allocations_of "" "$1"); do
+		api POST "/v1/allocations/$id/hold" "$hold_body" >/dev/null || rc=1
+	done
+	return $rc
+}
+
+# The domain $1 is gone (a poweroff): each allocation still attached back to the host,
+# reserved and held on its file, unless the agent has done so already. Those with no hold
+# (made before holds were set) are named on stderr and go back when the agent sees the
+# domain gone.
+keep_held() { # UUID
+	list=$(api GET "/v1/allocations?owner=vm:$1") || return 1
+	printf '%s' "$list" | jq -r '.allocations[] | select(.state == "attached") |
+		"\(.id) \(.hold_while // "")"' | {
+		rc=0
+		while read -r id f; do
+			if [ -z "$f" ]; then
+				warn "allocation $id of $1 is held on no file: its VFs go back to the host"
+				rc=1
+				continue
+			fi
+			api POST "/v1/allocations/$id/detach" "$(jq -cn --arg f "$f" '{hold_while: $f}')" \
+				>/dev/null 2>&1 ||
+				[ "$(api GET "/v1/allocations/$id" | jq -r .state)" = reserved ] || rc=1
+		done
+		exit $rc
+	}
+}
+
+# The file the allocations of domain $2 on host $1 are held on ("" when none).
+vm_hold() { # HOST UUID
+	api_on "$1" GET "/v1/allocations?owner=vm:$2" 2>/dev/null |
+		jq -r '[.allocations[] | .hold_while // empty | select(test("/\\.vfagent-held\\."))][0]
+		// empty'
+}
