@@ -125,6 +125,50 @@ pci_vm_at() { pci_vm 0000 "$(echo "$1" | cut -c6-7)" "$(echo "$1" | cut -c9-10)"
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
 }
 
+@test "IM probe: its state directory private, a link planted in it never written through, another user's directory refused" {
+	VFAGENT_STATE_DIR=$dir/state run sh "$top/hooks/one/im/vfagent-pci.sh"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %a "$dir/state")" = 700 ]
+	[ "$(wc -l <"$dir/state/offered")" = 14 ]
+	# another user's files beside it: links named as the old probe's temporary file and as the
+	# note itself, to a file of the probe's user (oneadmin's)
+	echo precious >"$dir/victim"
+	ln -s "$dir/victim" "$dir/state/offered.new"
+	rm "$dir/state/offered" && ln -s "$dir/victim" "$dir/state/offered"
+	VFAGENT_STATE_DIR=$dir/state run sh "$top/hooks/one/im/vfagent-pci.sh"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'VFAGENT_STATUS = "ok"'* ]]
+	[ "$(cat "$dir/victim")" = precious ]
+	[ ! -L "$dir/state/offered" ] && [ "$(wc -l <"$dir/state/offered")" = 14 ]
+	# a directory another user made (or anyone may write): nothing written, the status says why
+	mkdir -m 1777 "$dir/open"
+	chown nobody "$dir/open"
+	ln -s "$dir/victim" "$dir/open/offered.new"
+	VFAGENT_STATE_DIR=$dir/open run sh "$top/hooks/one/im/vfagent-pci.sh"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'VFAGENT_STATUS = "'"$dir/open"' is not a directory of this user'* ]]
+	[ "$(printf '%s\n' "$output" | grep -c '^PCI = \[')" = 14 ]
+	[ "$(cat "$dir/victim")" = precious ] && [ ! -e "$dir/open/offered" ]
+}
+
+@test "deploy: the agent down, a note of the VFs offered that another user could write is not believed" {
+	pci_vm 0000 d8 10 2 >"$dir/vm.xml"
+	# the VF is not in the note: believed, the VM would deploy without the agent
+	mkdir -m 0777 "$dir/state" && : >"$dir/state/offered"
+	VFAGENT_STATE_DIR=$dir/state VFAGENT_SOCKET=$dir/nowhere.sock run deploy "$one/no-sriov.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"could have been written by another user: not believed"* ]]
+	[ ! -e "$dir/deploy.args" ]
+	chmod 0755 "$dir/state" && chmod 0666 "$dir/state/offered"
+	VFAGENT_STATE_DIR=$dir/state VFAGENT_SOCKET=$dir/nowhere.sock run deploy "$one/no-sriov.xml"
+	[ "$status" -eq 1 ]
+	[ ! -e "$dir/deploy.args" ]
+	# the probe's own note, and the VF not in it: the stock deploy alone
+	chmod 0644 "$dir/state/offered"
+	VFAGENT_STATE_DIR=$dir/state VFAGENT_SOCKET=$dir/nowhere.sock run deploy "$one/no-sriov.xml"
+	[ "$status" -eq 0 ]
+}
+
 @test "deploy: the agent down, a VM none of whose devices is the agent's goes to the stock deploy" {
 	VFAGENT_SOCKET=$dir/nowhere.sock run deploy "$one/no-sriov.xml"
 	[ "$status" -eq 0 ]

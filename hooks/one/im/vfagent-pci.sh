@@ -84,10 +84,19 @@ if ! out=$(query "$print") || ! mine=$(query .pci); then
 	exit 0
 fi
 # every VF of those pools, whoever holds it, for the actions to know a device of the agent's
-# when it is down (oned may have booked any of them)
-if mkdir -p "$state" 2>/dev/null; then
-	printf '%s\n' "$mine" | grep . >"$state/offered.new"
-	mv "$state/offered.new" "$state/offered"
+# when it is down (oned may have booked any of them). /var/tmp/one_db is open to every user:
+# the directory is made private (or refused when it is another user's, a link, or writable by
+# others) and the file is written under a name mktemp makes (O_EXCL: a name planted there is
+# never written through) and renamed over the last one (a rename replaces a planted link).
+note=ok
+if ! (umask 077 && mkdir -p "$state") 2>/dev/null ||
+	[ -z "$(find "$state" -maxdepth 0 -type d -user "$(id -u)" ! -perm /022 2>/dev/null)" ]; then
+	note="$state is not a directory of this user's that others cannot write: the VFs offered are not noted there for the actions"
+elif tmp=$(mktemp "$state/offered.XXXXXX" 2>/dev/null); then
+	printf '%s\n' "$mine" | grep . >"$tmp"
+	mv -f "$tmp" "$state/offered" || { rm -f "$tmp"; note="cannot note the VFs offered in $state"; }
+else
+	note="cannot note the VFs offered in $state"
 fi
 [ -z "$out" ] || printf '%s\n' "$out"
-status ok
+status "$note"

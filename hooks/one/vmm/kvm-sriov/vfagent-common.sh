@@ -167,9 +167,30 @@ vm_pcis() {
 	done
 }
 
+# Whether file (or directory, $2 = d) $1 is this user's or root's, no link, and no one else
+# may write it: what another user could have written is not believed.
+trusted() { # PATH [TYPE]
+	[ -n "$(find "$1" -maxdepth 0 -type "${2:-f}" \( -user "$(id -u)" -o -user 0 \) ! -perm /022 \
+		2>/dev/null)" ]
+}
+
 # Whether VF $1 (a PCI address) is one the probe last offered to oned (for when the agent
-# does not answer: such a device needs it).
-offered() { [ -r "$VFAGENT_STATE_DIR/offered" ] && grep -qx "$1" "$VFAGENT_STATE_DIR/offered"; }
+# does not answer: such a device needs it). A note that another user could have written (the
+# state directory or the file theirs, a link, or writable by others) is not believed: every
+# device then counts as the agent's.
+offered() {
+	[ -e "$VFAGENT_STATE_DIR" ] || [ -L "$VFAGENT_STATE_DIR" ] || return 1 # never probed
+	if ! trusted "$VFAGENT_STATE_DIR" d; then
+		warn "$VFAGENT_STATE_DIR could have been written by another user: not believed"
+		return 0
+	fi
+	[ -e "$VFAGENT_STATE_DIR/offered" ] || [ -L "$VFAGENT_STATE_DIR/offered" ] || return 1
+	if ! trusted "$VFAGENT_STATE_DIR/offered"; then
+		warn "$VFAGENT_STATE_DIR/offered could have been written by another user: not believed"
+		return 0
+	fi
+	grep -qx "$1" "$VFAGENT_STATE_DIR/offered"
+}
 
 # The VM's PCI devices that were the agent's when the probe last ran, with the agent down.
 offered_pcis() {
