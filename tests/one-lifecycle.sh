@@ -28,8 +28,15 @@ all_free_h1=$(nfree h1)
 all_free_h2=$(nfree h2)
 
 step "deploy: the domain's UUID printed; two IB VFs, an Ethernet VF on vm.xml's VLAN, dummies"
-out=$(one_deploy h1 7 "$dep" "$vmxml") || fail "deploy: $out"
+out=$(one_deploy h1 7 "$dep" "$vmxml" 2>"$ONE_DIR/deploy.err") || fail "deploy: $out"
 [ "$out" = "$uuid" ] || fail "deploy printed '$out', not the domain's UUID"
+step "deploy: the security groups of the NICs that became VFs said in the VM's log, not the others'"
+sed "s/^/  /" "$ONE_DIR/deploy.err"
+for mac in 02:00:0a:01:00:07 02:00:c0:a8:02:07 02:00:0a:02:00:07; do
+	grep -q "NIC $mac on network .* is a VF: its security groups (0) do not apply" "$ONE_DIR/deploy.err" ||
+		fail "NIC $mac's security groups not said"
+done
+! grep -q 02:00:c0:a8:01:07 "$ONE_DIR/deploy.err" || fail "br0's NIC named: its groups apply"
 [ "$(held h1)" = attached,attached ] || fail "allocations by UUID: $(held h1)"
 [ "$(one_api h1 '/v1/allocations?owner=vm:one-7' '.allocations | length')" = 2 ] ||
 	fail "the domain's name no longer finds its allocations"
