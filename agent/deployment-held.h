@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A deployment file posted again (OpenNebula retries a deploy whose answer
- * it never saw): the allocations its domain UUID already holds, one per
- * pool, serve it again instead of a second claim.
+ * it never saw), or a resume of a VM whose domain ended (a poweroff): the
+ * allocations its domain UUID already holds, one per NIC (matched by pool
+ * and MAC), serve it again instead of a second claim.
  */
 #pragma once
 
@@ -11,5 +12,5 @@
 #include "agent/agent.h"
 
 int deployment_held(struct agent *a, const char *uuid, const char *const *pools,
-		    const unsigned *counts, size_t n_pools, struct vfp_allocation **ret_allocs,
+		    const char (*macs)[18], const unsigned *counts, size_t n_pools, struct vfp_allocation **ret_allocs,
 		    char *err, size_t err_size);

@@ -23,6 +23,7 @@
 #include "agent/vm/vm.h"
 #include "libvfpool/macro.h"
 
+/* A slot per NIC on an SR-IOV network: its own allocation (update_nic, detach_nic reach it). */
 #define MAX_POOLS AGENT_MAX_CLAIMS
 
 struct rewrite {
@@ -36,8 +37,9 @@ struct rewrite {
 	size_t n_nics;
 	char uuid[37];
 	char *name;
-	const char *pools[MAX_POOLS];
-	struct vfp_allocation *allocs[MAX_POOLS];
+	const char *pools[MAX_POOLS];		/* slot i: NIC i's pool */
+	char macs[MAX_POOLS][18];		/* and its MAC, "" when it has none */
+	struct vfp_allocation *allocs[MAX_POOLS]; /* and its allocation, of one VF */
 	size_t n_pools, used[MAX_POOLS];
 	size_t n_begun; /* allocations whose attach intent is begun */
 	bool reused;	/* the domain's own allocations, held since an earlier post */
@@ -59,16 +61,20 @@ static int fail(struct rewrite *w, int r, const char *format, ...)
 	return r;
 }
 
-static size_t pool_slot(struct rewrite *w, const char *pool)
+/* NIC @i's slot: its pool and MAC, in NIC order. */
+static int nic_slot(struct rewrite *w, size_t i)
 {
-	size_t i;
+	const struct domxml_nic *nic = &w->nics[i];
 
-	for (i = 0; i < w->n_pools; i++)
-		if (!strcmp(w->pools[i], pool))
-			return i;
-	if (i < MAX_POOLS)
-		w->pools[w->n_pools++] = pool;
-	return i;
+	if (i >= MAX_POOLS)
+		return fail(w, -EINVAL, "devices: more than %d NICs on SR-IOV networks", MAX_POOLS);
+	w->pools[i] = nic->pool;
+	w->macs[i][0] = '\0';
+	if (nic->has_mac)
+		snprintf(w->macs[i], sizeof(w->macs[i]), "%02x:%02x:%02x:%02x:%02x:%02x", nic->mac[0],
+			 nic->mac[1], nic->mac[2], nic->mac[3], nic->mac[4], nic->mac[5]);
+	w->n_pools = i + 1;
+	return 0;
 }
 
 /* Whether the domain's held allocations are reservations (its domain ended), not attached. */
@@ -80,39 +86,65 @@ static bool held_reserved(const struct rewrite *w)
 	return true;
 }
 
+/* A claim that failed names one NIC's VF: the file's whole ask of each pool after it. */
+static void say_asked(struct rewrite *w)
+{
+	size_t len = strlen(w->err);
+
+	for (size_t p = 0; p < w->n_pools && len < w->err_size; p++) {
+		unsigned n = 0;
+		bool seen = false;
+
+		for (size_t q = 0; q < w->n_pools; q++) {
+			seen |= q < p && !strcmp(w->pools[q], w->pools[p]);
+			n += !strcmp(w->pools[q], w->pools[p]);
+		}
+		if (!seen)
+			len += (size_t)snprintf(w->err + len, w->err_size - len, "%s%u requested of "
+						"pool \"%s\"", len && p ? ", " : " (this file's NICs: ",
+						n, w->pools[p]);
+	}
+	if (len + 1 < w->err_size)
+		snprintf(w->err + len, w->err_size - len, ")");
+}
+
 /*
- * One allocation per pool, all or none, in one commit; or the allocations
- * the domain already holds when this file was posted before, or that it
- * kept since it ended (held on a file).
+ * One allocation per NIC (of one VF, with the NIC's MAC in its settings: a
+ * network update or a hot-detach of that NIC reaches its VF alone), all or
+ * none, in one commit; or the allocations the domain already holds when this
+ * file was posted before, or that it kept since it ended (held on a file).
  */
 static int claim_all(struct rewrite *w, const char *owner)
 {
-	unsigned count[MAX_POOLS] = { 0 };
+	unsigned count[MAX_POOLS];
 	struct vfp_claim claims[MAX_POOLS];
+	struct vfp_settings settings[MAX_POOLS];
 	struct vfp_owner o = { .kind = VFP_OWNER_VM, .name = owner, .uuid = w->uuid };
 	int r = 0;
 
-	for (size_t i = 0; i < w->n_nics; i++) {
-		size_t slot = pool_slot(w, w->nics[i].pool);
-
-		if (slot >= MAX_POOLS)
-			r = fail(w, -EINVAL, "devices: NICs on more than %d SR-IOV pools", MAX_POOLS);
-		else
-			count[slot]++;
+	for (size_t i = 0; r >= 0 && i < w->n_nics; i++) {
+		r = nic_slot(w, i);
+		count[i] = 1;
 	}
 	if (r >= 0)
-		r = deployment_held(w->agent, w->uuid, w->pools, count, w->n_pools, w->allocs,
-				    w->err, w->err_size);
+		r = deployment_held(w->agent, w->uuid, w->pools, (const char(*)[18])w->macs, count,
+				    w->n_pools, w->allocs, w->err, w->err_size);
 	if (r > 0) {
 		w->resumed = held_reserved(w);
 		w->reused = !w->resumed;
 		return 0;
 	}
-	for (size_t p = 0; r >= 0 && p < w->n_pools; p++)
+	for (size_t p = 0; r >= 0 && p < w->n_pools; p++) {
+		vfp_settings_init(&settings[p]);
+		memcpy(settings[p].mac, w->macs[p], sizeof(settings[p].mac));
 		claims[p] = (struct vfp_claim){ .pool = w->pools[p], .count = count[p], .owner = &o,
+						 .settings = w->macs[p][0] ? &settings[p] : NULL,
 						 .numa_node = -1 };
-	return r < 0 ? r : agent_claim_all_quiet(w->agent, claims, w->n_pools, w->allocs, w->err,
-						w->err_size);
+	}
+	if (r >= 0 && (r = agent_claim_all_quiet(w->agent, claims, w->n_pools, w->allocs, w->err,
+						 w->err_size)) < 0)
+		say_asked(w);
+	return r;
 }
 
 /*
@@ -231,11 +263,11 @@ static char *held_device_xml(struct rewrite *w, const struct vfp_allocation *all
 	return xml;
 }
 
-/* The device of NIC @i: the next VF of its pool's allocation, prepared (or as held). */
+/* The device of NIC @i: the VF of its allocation, prepared (or as held). */
 static int nic_device_xml(struct rewrite *w, size_t i, char **ret_xml)
 {
 	const struct domxml_nic *nic = &w->nics[i];
-	size_t p = pool_slot(w, nic->pool);
+	size_t p = i;
 	struct vm_target t = { .uuid = w->uuid, .name = w->name, .pending = true };
 	struct vm_nic want = { .has_mac = nic->has_mac, .max_tx_rate = nic->max_tx_rate,
 			       .spoofchk = -1, .trust = -1 };
@@ -262,7 +294,7 @@ static int nic_device_xml(struct rewrite *w, size_t i, char **ret_xml)
 /* Whether NIC @i got an InfiniBand VF (a <hostdev> of another kind, NVMe say, needs no dummy). */
 static bool nic_vf_is_ib(struct rewrite *w, size_t i)
 {
-	size_t p = pool_slot(w, w->nics[i].pool);
+	size_t p = i;
 	const char *pci = vfp_allocation_get_vf(w->allocs[p], w->used[p] - 1)->pci;
 	struct vfp_inventory *inv = agent_get_inventory(w->agent);
 	const struct vfp_vf *vf = vfp_inventory_find_vf(inv, pci);

@@ -45,14 +45,14 @@ all_offered=$(offered)
 
 step "deploy VM 7: three VFs of its SR-IOV bridges' NICs"
 out=$(one_deploy h1 7 "$dep" "$top_srcdir/tests/one/vm.xml") || fail "deploy: $out"
-[ "$(states $uuid)" = attached,attached ] || fail "after deploy: $(states $uuid)"
+[ "$(states $uuid)" = attached,attached,attached ] || fail "after deploy: $(states $uuid)"
 vfs=$(vfs_of $uuid)
 [ "$(nfree)" = $((all_free - 3)) ] || fail "three VFs taken: $(nfree) free"
 
 for a in shutdown cancel; do
 	step "poweroff ($a, LCM_STATE SHUTDOWN_POWEROFF 18): every VF kept for the VM, offered to nobody"
 	action $a 18 $uuid || fail "$a"
-	[ "$(states $uuid)" = reserved,reserved ] || fail "after poweroff: $(states $uuid)"
+	[ "$(states $uuid)" = reserved,reserved,reserved ] || fail "after poweroff: $(states $uuid)"
 	[ "$(vfs_of $uuid)" = "$vfs" ] && [ "$(nfree)" = $((all_free - 3)) ] ||
 		fail "after poweroff: $(vfs_of $uuid), $(nfree) free"
 	[ "$(offered)" = $((all_offered - 3)) ] || fail "the probe offers a VF of the powered-off VM"
@@ -60,14 +60,14 @@ for a in shutdown cancel; do
 	sed '/<uuid>/d' "$dep" >"$ONE_DIR/dep-nouuid"
 	out=$(one_deploy h1 7 "$ONE_DIR/dep-nouuid" "$top_srcdir/tests/one/vm.xml") || fail "resume: $out"
 	[ "$out" = $uuid ] || fail "resume printed $out, not the domain the VFs were kept for"
-	[ "$(states $uuid)" = attached,attached ] && [ "$(vfs_of $uuid)" = "$vfs" ] ||
+	[ "$(states $uuid)" = attached,attached,attached ] && [ "$(vfs_of $uuid)" = "$vfs" ] ||
 		fail "after resume: $(states $uuid) $(vfs_of $uuid), was $vfs"
 	[ "$(nfree)" = $((all_free - 3)) ] || fail "the resume claimed more: $(nfree) free"
 done
 
 step "the guest powers itself off (no action; oned's monitor moves the VM to POWEROFF): VFs kept"
 one_virsh h1 "destroy $uuid" >/dev/null || fail "destroy"
-settles $uuid reserved,reserved || fail "after the guest's poweroff: $(states $uuid)"
+settles $uuid reserved,reserved,reserved || fail "after the guest's poweroff: $(states $uuid)"
 [ "$(vfs_of $uuid)" = "$vfs" ] && [ "$(nfree)" = $((all_free - 3)) ] || fail "VFs given away"
 
 step "terminate the powered-off VM (its epilog deletes its directory): VFs back within seconds"

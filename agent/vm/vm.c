@@ -28,15 +28,18 @@ static bool libvirt_managed(struct agent *a)
 	return managed;
 }
 
-/* libvirt sets an Ethernet VF's MAC and VLAN itself (<interface type='hostdev'>). */
+/*
+ * libvirt sets an Ethernet VF's MAC and VLAN itself (<interface type='hostdev'>).
+ * An InfiniBand VF has no Ethernet MAC: a VM's claim names its NIC's (OpenNebula's
+ * lease, its IPoIB dummy's), which tells the NIC's allocation apart, not the VF's.
+ */
 static struct vfp_settings pf_side_settings(const struct vfp_settings *settings, bool ethernet)
 {
 	struct vfp_settings s = *settings;
 
-	if (ethernet) {
-		s.mac[0] = '\0';
+	s.mac[0] = '\0';
+	if (ethernet)
 		s.vlan = s.qos = s.vlan_proto = VFP_UNSET;
-	}
 	return s;
 }
 
