@@ -118,4 +118,19 @@ sleep 1
 one_ssh h1 "rm -rf /var/lib/one//datastores/0/12" </dev/null
 settles "$u12" "" || fail "kept after its checkpoint went: $(states "$u12")"
 [ "$(nfree)" = "$all_free" ] || fail "after terminate: $(nfree) free"
+
+step "a powered-off VM undeployed on a shared system datastore (its directory stays): oned books its device for another VM, whose deploy takes it back"
+u12=$(dep12) || fail "deploy of VM 12: $u12"
+one_message "$ONE_DIR/vm-12.xml" "$u12" h1 | sed 's#<LCM_STATE>2<#<LCM_STATE>18<#' |
+	one_action h1 shutdown 12 "$u12" h1 || fail "poweroff of VM 12"
+[ "$(states "$u12")" = reserved ] || fail "VM 12's VF after poweroff: $(states "$u12")"
+# (undeploy from POWEROFF: no VMM action, and tm mv leaves a shared directory where it is)
+sed -e 's#<ID>12</ID>#<ID>13</ID>#' -e 's/05:0c/05:0d/' "$ONE_DIR/vm-12.xml" >"$ONE_DIR/vm-13.xml"
+sed -e 's/one-12/one-13/' "$ONE_DIR/dep-12.xml" >"$ONE_DIR/dep-13.xml"
+one_ssh h1 "/bin/mkdir -p /var/lib/one//datastores/0/13 && /bin/cat - >/var/lib/one//datastores/0/13/vm.xml" <"$ONE_DIR/vm-13.xml"
+out=$(one_action h1 deploy 13 /var/lib/one//datastores/0/13/deployment.0 h1 <"$ONE_DIR/dep-13.xml" 2>"$ONE_DIR/err") ||
+	fail "VM 13 on the VF oned freed: $(cat "$ONE_DIR/err")"
+grep -q "VF $pci was kept for VM one-12 since its domain ended" "$ONE_DIR/err" || fail "not said: $(cat "$ONE_DIR/err")"
+[ -z "$(states "$u12")" ] && [ "$(vfs_of "$out")" = "$pci" ] && [ "$(states "$out")" = attached ] ||
+	fail "VM 12: $(states "$u12"); VM 13: $(states "$out") $(vfs_of "$out")"
 echo "PASS"

@@ -255,9 +255,31 @@ pci_pools_match() { # XML [PREDICATE]
 	done
 }
 
+# VF $1, booked by oned for VM $2, kept here for another VM of oned's since that one's domain
+# ended (reserved, held on its VM directory's file): oned books only a device it has freed, so
+# that VM was undeployed, terminated or moved where its directory stayed (a shared system
+# datastore) and has no VF here any more. Every VF kept for it on that file is given back,
+# said in the log. Anything else holding the VF stays as it is (the claim then fails naming it).
+take_back_kept() { # PCI VM_ID
+	held=$(vf_holder "$1")
+	[ -n "$held" ] || return 0
+	a=$(api GET "/v1/allocations/${held%% *}" 2>/dev/null) || return 0
+	f=$(printf '%s' "$a" | jq -r 'select(.state == "reserved" and .owner.kind == "vm" and
+		(.owner.name // "" | startswith("one-")) and (.hold_while // "" |
+		test("/\\.vfagent-held\\.[^/]*$"))) | .hold_while')
+	[ -n "$f" ] || return 0
+	who=$(printf '%s' "$a" | jq -r .owner.name)
+	[ "$who" != "one-$2" ] || return 0
+	warn "VF $1 was kept for VM $who since its domain ended (held on $f); oned booked it for VM $2, so VM $who has it no more: its VFs kept on that file go back"
+	api GET "/v1/allocations?owner=vm:$who" | jq -r --arg f "$f" \
+		'.allocations[] | select(.state == "reserved" and .hold_while == $f) | .id' |
+		while read -r id; do api DELETE "/v1/allocations/$id" >/dev/null || exit 1; done
+}
+
 # Each PCI device of VM XML $1 that is the agent's VF, claimed for domain $2 by its address
 # ($3: predicate), after pci_pools_match. The new ids on stdout; a VF the domain holds already
-# counts as claimed (a retried action); one held by another (a lost race, a container): fails,
+# counts as claimed (a retried action); one kept for another VM of oned's whose domain ended
+# goes back first (take_back_kept); one held by another (a lost race, a container): fails,
 # naming it.
 claim_pcis() { # XML UUID [PREDICATE]
 	pci_pools_match "$1" "${3:-}" || return 1
@@ -265,6 +287,8 @@ claim_pcis() { # XML UUID [PREDICATE]
 		agent_vf "$pci" || continue
 		held=$(vf_holder "$pci")
 		[ "${held#* }" != "$(printf '%s' "$2" | tr 'A-F' 'a-f')" ] || [ -z "$2" ] || continue
+		[ -z "$held" ] || take_back_kept "$pci" "$(x "$1" //VM/ID)" ||
+			warn "VF $pci: the VFs kept for its earlier VM not all given back"
 		body=$(pci_claim "$1" "$i" "$2" "${3:-}" "$pci") || exit 1
 		out=$(api POST /v1/allocations "$body") || exit 1
 		printf '%s' "$out" | jq -r .id
