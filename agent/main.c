@@ -32,6 +32,7 @@
 #include "agent/sim/sim-host.h"
 #include "agent/udev-monitor.h"
 #include "agent/vf-reset.h"
+#include "agent/container/container.h"
 #include "agent/vm/vm.h"
 #include "libvfpool/macro.h"
 
@@ -453,6 +454,8 @@ int main(int argc, char **argv)
 			return EXIT_FAILURE;
 		}
 	}
+	agent_add_attach_path(&a, &vm_attach_path);
+	agent_add_attach_path(&a, &container_attach_path); /* every other VF: last */
 	if (agent_init(&a) < 0) {
 		agent_fini(&a);
 		return not_started(&a);

@@ -332,6 +332,19 @@ int container_netns_alive(struct agent *a, const struct vfp_allocation *alloc)
  * be in the namespace its restore point names (found by its device); else
  * 0, and the attach is rolled back; -errno when a look failed.
  */
+/* For reconcile: a VF back from wherever it is, its namespace being unknown. */
+static int restore_any(struct agent *a, const struct vfp_allocation_vf *vf, char *err,
+		       size_t err_size)
+{
+	return container_restore_vf(a, vf, -1, err, err_size);
+}
+
+/* Every VF no other path owns is a container's: added last. */
+const struct agent_attach_path container_attach_path = {
+	.is_attached = container_is_attached,
+	.restore_vf = restore_any,
+};
+
 int container_is_attached(struct agent *a, const struct vfp_allocation *alloc)
 {
 	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {

@@ -36,3 +36,4 @@ int container_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, in
 			 char *err, size_t err_size);
 int container_netns_alive(struct agent *a, const struct vfp_allocation *alloc);
 int container_is_attached(struct agent *a, const struct vfp_allocation *alloc);
+extern const struct agent_attach_path container_attach_path;

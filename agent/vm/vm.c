@@ -632,3 +632,10 @@ void vm_report_foreign(struct agent *a)
 	vfp_inventory_unref(inv);
 	libvirt_domain_descs_free(doms, n);
 }
+
+/* Reconcile's questions about a VF a domain has (agent_add_attach_path()). */
+const struct agent_attach_path vm_attach_path = {
+	.owns = vm_is_vm_vf,
+	.is_attached = vm_is_attached,
+	.restore_vf = vm_restore_vf,
+};
