@@ -218,6 +218,8 @@ int sim_add_pf(const char *root, const struct sim_pf_spec *spec)
 		return -EINVAL;
 	bus = bus ? bus - 1 : 0;
 	sim_pathf(parent, sizeof(parent), "pci%04x:%02x/%04x:%02x:00.0", dom, bus, dom, bus);
+	if (spec->parent)
+		d.parent = spec->parent;
 	r = sim_add_pci_device(root, &d);
 	if (r >= 0)
 		r = sim_device_dir(root, spec->addr, pf_dev, sizeof(pf_dev));
