@@ -43,10 +43,10 @@ static void assert_json(json_t *got, const char *expected_text)
 static const char *const pfs[] = {
 	"{\"pci\":\"0000:3b:00.0\",\"vendor\":\"15b3\",\"device\":\"101b\",\"driver\":\"mlx5_core\","
 	"\"netdev\":\"ib0\",\"link_type\":\"infiniband\",\"rdma_device\":\"mlx5_0\",\"numa_node\":0,"
-	"\"totalvfs\":16,\"numvfs\":4,\"numvfs_writable\":true,\"pcieRoot\":\"pci0000:3a\",\"numaNode\":0}",
+	"\"totalvfs\":16,\"numvfs\":4,\"numvfs_writable\":true,\"pcieRoot\":\"pci0000:36\",\"numaNode\":0}",
 	"{\"pci\":\"0000:5e:00.0\",\"vendor\":\"15b3\",\"device\":\"1003\",\"driver\":\"mlx4_core\","
 	"\"netdev\":\"ib1\",\"link_type\":\"infiniband\",\"rdma_device\":\"mlx4_10\",\"numa_node\":0,"
-	"\"totalvfs\":4,\"numvfs\":4,\"numvfs_writable\":false,\"pcieRoot\":\"pci0000:5d\",\"numaNode\":0}",
+	"\"totalvfs\":4,\"numvfs\":4,\"numvfs_writable\":false,\"pcieRoot\":\"pci0000:36\",\"numaNode\":0}",
 	"{\"pci\":\"0000:af:00.0\",\"vendor\":\"8086\",\"device\":\"159b\",\"driver\":\"ice\","
 	"\"netdev\":\"ens5f0\",\"link_type\":\"ethernet\",\"rdma_device\":null,\"numa_node\":1,"
 	"\"totalvfs\":128,\"numvfs\":4,\"numvfs_writable\":true,\"pcieRoot\":\"pci0000:ae\",\"numaNode\":1}",
@@ -74,15 +74,15 @@ static const char *const cx6_vfs[] = {
 	"\"device\":\"101c\",\"driver\":\"mlx5_core\",\"netdev\":\"ib0v0\",\"mac\":"
 	"\"00:00:10:87:fe:80:00:00:00:00:00:00:02:c9:03:00:00:00:29:29\",\"link_type\":"
 	"\"infiniband\",\"rdma_device\":\"mlx5_1\",\"numa_node\":0,\"iommu_group\":41,"
-	"\"pcieRoot\":\"pci0000:3a\",\"numaNode\":0}",
+	"\"pcieRoot\":\"pci0000:36\",\"numaNode\":0}",
 	"{\"pci\":\"0000:3b:00.2\",\"pf\":\"0000:3b:00.0\",\"index\":1,\"vendor\":\"15b3\","
 	"\"device\":\"101c\",\"driver\":\"vfio-pci\",\"netdev\":null,\"mac\":null,\"link_type\":"
 	"\"infiniband\",\"rdma_device\":null,\"numa_node\":0,\"iommu_group\":42,"
-	"\"pcieRoot\":\"pci0000:3a\",\"numaNode\":0}",
+	"\"pcieRoot\":\"pci0000:36\",\"numaNode\":0}",
 	"{\"pci\":\"0000:3b:00.3\",\"pf\":\"0000:3b:00.0\",\"index\":2,\"vendor\":\"15b3\","
 	"\"device\":\"101c\",\"driver\":null,\"netdev\":null,\"mac\":null,\"link_type\":"
 	"\"infiniband\",\"rdma_device\":null,\"numa_node\":0,\"iommu_group\":43,"
-	"\"pcieRoot\":\"pci0000:3a\",\"numaNode\":0}",
+	"\"pcieRoot\":\"pci0000:36\",\"numaNode\":0}",
 };
 
 START_TEST(test_cx6_vfs)
