@@ -140,7 +140,7 @@ static double median(double *v, int n)
 static void placement_alone(const struct vfp_pcie_topo *t, const struct vfp_inventory *inv,
 			    double *ret_plain, double *ret_near)
 {
-	struct vfp_pf_free pfs[8];
+	struct vfp_pf_free pfs[8] = { 0 };
 	size_t seq[1];
 	double t0;
 	int best;

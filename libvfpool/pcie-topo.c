@@ -202,7 +202,7 @@ static int cmp_dev(const void *a, const void *b)
 
 const struct pcie_dev *pcie_topo_find(const struct vfp_pcie_topo *t, const char *pci)
 {
-	struct pcie_dev key;
+	struct pcie_dev key = { 0 };
 
 	if (!t || vfp_pci_addr_normalize(pci, key.pci) < 0)
 		return NULL;
