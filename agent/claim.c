@@ -10,6 +10,7 @@
 #include "agent/claim.h"
 #include "agent/events.h"
 #include "agent/owner.h"
+#include "agent/pcie-topo.h"
 #include "agent/release.h"
 
 /* No free VF: a pool with a "grow" policy resizes an idle PF, once. */
@@ -65,6 +66,7 @@ int agent_claim_quiet(struct agent *a, const struct vfp_claim *c, struct vfp_all
 {
 	struct vfp_owner owner = *c->owner;
 	struct vfp_claim claim = *c;
+	struct vfp_pcie_topo *topo = NULL;
 	struct vfp_config *config;
 	struct vfp_pool_growth g;
 	char *msg = NULL;
@@ -74,16 +76,23 @@ int agent_claim_quiet(struct agent *a, const struct vfp_claim *c, struct vfp_all
 		return r;
 	claim.owner = &owner;
 	c = &claim;
+	if (c->near)
+		claim.topo = topo = agent_get_pcie_topo(a);
 	config = agent_get_config(a);
 	r = claim_queue_claim(a->claims, config, c, ret, &msg);
 	if (r == -ENOBUFS && grow_pool(a, c->pool, &g)) {
 		free(msg);
 		msg = NULL;
+		if (c->near) { /* the tree changed with the PF's new VFs */
+			vfp_pcie_topo_unref(topo);
+			claim.topo = topo = agent_get_pcie_topo(a);
+		}
 		r = claim_queue_claim(a->claims, config, c, ret, &msg);
 		if (r < 0)
 			shrink_back(a, c->pool, &g);
 	}
 	vfp_config_unref(config);
+	vfp_pcie_topo_unref(topo);
 	if (r < 0)
 		snprintf(err, err_size, "%s", msg ? msg : "claim failed");
 	free(msg);

@@ -104,6 +104,7 @@ int api_list_vfs(struct api_request *req);
 int api_get_vf(struct api_request *req);
 int api_repair_vf(struct api_request *req);
 int api_list_pools(struct api_request *req);
+int api_get_pcie(struct api_request *req);
 int api_post_allocation(struct api_request *req);
 int api_list_allocations(struct api_request *req);
 int api_get_allocation(struct api_request *req);

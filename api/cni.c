@@ -33,7 +33,7 @@
 static const char *const config_keys[] = { "pool", "network", "mac", "vlan", "qos", "vlan_proto",
 					   "spoofchk", "trust", "link_state", "min_tx_rate",
 					   "max_tx_rate", "guid", "mtu", "numa_node", "placement",
-					   NULL };
+					   "near", "max_distance", NULL };
 
 /*
  * The owner a CNI_NETNS path names: a /run/netns namespace, or the process

@@ -30,6 +30,7 @@ const struct api_route api_routes[] = {
 	{ "GET", "/v1/vfs/{pci}", api_get_vf, NULL },
 	{ "POST", "/v1/vfs/{pci}/repair", api_repair_vf, NULL },
 	{ "GET", "/v1/pools", api_list_pools, NULL },
+	{ "GET", "/v1/pcie", api_get_pcie, NULL },
 	{ "POST", "/v1/allocations", api_post_allocation, NULL },
 	{ "GET", "/v1/allocations", api_list_allocations, allocations_query },
 	{ "GET", "/v1/allocations/{id}", api_get_allocation, NULL },

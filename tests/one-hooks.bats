@@ -307,6 +307,12 @@ pci_vm_at() { pci_vm 0000 "$(echo "$1" | cut -c6-7)" "$(echo "$1" | cut -c9-10)"
 	printf '%s\n' "$output" | grep -qx '  CLASS = "0207",'
 	printf '%s\n' "$output" | grep -qx '  CLASS_NAME = "Infiniband controller",'
 	printf '%s\n' "$output" | grep -qx '  VENDOR = "15b3",'
+	# where the VF sits: its NUMA node and root complex (the simulated host's IB PFs are on
+	# pci0000:36, node 0), as the host's PCI_DEVICES keep them for SCHED_REQUIREMENTS
+	printf '%s\n' "$output" | grep -A20 "ADDRESS = \"${free%.*}:${free##*.}\"" |
+		grep -qx '  PCIE_ROOT = "pci0000:36",'
+	printf '%s\n' "$output" | grep -A20 "ADDRESS = \"${free%.*}:${free##*.}\"" |
+		grep -qx '  NUMA_NODE = "0",'
 	held=$(q src '/v1/allocations?owner=vm:one-9' '.allocations[0].vfs[0].pci')
 	printf '%s\n' "$output" | grep -q "ADDRESS = \"${held%.*}:${held##*.}\"" && false
 	# the state file names every VF of the pools offered, held or not, for the actions
