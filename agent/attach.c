@@ -169,9 +169,13 @@ int agent_attach_netns(struct agent *a, const char *id, const struct agent_netns
 	}
 	if (r >= 0)
 		r = netns_inode(t.fd, &t.inode);
+	if (r >= 0 && (r = netns_cookie(t.fd, &t.cookie)) == -ENOPROTOOPT)
+		r = 0; /* a kernel before 5.14: the inode alone */
+	if (r < 0 && !err[0])
+		snprintf(err, err_size, "netns: %s: %s", q->netns, strerror(-r));
 	if (r >= 0)
-		r = owner_check_netns(vfp_allocation_get_owner(alloc), t.inode, q->netns, err,
-				      err_size);
+		r = owner_check_netns(vfp_allocation_get_owner(alloc), t.inode, t.cookie, q->netns,
+				      err, err_size);
 	j.alloc = alloc;
 	if (r >= 0)
 		r = in_intent(a, &j, netns_job, netns_undo, err, err_size);

@@ -233,6 +233,7 @@ struct vfp_owner {
 	const char *netns; /* a container: its namespace's /run/netns name, or */
 	long long pid;	   /* a container: a process in its namespace; 0 for none */
 	unsigned long long netns_inode; /* a container: its namespace when claimed; 0 unknown */
+	unsigned long long netns_cookie; /* and its cookie (never given twice); 0 unknown */
 };
 
 int vfp_owner_key(const struct vfp_owner *owner, char **ret_key, char **ret_error);
@@ -332,6 +333,7 @@ struct vfp_restore_point {
 	/* a container's */
 	char *netns;		      /* the namespace as the request named it */
 	unsigned long long netns_inode;
+	unsigned long long netns_cookie; /* SO_NETNS_COOKIE; 0: not known */
 	char *ifname;		      /* the netdev's name inside */
 	char *rdma_device;	      /* moved along in exclusive RDMA netns mode */
 	char *name;		      /* the netdev before it moved: name, MAC, MTU, up */

@@ -16,6 +16,7 @@ struct container_target {
 	const char *netns; /* as the request named it */
 	int fd;
 	ino_t inode;
+	unsigned long long cookie; /* 0: the kernel has none (before 5.14) */
 	const char *const *addresses; /* for the first VF */
 	size_t n_addresses;
 	const char *gateway;
