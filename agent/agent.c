@@ -18,6 +18,7 @@
 #include "agent/agent.h"
 #include "agent/claim-queue.h"
 #include "agent/events.h"
+#include "agent/give-back.h"
 #include "agent/numvfs.h"
 #include "agent/vm/libvirt.h"
 #include "agent/release.h"
@@ -305,6 +306,10 @@ void agent_fini(struct agent *a)
 	claim_queue_free(a->claims);
 	libvirt_conn_free(a->libvirt);
 	free(a->repair_waits);
+	if (agent_give_backs_pending(a))
+		log_warning("%zu claims were not given back: they stay reserved until their "
+			    "owners go", agent_give_backs_pending(a));
+	agent_give_backs_free(a->give_backs);
 	if (a->events)
 		events_shutdown(a->events);
 	ledger_close(a);

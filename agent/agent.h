@@ -18,6 +18,7 @@ struct claim_queue;
 struct libvirt_conn;
 struct events;
 struct metrics;
+struct agent_give_backs;
 
 #define AGENT_MAX_LISTEN 4
 
@@ -79,6 +80,7 @@ struct agent {
 	size_t n_attach_paths;
 	struct agent_repair_wait *repair_waits;
 	size_t n_repair_waits, cap_repair_waits;
+	struct agent_give_backs *give_backs; /* agent/give-back.c */
 };
 
 int agent_add_attach_path(struct agent *a, const struct agent_attach_path *p);

@@ -7,6 +7,7 @@
 
 #include "agent/claim-queue.h"
 #include "agent/attach.h"
+#include "agent/give-back.h"
 #include "agent/claim.h"
 #include "agent/events.h"
 #include "agent/owner.h"
@@ -70,8 +71,10 @@ int agent_claim_quiet(struct agent *a, const struct vfp_claim *c, struct vfp_all
 	struct vfp_config *config;
 	struct vfp_pool_growth g;
 	char *msg = NULL;
-	int r = owner_resolve(&owner, err, err_size);
+	int r;
 
+	agent_give_back_deferred(a); /* claims a full disk kept from being given back, first */
+	r = owner_resolve(&owner, err, err_size);
 	if (r < 0)
 		return r;
 	claim.owner = &owner;
@@ -105,10 +108,8 @@ static void give_back(struct agent *a, struct vfp_allocation **allocs, size_t n)
 	char err[256];
 
 	for (size_t i = 0; i < n; i++) {
-		if (allocs[i] && agent_release_allocation(a, vfp_allocation_get_id(allocs[i]), err,
-							  sizeof(err)) < 0)
-			log_error("allocation %s: giving the claim back: %s",
-				  vfp_allocation_get_id(allocs[i]), err);
+		if (allocs[i])
+			agent_give_back(a, vfp_allocation_get_id(allocs[i]), err, sizeof(err));
 		vfp_allocation_unref(allocs[i]);
 		allocs[i] = NULL;
 	}
@@ -207,10 +208,8 @@ int agent_claim_and_attach(struct agent *a, const struct vfp_claim *c,
 	else if (r == 0)
 		r = agent_domain_attach_vfs(a, vfp_allocation_get_id(alloc), t->domain, err,
 					    err_size);
-	if (r < 0 && alloc &&
-	    agent_release_allocation(a, vfp_allocation_get_id(alloc), msg, sizeof(msg)) < 0)
-		log_error("allocation %s: giving the claim back: %s", vfp_allocation_get_id(alloc),
-			  msg);
+	if (r < 0 && alloc) /* kept and given back later when the ledger cannot take it now */
+		agent_give_back(a, vfp_allocation_get_id(alloc), msg, sizeof(msg));
 	if (r == 0) {
 		struct vfp_allocation *now = NULL;
 

@@ -15,6 +15,7 @@
 #include "agent/deployment.h"
 #include "agent/deployment-adopt.h"
 #include "agent/deployment-held.h"
+#include "agent/give-back.h"
 #include "agent/owner.h"
 #include "agent/pf/pf-side.h"
 #include "agent/release.h"
@@ -339,8 +340,8 @@ static void give_back(struct agent *a, struct rewrite *w)
 			if (vm_restore_vf(a, vfp_allocation_get_vf(w->allocs[p], j), err,
 					  sizeof(err)) < 0)
 				log_error("allocation %s: rollback: %s", id, err);
-		if (!w->resumed && agent_release_allocation(a, id, err, sizeof(err)) < 0)
-			log_error("allocation %s: giving the claim back: %s", id, err);
+		if (!w->resumed) /* or later, when the ledger is full */
+			agent_give_back(a, id, err, sizeof(err));
 	}
 }
 

@@ -23,6 +23,7 @@
 #include "agent/agent.h"
 #include "agent/container/rdma.h"
 #include "api/api.h"
+#include "agent/give-back.h"
 #include "agent/vm/libvirt.h"
 #include "agent/hold-watch.h"
 #include "agent/link-watch.h"
@@ -261,6 +262,7 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 
 		if (n == 0) { /* a minute of quiet: leases that expire with time, and a safety net */
 			agent_record_deferred(a); /* ends a full disk kept out of the ledger */
+			agent_give_back_deferred(a); /* and claims it kept from being given back */
 			agent_sweep_dead_owners(a, SWEEP_ALL);
 			agent_prune_ledger(a);
 			agent_retry_repairs(a);
