@@ -13,6 +13,7 @@
 #include "agent/vm/vm.h"
 #include "agent/attach.h"
 #include "agent/events.h"
+#include "agent/hold-look.h"
 #include "agent/hold-watch.h"
 #include "agent/owner.h"
 #include "agent/release.h"
@@ -185,11 +186,10 @@ static bool reserved_orphan(struct agent *a, const struct vfp_allocation *alloc)
 	const char *hold = vfp_allocation_get_hold_path(alloc);
 	struct libvirt_domain d;
 	char ignored[256];
-	struct stat st;
 	int r;
 
 	if (hold) { /* held while the file exists, and while its owner does, as any */
-		r = stat(hold, &st) == 0 ? 0 : -errno;
+		r = hold_look(hold); /* off this thread: a path that hangs keeps only its hold */
 		if (r < 0 && r != -ENOENT)
 			look_failed(a, alloc, "hold file", r);
 		if (r != -ENOENT)
@@ -214,12 +214,11 @@ static const char domain_ended_held[] = "its domain ended; held while its file e
 static bool hold_file_exists(struct agent *a, const struct vfp_allocation *alloc)
 {
 	const char *hold = vfp_allocation_get_hold_path(alloc);
-	struct stat st;
 	int r;
 
 	if (!hold)
 		return false;
-	r = stat(hold, &st) == 0 ? 0 : -errno;
+	r = hold_look(hold); /* off this thread, as reserved_orphan()'s */
 	if (r < 0 && r != -ENOENT)
 		look_failed(a, alloc, "hold file", r);
 	return r != -ENOENT;
