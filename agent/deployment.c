@@ -128,8 +128,8 @@ static int claim_all(struct rewrite *w, const char *owner)
 		count[i] = 1;
 	}
 	if (r >= 0)
-		r = deployment_held(w->agent, w->uuid, w->pools, (const char(*)[18])w->macs, count,
-				    w->n_pools, w->allocs, w->err, w->err_size);
+		r = deployment_held(w->agent, owner, w->uuid, w->pools, (const char(*)[18])w->macs,
+				    count, w->n_pools, w->allocs, w->err, w->err_size);
 	if (r > 0) {
 		w->resumed = held_reserved(w);
 		w->reused = !w->resumed;
@@ -394,7 +394,7 @@ static void allocation_ids(const struct rewrite *w, char *buf, size_t size)
 					vfp_allocation_get_id(w->allocs[p]));
 }
 
-/* Whether allocation @id is held for this file's domain: by its UUID, else by name. */
+/* Whether allocation @id is held for this file's domain: by name, or by a UUID libvirt vouches for. */
 static bool held_by(struct rewrite *w, const char *id, const char *owner)
 {
 	struct vfp_allocation *alloc = NULL;
@@ -405,7 +405,7 @@ static bool held_by(struct rewrite *w, const char *id, const char *owner)
 	if (agent_get_allocation(w->agent, id, &alloc, ignored, sizeof(ignored)) < 0)
 		return false;
 	o = vfp_allocation_get_owner(alloc);
-	mine = o && owner_check_domain(o, owner, w->uuid, ignored, sizeof(ignored)) == 0;
+	mine = deployment_is_owner(w->agent, o, owner, w->uuid);
 	vfp_allocation_unref(alloc);
 	return mine;
 }
