@@ -46,13 +46,13 @@ for k in range(20):
 for pid in kids: os.waitpid(pid, 0)
 PY
 attackers=$!
-for _ in $(seq 100); do [ "$(ls "$tmp"/held.* 2>/dev/null | wc -l)" = 20 ] && break; sleep 0.1; done
+for _ in $(seq 100); do [ "$(find "$tmp" -maxdepth 1 -name "held.*" | wc -l)" = 20 ] && break; sleep 0.1; done
 # while they hold: the REST API answers
 for _ in $(seq 5); do
 	code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 --unix-socket "$sock" http://x/v1/health) || code=000
 	[ "$code" = 200 ] || fail "GET /v1/health: HTTP $code while the CNI socket is flooded"
 done
-[ "$(ls "$tmp"/held.* 2>/dev/null | wc -l)" = 20 ] || fail "the attackers did not report"
+[ "$(find "$tmp" -maxdepth 1 -name "held.*" | wc -l)" = 20 ] || fail "the attackers did not report"
 opened=$(cat "$tmp"/held.* | awk '{ n += $1 } END { print n }')
 held=$(cat "$tmp"/held.* | awk '{ n += $2 } END { print n }')
 wait "$attackers" || fail "the attackers failed"
