@@ -386,6 +386,10 @@ int api_post_allocation(struct api_request *req)
 	r = api_parse_body(req, &body);
 	if (r >= 0)
 		r = api_parse_claim(req, body, api_header(req, "Idempotency-Key"), &b);
+	/* "cni:" keys are the CNI socket's attachments: its DEL and GC find them by key */
+	if (r >= 0 && b.c.idempotency_key && !strncmp(b.c.idempotency_key, "cni:", 4))
+		r = api_fail(req, -EINVAL, "Idempotency-Key: keys beginning \"cni:\" name the CNI "
+			     "plugin's attachments");
 	if (r >= 0)
 		r = claim(req, &b.c, json_object_get(body, "attach"), &alloc);
 	json_decref(body);

@@ -77,6 +77,12 @@ refused key "ADD of network sriovnet/victimctr"
 api GET /v1/allocations
 [ "$(jget '.allocations | length')" = 1 ] || fail "a refused ADD claimed: $body"
 
+# a REST claim cannot take a CNI key, which a GC of that network would then release
+api POST /v1/allocations -H 'Idempotency-Key: cni:sriovnet/rest/net1' \
+	-d '{"pool":"eth","owner":{"kind":"vm","name":"rest"}}'
+expect 400
+jget .message | grep -q '^Idempotency-Key: keys beginning "cni:"' || fail "a REST claim with a CNI key: $body"
+
 # the network's own GC: kept while valid, released once not
 gc "cni:sriovnet/" '["cni:sriovnet/victimctr/net1"]'; ok "GC keeping the victim"
 victim_attached "GC keeping the victim"
