@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "agent/attach.h"
+#include "agent/container/netns-pin.h"
 #include "agent/container/container.h"
 #include "agent/container/netns.h"
 #include "agent/events.h"
@@ -182,6 +183,8 @@ int agent_attach_netns(struct agent *a, const char *id, const struct agent_netns
 	if (t.fd >= 0)
 		close(t.fd);
 	vfp_allocation_unref(alloc);
+	if (r >= 0)
+		netns_unpin(id); /* attached: a namespace that dies must give its VFs back */
 	if (r >= 0)
 		events_emit_allocation(a->events, id, VFP_ALLOCATION_ATTACHED);
 	return r;

@@ -9,6 +9,7 @@
 #include "agent/attach.h"
 #include "agent/give-back.h"
 #include "agent/claim.h"
+#include "agent/container/netns-pin.h"
 #include "agent/events.h"
 #include "agent/owner.h"
 #include "agent/pcie-topo.h"
@@ -98,6 +99,8 @@ int agent_claim_quiet(struct agent *a, const struct vfp_claim *c, struct vfp_all
 	vfp_pcie_topo_unref(topo);
 	if (r < 0)
 		snprintf(err, err_size, "%s", msg ? msg : "claim failed");
+	if (r == 0) /* no cookie (before Linux 5.14): the namespace held, so its inode stays its own */
+		netns_pin(vfp_allocation_get_id(*ret), &owner);
 	free(msg);
 	return r == -ENOBUFS ? -EBUSY : r;
 }

@@ -23,6 +23,7 @@
 #include "agent/agent.h"
 #include "agent/container/rdma.h"
 #include "api/api.h"
+#include "agent/container/netns.h"
 #include "agent/give-back.h"
 #include "agent/vm/libvirt.h"
 #include "agent/hold-watch.h"
@@ -364,8 +365,13 @@ static int serve(struct agent *a, const sigset_t *mask)
 static int isolate_simulated_host(void)
 {
 	const char *how = secure_getenv("VFAGENT_SIM_NETNS");
+	const char *no_cookie = secure_getenv("VFAGENT_SIM_NO_NETNS_COOKIE");
 	int r;
 
+	if (no_cookie && strcmp(no_cookie, "1") == 0) { /* a kernel before 5.14, for tests */
+		log_info("simulated host: network namespaces have no cookie (before Linux 5.14)");
+		netns_cookie_disable();
+	}
 	if (how && strcmp(how, "inherit") == 0)
 		return 0;
 	if (how && *how) {

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "agent/container/container.h"
+#include "agent/container/netns-pin.h"
 #include "agent/vm/libvirt.h"
 #include "agent/vm/vm.h"
 #include "agent/attach.h"
@@ -151,6 +152,8 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 			log_error("allocation %s: restore failed, VFs quarantined: %s", id, why);
 	}
 	vfp_allocation_unref(alloc);
+	if (r >= 0 || r == -ENOENT)
+		netns_unpin(id);
 	if (r < 0)
 		return r;
 	log_info("allocation %s: released", id);
@@ -277,6 +280,30 @@ static void keep_held(struct agent *a, const struct vfp_allocation *alloc)
 		log_error("allocation %s: keeping it after its domain ended: %s", id, err);
 }
 
+/*
+ * The namespaces of the live reservations held, and only those (netns-pin.h):
+ * the ones a start finds, or a claim held while an attach or a release let go.
+ */
+static void pin_reservations(struct vfp_allocation **list, size_t count)
+{
+	const char **ids = calloc(count ? count : 1, sizeof(*ids));
+	size_t n = 0;
+
+	if (!ids)
+		return;
+	for (size_t i = 0; i < count; i++) {
+		const struct vfp_owner *o = vfp_allocation_get_owner(list[i]);
+
+		if (vfp_allocation_get_state(list[i]) != VFP_ALLOCATION_RESERVED ||
+		    o->kind != VFP_OWNER_CONTAINER || o->netns_cookie)
+			continue;
+		ids[n++] = vfp_allocation_get_id(list[i]);
+		netns_pin(ids[n - 1], o);
+	}
+	netns_pins_keep_only(ids, n);
+	free(ids);
+}
+
 /**
  * agent_sweep_dead_owners() - release attached allocations whose owner is gone
  *
@@ -301,6 +328,7 @@ unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners)
 	vfp_config_unref(config);
 	if (ledger_list_allocations(a, NULL, false, &list, &count, msg, sizeof(msg)) < 0)
 		log_error("sweep: %s", msg);
+	pin_reservations(list, count);
 	for (size_t i = 0; i < count; i++) {
 		const char *id = vfp_allocation_get_id(list[i]);
 		const char *why;

@@ -62,4 +62,35 @@ done
 ip -n "$ns" link show net1 >/dev/null 2>&1 && fail "net1 is in the namespace made since"
 api GET "/v1/vfs/$pci"; [ "$(jget .state)" != reserved ] && [ "$(jget .state)" != attached ] ||
 	fail "VF $pci: $body"
-echo "netns-reuse: a namespace under a freed inode is another owner"
+
+# 3. a kernel without cookies (before 5.14; the simulated host says so): the agent holds a
+# reservation's namespace open, so its inode is not given to another while the agent lives
+stop_agent
+export VFAGENT_SIM_NO_NETNS_COOKIE=1
+start_agent --config "$tmp/vfagent.json"
+unset VFAGENT_SIM_NO_NETNS_COOKIE
+grep -q "network namespaces have no cookie" "$tmp/agent.log" || fail "the simulated kernel has cookies"
+api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"owner\":{\"kind\":\"container\",\"netns\":\"$ns\"}}"
+expect 201; id=$(jget .id)
+old=$(inode)
+holds() { # whether the agent holds namespace inode $1 open (an nsfs inode of the same number)
+	for fd in "/proc/$agent_pid/fd/"*; do
+		[ "$(stat -L -c %i "$fd" 2>/dev/null)" = "$1" ] && return 0
+	done
+	return 1
+}
+holds "$old" || fail "the agent does not hold the reservation's namespace"
+ip netns del "$ns"
+for _ in $(seq 40); do
+	ip netns add "$ns"
+	[ "$(inode)" != "$old" ] || fail "the inode of a held reservation's namespace was given again"
+	ip netns del "$ns"
+	sleep 0.03
+done
+ip netns add "$ns"
+api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns\",\"ifname\":\"net1\"}"
+expect 403
+# released, the namespace is let go
+api DELETE "/v1/allocations/$id"; expect 204
+holds "$old" && fail "the agent still holds a released reservation's namespace"
+echo "netns-reuse: a namespace under a freed inode is another owner (cookie; held open without one)"

@@ -114,6 +114,18 @@ int netns_inode(int fd, ino_t *ret)
  * thread enters the namespace for that and comes back. -ENOPROTOOPT on an
  * older kernel (the caller keeps 0: unknown).
  */
+static bool cookie_off; /* a simulated host said the kernel has none (netns_cookie_disable()) */
+
+/**
+ * netns_cookie_disable() - from now on the kernel is taken to give no
+ * cookie, as before Linux 5.14: for a simulated host
+ * (VFAGENT_SIM_NO_NETNS_COOKIE), so that tests cover that kernel too
+ */
+void netns_cookie_disable(void)
+{
+	cookie_off = true;
+}
+
 int netns_cookie(int fd, unsigned long long *ret)
 {
 	_cleanup_close_ int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
@@ -122,6 +134,8 @@ int netns_cookie(int fd, unsigned long long *ret)
 	socklen_t len = sizeof(cookie);
 	int r = 0;
 
+	if (cookie_off)
+		return -ENOPROTOOPT;
 	if (self < 0 || setns(fd, CLONE_NEWNET) < 0)
 		return negative_errno();
 	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);

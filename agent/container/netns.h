@@ -17,5 +17,6 @@ int netns_open(const char *spec, int *ret_fd, char *err, size_t err_size);
 int netns_open_if_same(const char *spec, ino_t inode, unsigned long long cookie, int *ret_fd);
 int netns_inode(int fd, ino_t *ret);
 int netns_cookie(int fd, unsigned long long *ret);
+void netns_cookie_disable(void);
 int netns_alive(const char *spec, ino_t inode, unsigned long long cookie);
 bool netns_is_host(int fd);
