@@ -3,7 +3,8 @@
  * CNI attachment keys (agent/cni-key.h). The plugin builds them from the
  * runtime's CNI_CONTAINERID, CNI_IFNAME and the config's "name"; libcni
  * checks the first two and the name against the spec's rule, but the
- * agent takes whatever reaches its socket, so it checks them again: with a
+ * agent takes whatever reaches its socket, so it checks them again (a name
+ * too long for the key comes abbreviated, "HEAD~TAG"): with a
  * '/' in a name, "cni:net/ctr/" (the GC of a network "net/ctr") was a
  * prefix of network net's container ctr, and an empty name's "cni:" of
  * every key.
@@ -17,14 +18,22 @@
 #include "agent/cni-key.h"
 #include "libvfpool/ifname.h"
 
-/* The spec's name rule (network name, container ID): [a-zA-Z0-9][a-zA-Z0-9_.-]*. */
+/*
+ * The spec's name rule (network name, container ID): [a-zA-Z0-9][a-zA-Z0-9_.-]*;
+ * or, for a name too long for the key, the plugin's abbreviation of it: such
+ * a head, '~' and a tag of 16 hex digits (hooks/cni/cni-conf.c), which no
+ * name of the spec's can be.
+ */
 static bool cni_name_valid(const char *s, size_t len)
 {
 	static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	size_t head = len;
 
-	if (len == 0 || len >= CNI_KEY_MAX || !strchr(alnum, s[0]))
+	if (len > 18 && s[len - 17] == '~' && strspn(s + len - 16, "0123456789abcdef") >= 16)
+		head = len - 17;
+	if (head == 0 || len >= CNI_KEY_MAX || !strchr(alnum, s[0]))
 		return false;
-	for (size_t i = 1; i < len; i++)
+	for (size_t i = 1; i < head; i++)
 		if (!s[i] || (!strchr(alnum, s[i]) && !strchr("_.-", s[i])))
 			return false;
 	return true;

@@ -58,6 +58,11 @@ gc "cni:sriov"; refused prefix "GC of a prefix of sriovnet"
 victim_attached "GC of a prefix of sriovnet"
 gc "cni:sriovnet/victimctr/net1/"; refused prefix "GC of the victim's own key"
 victim_attached "GC of the victim's key"
+# the plugin's abbreviation of a long name (HEAD~TAG) is a name of its own; a tag alone is not
+gc "cni:sriov-network-attachment-for-the-stor~8cee74a8f934a72e/"; ok "GC of an abbreviated name"
+gc "cni:~8cee74a8f934a72e/"; refused prefix "GC of a tag without its head"
+gc "cni:sriovnet~8cee/"; refused prefix "GC of a short tag"
+victim_attached "GC of abbreviated names"
 # a network whose name is a prefix of sriovnet's, well formed: its GC is its own
 gc "cni:sriov/"; ok "GC of network sriov"
 [ "$(printf '%s' "$out" | jq .released)" = 0 ] || fail "GC of network sriov released: $out"
