@@ -80,10 +80,11 @@ struct agent {
 	size_t n_attach_paths;
 	struct agent_repair_wait *repair_waits;
 	size_t n_repair_waits, cap_repair_waits;
-	struct agent_give_backs *give_backs; /* agent/give-back.c */
+	struct agent_give_backs *give_backs; /* agent/give-back.c, freed by agent_fini() */
 };
 
 int agent_add_attach_path(struct agent *a, const struct agent_attach_path *p);
+void agent_give_backs_free(struct agent_give_backs *g); /* agent/give-back.c */
 int agent_init(struct agent *a);
 void agent_fini(struct agent *a);
 int agent_rescan(struct agent *a, const char *why);

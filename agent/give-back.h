@@ -17,4 +17,3 @@ struct agent_give_backs;
 int agent_give_back(struct agent *a, const char *id, char *err, size_t err_size);
 void agent_give_back_deferred(struct agent *a);
 size_t agent_give_backs_pending(struct agent *a);
-void agent_give_backs_free(struct agent_give_backs *g);

@@ -470,6 +470,9 @@ int main(int argc, char **argv)
 	}
 	say_missing_verbs(&a);
 	ret = a.opt.once ? EXIT_SUCCESS : serve(&a, &mask);
+	if (agent_give_backs_pending(&a))
+		log_warning("%zu claims were not given back: they stay reserved until their owners go",
+			    agent_give_backs_pending(&a));
 	agent_fini(&a);
 	log_info("stopped");
 	return ret;
