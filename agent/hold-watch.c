@@ -12,6 +12,7 @@
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent/agent.h"
@@ -213,11 +214,20 @@ int hold_watch_drain(struct hold_watch *w)
 
 void hold_watch_free(struct hold_watch *w)
 {
+	struct timespec until;
+
 	if (!w)
 		return;
 	__atomic_store_n(&w->stop, true, __ATOMIC_RELEASE);
 	signal_fd(w->wake);
-	pthread_join(w->thread, NULL);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 2;
+	if (pthread_timedjoin_np(w->thread, NULL, &until) != 0) {
+		/* its stat or watch of a path that hangs (a hung NFS or FUSE mount) never
+		 * returns: the thread and what it uses are left to the process's end */
+		log_warning("hold watch: a held path does not answer: not waited for");
+		return;
+	}
 	for (size_t i = 0; i < w->n; i++)
 		free(w->holds[i].name);
 	if (w->ino >= 0)
