@@ -39,7 +39,12 @@ json_t *api_settings_json(const struct vfp_settings *s)
 	const char *proto = s->vlan_proto < 0 ? NULL : s->vlan_proto == 0x88a8 ? "802.1ad" : "802.1Q";
 	const char *link = vfp_link_state_to_string(s->link_state);
 
-	return json_pack("{s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*}",
+	char key[7];
+
+	vfp_pkey_format(s->pkey, key);
+	return json_pack("{s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, "
+			 "s:o*}", "pkey", s->pkey >= 0 ? json_string(key) : NULL, "membership",
+			 s->pkey >= 0 ? json_string(vfp_pkey_membership(s->pkey)) : NULL,
 			 "mac", s->mac[0] ? json_string(s->mac) : NULL, "vlan", int_if_set(s->vlan),
 			 "guid", s->guid[0] ? json_string(s->guid) : NULL, "ip",
 			 s->ip[0] ? json_string(s->ip) : NULL, "qos", int_if_set(s->qos),

@@ -49,6 +49,9 @@ int vfp_guid_parse(const char *s, unsigned long long *ret);
 int vfp_mac_parse(const char *s, unsigned char mac[6]);
 int vfp_mac_parse_unicast(const char *s, unsigned char mac[6]);
 void vfp_guid_format(unsigned long long g, char buf[static 24]);
+int vfp_pkey_from_json(json_t *pkey, json_t *membership, int *ret_pkey, const char **ret_why);
+void vfp_pkey_format(int pkey, char buf[static 7]);
+const char *vfp_pkey_membership(int pkey);
 
 /* ---- inventory -------------------------------------------------------- */
 
@@ -164,6 +167,8 @@ const char *vfp_config_vf_unhealthy(const struct vfp_config *config, const struc
 				    char *buf, size_t size);
 const char *vfp_config_pool_for_network(const struct vfp_config *config, const char *bridge,
 					const char *network);
+int vfp_config_pkey_for_network(const struct vfp_config *config, const char *bridge,
+				const char *network);
 const unsigned char *vfp_config_get_ipoib_mac_prefix(const struct vfp_config *config);
 const unsigned char *vfp_config_get_opennebula_mac_prefix(const struct vfp_config *config);
 bool vfp_config_get_guid_range(const struct vfp_config *config, unsigned long long *ret_first,
@@ -280,6 +285,7 @@ struct vfp_settings {
 	int spoofchk, trust;
 	int link_state;
 	long long min_tx_rate, max_tx_rate;
+	int pkey; /* an IB partition, as a port's table shows it (0x8000: full member) */
 };
 
 void vfp_vf_config_to_settings(const struct vfp_vf_config *c, struct vfp_settings *s);

@@ -1,0 +1,87 @@
+#!/bin/sh
+# InfiniBand partitions on the agent's side: a claim (or the config's network) carries a
+# P_Key and a membership, as ib-sriov-cni's "pkey" spells it; bad values and the default
+# partition are refused naming the field; GET /v1/partitions lists one member per IB VF
+# GUID of a live allocation with a key, and a "partitions" event follows a change. The
+# subnet manager's side (vfctl partitions write, OpenSM) is tests/partitions-opensm.sh.
+set -eu
+command -v jq >/dev/null || exit 77
+. "${top_srcdir:-.}/tests/api-lib.sh"
+cat >"$tmp/vfagent.json" <<JSON
+{"pools": [{"name": "ib", "selector": {"vendors": ["15b3"], "link_types": ["infiniband"]}},
+           {"name": "eth", "selector": {"vendors": ["8086"]}}],
+ "networks": [{"network": "ib-a", "pool": "ib", "pkey": "0x8001"},
+              {"bridge": "sriov_ib_b", "pool": "ib", "pkey": 2, "membership": "limited"}],
+ "guids": {"first": "02:c9:03:00:00:00:00:01", "count": 16}, "libvirt": false}
+JSON
+config_refused '{"pools":[{"name":"ib","selector":{"is_rdma":true}}],"networks":[{"network":"n","pool":"ib","pkey":"0xffff"}]}' \
+	'networks[0].pkey: the default partition'
+start_agent --config "$tmp/vfagent.json"
+owner='"owner":{"kind":"vm","name":"one-7"}'
+claim_refused() { # JSON TEXT: 400 naming the field
+	api POST /v1/allocations -d "{$owner,$1}"
+	expect 400
+	printf '%s' "$body" | jq -r .message | grep -qF "$2" || fail "$1: $body, wanted $2"
+}
+claim_refused '"pool":"ib","pkey":"0x7fff"' 'pkey: the default partition'
+claim_refused '"pool":"ib","pkey":65535' 'pkey: the default partition'
+claim_refused '"pool":"ib","pkey":"0x8000"' 'pkey: 0x0000 and 0x8000 are no partition'
+claim_refused '"pool":"ib","pkey":"0x8001\n0x2"' 'pkey: must be a P_Key'
+claim_refused '"pool":"ib","pkey":"0x8001 : ALL=full ;"' 'pkey: must be a P_Key'
+claim_refused '"pool":"ib","pkey":true' 'pkey: must be a P_Key'
+claim_refused '"pool":"ib","pkey":"0x8001","membership":"both"' 'membership: must be "full" or "limited"'
+claim_refused '"pool":"ib","membership":"full"' 'membership: needs a "pkey"'
+claim_refused '"pool":"ib","pkey":"0x8001","membership":"limited"' 'membership: "limited" contradicts'
+claim_refused '"network":"ib-a","pkey":"0x8003"' 'pkey: 0x8003, but network "ib-a" is partition 0x8001'
+api GET /v1/allocations; [ "$(jget '.allocations | length')" = 0 ] || fail "a refused claim claimed: $body"
+
+# the network's key; the claim's own; the same key as the network's is fine
+api POST /v1/allocations -d "{$owner,\"network\":\"ib-a\",\"count\":2}"
+expect 201; aid=$(jget .id)
+[ "$(jget .settings.pkey)/$(jget .settings.membership)" = 0x8001/full ] || fail "network ib-a: $body"
+api POST /v1/allocations -d "{$owner,\"network\":\"sriov_ib_b\",\"pkey\":\"0x0002\",\"membership\":\"limited\"}"
+expect 201; bid=$(jget .id) bguid=$(jget '.vfs[0].guid')
+[ "$(jget .settings.pkey)" = 0x0002 ] || fail "bridge sriov_ib_b: $body"
+api POST /v1/allocations -d "{$owner,\"pool\":\"ib\",\"pkey\":32771,\"guid\":\"02:c9:03:00:00:00:01:00\"}"
+expect 201; cid=$(jget .id)
+api POST /v1/allocations -d "{$owner,\"pool\":\"eth\"}"
+expect 201
+api GET "/v1/allocations/$cid"
+[ "$(jget .settings.pkey)/$(jget .settings.membership)" = 0x8003/full ] || fail "allocation $cid: $body"
+api PATCH "/v1/allocations/$cid" -d '{"pkey":"0x8004"}'
+expect 400
+
+api GET /v1/partitions
+expect 200
+members=$(printf '%s' "$body" | jq -r '.members[] | "\(.pkey) \(.membership) \(.guid) \(.allocation) \(.state)"')
+want="0x0002 limited $bguid $bid reserved
+0x8001 full 02:c9:03:00:00:00:00:01 $aid reserved
+0x8001 full 02:c9:03:00:00:00:00:02 $aid reserved
+0x8003 full 02:c9:03:00:00:00:01:00 $cid reserved"
+[ "$members" = "$want" ] || fail "members: $body, wanted $want"
+[ "$(jget .guid_range.first)/$(jget .guid_range.count)" = 02:c9:03:00:00:00:00:01/16 ] ||
+	fail "guid_range: $body"
+
+# a release takes its members away, with a "partitions" event; one of no member, none
+curl -sN --unix-socket "$sock" http://x/v1/events >"$tmp/events" 2>/dev/null &
+events_pid=$!
+sleep 0.3
+api DELETE "/v1/allocations/$bid"
+expect 204
+api GET /v1/allocations?pool=eth
+api DELETE "/v1/allocations/$(jget '.allocations[0].id')"
+expect 204
+sleep 0.3
+kill "$events_pid"
+[ "$(grep -c '^event: partitions' "$tmp/events")" = 1 ] || fail "events: $(cat "$tmp/events")"
+grep -A1 '^event: partitions' "$tmp/events" | grep -q '"members":3' || fail "events: $(cat "$tmp/events")"
+api GET /v1/partitions
+[ "$(jget '.members | length')" = 3 ] && ! printf '%s' "$body" | grep -q "$bid" || fail "after release: $body"
+
+# a restarted agent lists the same members
+before=$(printf "%s" "$body" | jq -c .members)
+stop_agent
+start_agent --config "$tmp/vfagent.json"
+api GET /v1/partitions
+[ "$(printf "%s" "$body" | jq -c .members)" = "$before" ] || fail "after restart: $body"
+echo "partitions: ok"
