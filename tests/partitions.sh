@@ -78,7 +78,28 @@ grep -A1 '^event: partitions' "$tmp/events" | grep -q '"members":3' || fail "eve
 api GET /v1/partitions
 [ "$(jget '.members | length')" = 3 ] && ! printf '%s' "$body" | grep -q "$bid" || fail "after release: $body"
 
+# vfctl partitions write --follow: the file follows the agent's changes
+conf=$tmp/partitions.conf
+"$b/agent/vfctl/vfctl" partitions write --follow --file "$conf" --socket "$sock" \
+	>"$tmp/follow.out" 2>&1 &
+follow_pid=$!
+has() { grep -q "^vfagent_$1=.*0x$(printf '%s' "$2" | tr -d :)=$3" "$conf" 2>/dev/null; }
+wait_file() { # WHAT: `has ARGS` true (or with !, false) within 5 s
+	for _ in $(seq 50); do "$@" && return 0; sleep 0.1; done
+	kill "$follow_pid"; fail "$conf: not $*: $(cat "$conf" "$tmp/follow.out")"
+}
+wait_file has 0001 02:c9:03:00:00:00:00:02 full
+api POST /v1/allocations -d "{$owner,\"pool\":\"ib\",\"pkey\":\"0x0005\",\"membership\":\"limited\",\"guid\":\"02:c9:03:00:00:00:05:00\"}"
+expect 201; eid=$(jget .id)
+wait_file has 0005 02:c9:03:00:00:00:05:00 limited
+api DELETE "/v1/allocations/$eid"
+expect 204
+wait_file eval '! has 0005 02:c9:03:00:00:00:05:00 limited'
+kill "$follow_pid"
+grep -q '^Default=0x7fff, ipoib : ALL=full ;$' "$conf" || fail "a new file's default rule: $(cat "$conf")"
+
 # a restarted agent lists the same members
+api GET /v1/partitions
 before=$(printf "%s" "$body" | jq -c .members)
 stop_agent
 start_agent --config "$tmp/vfagent.json"
