@@ -20,6 +20,7 @@
 #include "agent/events.h"
 #include "agent/ledger.h"
 #include "agent/partitions.h"
+#include "agent/pf/pf-side.h"
 
 /* The port GUID VF @i of @a carries once attached; "" for none. */
 static const char *member_guid(const struct vfp_allocation *a, size_t i)
@@ -180,4 +181,50 @@ void agent_partitions_watch(struct agent *agent)
 		json_decref(o);
 	}
 	events_on_allocation(agent->events, members_changed, agent);
+}
+
+/* VF @v of @a (attached, with a P_Key) mapped now if its mapping was pending. */
+static void retry_vf(struct agent *agent, const struct vfp_allocation *a,
+		     const struct vfp_allocation_vf *v)
+{
+	int pkey = vfp_allocation_get_settings(a)->pkey;
+	struct vfp_restore_point *rp;
+	struct vf_facts f;
+	char err[256] = "";
+
+	if (v->state != VFP_VF_ATTACHED || vf_facts_read(agent, v->pci, &f) < 0 ||
+	    strcmp(f.pf_driver, "mlx4_core") != 0 ||
+	    strcmp(pf_side_partition_state(agent, v->pci, pkey), "pending") != 0)
+		return;
+	pthread_mutex_lock(pf_side_lock(v));
+	rp = restore_point_load(agent, v->pci);
+	if (rp && pf_side_map_partition(agent, &f, pkey, rp, err, sizeof(err)) < 0)
+		log_error("allocation %s: %s", vfp_allocation_get_id(a), err);
+	else if (rp && strcmp(pf_side_partition_state(agent, v->pci, pkey), "applied") == 0)
+		log_info("allocation %s: VF %s on partition 0x%04x now", vfp_allocation_get_id(a),
+			 v->pci, (unsigned)pkey);
+	pthread_mutex_unlock(pf_side_lock(v));
+	vfp_restore_point_free(rp);
+}
+
+/**
+ * agent_partitions_retry() - mlx4 VFs attached before the subnet manager put
+ * their tenant's key on the port: mapped now if it is there (each minute and
+ * on SIGHUP)
+ */
+void agent_partitions_retry(struct agent *agent)
+{
+	struct vfp_allocation **list = NULL;
+	size_t n = 0;
+	int r;
+
+	r = ledger_list_allocations(agent, NULL, false, &list, &n, NULL, 0);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		if (vfp_allocation_get_settings(list[i])->pkey < 0 ||
+		    vfp_allocation_get_state(list[i]) != VFP_ALLOCATION_ATTACHED)
+			continue;
+		for (size_t k = 0; k < vfp_allocation_get_vf_count(list[i]); k++)
+			retry_vf(agent, list[i], vfp_allocation_get_vf(list[i], k));
+	}
+	vfp_allocation_list_free(list, n);
 }

@@ -7,3 +7,4 @@ struct agent;
 
 int agent_partitions_json(struct agent *agent, json_t **ret);
 void agent_partitions_watch(struct agent *agent);
+void agent_partitions_retry(struct agent *agent);

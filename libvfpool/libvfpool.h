@@ -265,6 +265,8 @@ struct vfp_vf_config {
 	long long max_tx_rate; /* Mbit/s */
 	bool has_node_guid, has_port_guid;
 	unsigned long long node_guid, port_guid;
+	int pkey; /* wanted only, never read back: the tenant's IB partition (mlx4: mapped at the
+		   * VF's P_Key index 0 once the port has it); VFP_UNSET: none */
 };
 
 void vfp_vf_config_init(struct vfp_vf_config *c, unsigned index);
@@ -356,6 +358,8 @@ struct vfp_restore_point {
 	long long since;	      /* when it was written */
 	bool pending;		      /* the domain did not exist yet (deployment file) */
 	char *dummy_xml;	      /* an IPoIB dummy NIC attached with it; NULL: none */
+	int pkey_idx0;		      /* mlx4: the physical P_Key index the VF's index 0 had
+				       * (VFP_PKEY_NONE: none); VFP_UNSET: untouched */
 };
 
 struct vfp_restore_point *vfp_restore_point_new(void);
@@ -479,6 +483,13 @@ int vfp_device_read_driver(struct vfp_ctx *ctx, const char *pci, char *buf, size
 int vfp_device_read_netdev(struct vfp_ctx *ctx, const char *pci, char *buf, size_t size);
 int vfp_device_bind_driver(struct vfp_ctx *ctx, const char *pci, const char *driver);
 int vfp_device_rebind(struct vfp_ctx *ctx, const char *pci);
+#define VFP_PKEY_NONE (-2) /* an mlx4 VF's P_Key index mapped to no physical one */
+int vfp_ib_mlx4_find_pkey(struct vfp_ctx *ctx, const char *pf, int pkey, int *ret_index);
+int vfp_ib_mlx4_read_pkey_idx(struct vfp_ctx *ctx, const char *pf, const char *vf, unsigned virt,
+			      int *ret);
+int vfp_ib_mlx4_write_pkey_idx(struct vfp_ctx *ctx, const char *pf, const char *vf,
+			       unsigned virt, int phys);
+int vfp_ib_port_has_pkey(struct vfp_ctx *ctx, const char *rdma, int pkey);
 int vfp_vf_write_ib_guids(struct vfp_ctx *ctx, const char *pf_pci, const char *driver,
 			  unsigned index, const char *node, const char *port);
 

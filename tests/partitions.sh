@@ -4,8 +4,13 @@
 # partition are refused naming the field; GET /v1/partitions lists one member per IB VF
 # GUID of a live allocation with a key, and a "partitions" event follows a change. The
 # subnet manager's side (vfctl partitions write, OpenSM) is tests/partitions-opensm.sh.
+# The host's side on mlx4: an attached VF's P_Key index 0 maps onto the port's index of its
+# tenant's key once the key is there ("partition": pending, then applied), and back at
+# release (the simulated host's iov/ files, as the kernel's mlx4 sysfs.c has them).
+# test-needs: mounts
 set -eu
-command -v jq >/dev/null || exit 77
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (namespaces)"; exit 77; }
+command -v jq >/dev/null && command -v ip >/dev/null || exit 77
 . "${top_srcdir:-.}/tests/api-lib.sh"
 cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "ib", "selector": {"vendors": ["15b3"], "link_types": ["infiniband"]}},
@@ -77,6 +82,40 @@ kill "$events_pid"
 grep -A1 '^event: partitions' "$tmp/events" | grep -q '"members":3' || fail "events: $(cat "$tmp/events")"
 api GET /v1/partitions
 [ "$(jget '.members | length')" = 3 ] && ! printf '%s' "$body" | grep -q "$bid" || fail "after release: $body"
+
+# mlx4: attached before the subnet manager put the key on the port, the VF is pending and its
+# index 0 stays on the default partition; once the key is there (and at the agent's next look:
+# SIGHUP here, each minute else) index 0 is on the key; an attach then is applied at once;
+# a limited member does not get a full member's key; a release puts index 0 back
+ns=vfa-pk-$$
+ip netns add "$ns"
+trap 'ip netns del "$ns" 2>/dev/null; cleanup' EXIT
+for n in ib1v0 ib1v1 ib1v2 ib1v3; do ip link add "$n" type veth peer name "p-$n"; done
+phys() { find "$tmp/sys/" -path "*/infiniband/mlx4_*/iov/ports/1/pkeys/$1"; }
+idx0() { cat "$(find "$tmp/sys/" -path "*/infiniband/mlx4_*/iov/$1/ports/1/pkey_idx/0")"; }
+attach_mlx4() { # PCI PKEY [MEMBERSHIP] → $id, $body
+	api POST /v1/allocations -d "{\"pool\":\"ib\",\"pci\":\"$1\",\"pkey\":\"$2\",\"membership\":\"${3:-full}\",\"owner\":{\"kind\":\"container\",\"netns\":\"$ns\"},\"attach\":{\"netns\":\"$ns\",\"ifname\":\"ib${1##*.}\"}}"
+	expect 201; id=$(jget .id)
+}
+attach_mlx4 0000:5e:00.3 0x8005; m1=$id
+[ "$(jget '.vfs[0].partition')" = pending ] && [ "$(idx0 0000:5e:00.3)" = 0 ] ||
+	fail "before the key is on the port: $body, index 0 on $(idx0 0000:5e:00.3)"
+echo 0x8005 >"$(phys 3)"
+kill -HUP "$agent_pid"
+for _ in $(seq 50); do [ "$(idx0 0000:5e:00.3)" = 3 ] && break; sleep 0.1; done
+api GET "/v1/allocations/$m1"
+[ "$(jget '.vfs[0].partition')" = applied ] && [ "$(idx0 0000:5e:00.3)" = 3 ] ||
+	fail "once the key is on the port: $body, index 0 on $(idx0 0000:5e:00.3)"
+attach_mlx4 0000:5e:00.4 0x0005 limited; m2=$id
+[ "$(jget '.vfs[0].partition')" = pending ] && [ "$(idx0 0000:5e:00.4)" = 0 ] ||
+	fail "a limited member on a full member's key: $body, index 0 on $(idx0 0000:5e:00.4)"
+api DELETE "/v1/allocations/$m2"; expect 204
+attach_mlx4 0000:5e:00.4 0x8005; m2=$id
+[ "$(jget '.vfs[0].partition')" = applied ] && [ "$(idx0 0000:5e:00.4)" = 3 ] ||
+	fail "attached with the key on the port: $body, index 0 on $(idx0 0000:5e:00.4)"
+for id in $m1 $m2; do api DELETE "/v1/allocations/$id"; expect 204; done
+[ "$(idx0 0000:5e:00.3)/$(idx0 0000:5e:00.4)" = 0/0 ] ||
+	fail "after release: index 0 on $(idx0 0000:5e:00.3)/$(idx0 0000:5e:00.4)"
 
 # vfctl partitions write --follow: the file follows the agent's changes
 conf=$tmp/partitions.conf
