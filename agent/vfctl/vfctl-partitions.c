@@ -79,27 +79,49 @@ static char *read_text(const char *path, int *ret)
 	return text;
 }
 
-/* @text into @path through a temp file beside it and rename(): readers see old or new. */
-static int replace_file(const char *path, const char *text, mode_t mode)
+/*
+ * @text into @path through a temp file beside it and rename(): readers see
+ * old or new. The new file's fd comes back for sync_file(), after OpenSM
+ * was told: the disk's flush is no part of the wait for the table (a crash
+ * before it, the next run writes the file again).
+ */
+static int replace_file(const char *path, const char *text, mode_t mode, int *ret_fd)
 {
 	char tmp[4096];
 	int fd, r = 0;
 	size_t n = strlen(text);
 
+	errno = 0;
 	if (snprintf(tmp, sizeof(tmp), "%s.vfagent-XXXXXX", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fchmod(fd, mode) < 0 || write(fd, text, n) != (ssize_t)n || fsync(fd) < 0)
+	if (fchmod(fd, mode) < 0 || write(fd, text, n) != (ssize_t)n)
 		r = errno ? -errno : -EIO;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
 	if (r == 0 && rename(tmp, path) < 0)
 		r = -errno;
-	if (r < 0)
+	if (r < 0) {
 		unlink(tmp);
-	return r;
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+/* The file replaced by replace_file() on the disk, and its directory's entry. */
+static void sync_file(const char *path, int fd)
+{
+	char *d = strdup(path);
+	int dfd = d ? open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+
+	if (fsync(fd) < 0 || (dfd >= 0 && fsync(dfd) < 0))
+		fprintf(stderr, "vfctl: partitions: %s on the disk: %m\n", path);
+	if (dfd >= 0)
+		close(dfd);
+	close(fd);
+	free(d);
 }
 
 /* The cache of each agent's last answer: .NAME.vfagent-members beside @file. */
@@ -252,7 +274,7 @@ static int write_file(const struct vfctl_partitions *o, const char *block, bool 
 	struct stat st;
 	const char *why = NULL;
 	char *old, *text = NULL;
-	int r;
+	int r, fd = -1;
 
 	old = read_text(o->file, &r);
 	if (r == -ENOENT) /* OpenSM's own rule when it has no file: keep it, in the operator's part */
@@ -269,12 +291,15 @@ static int write_file(const struct vfctl_partitions *o, const char *block, bool 
 		fprintf(stderr, "vfctl: partitions: %s: %s\n", o->file, why);
 	*ret_changed = r >= 0 && strcmp(old, text) != 0;
 	if (*ret_changed) {
-		r = replace_file(o->file, text, stat(o->file, &st) == 0 ? st.st_mode & 07777 : 0644);
+		r = replace_file(o->file, text, stat(o->file, &st) == 0 ? st.st_mode & 07777 : 0644,
+				 &fd);
 		if (r < 0)
 			fprintf(stderr, "vfctl: partitions: writing %s: %s\n", o->file, strerror(-r));
 	}
 	if (r >= 0 && *ret_changed && o->opensm_pid)
 		r = signal_opensm(o->opensm_pid);
+	if (fd >= 0)
+		sync_file(o->file, fd);
 	free(old);
 	free(text);
 	return r;
@@ -387,8 +412,7 @@ static int follow_all(const struct vfctl_partitions *o)
 
 		if (n < 0)
 			return -errno;
-		/* a burst of events (a claim of many VFs) is one write: wait for it to settle */
-		usleep(100000);
+		/* what came meanwhile is seen by this write: one for a burst, no waiting */
 		while (n > 0 && poll(&pfd, 1, 0) > 0 && read(pipefd[0], drain, sizeof(drain)) > 0)
 			;
 		write_once(o);
