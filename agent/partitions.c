@@ -135,18 +135,34 @@ int agent_partitions_json(struct agent *agent, json_t **ret)
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *watch_last;
 
+/* Whether allocation @id asked for a P_Key: only then can its events change the members. */
+static bool has_pkey(struct agent *agent, const char *id)
+{
+	struct vfp_allocation *a = NULL;
+	bool yes;
+	int r;
+
+	r = agent_get_allocation(agent, id, &a, NULL, 0);
+	yes = r < 0 || vfp_allocation_get_settings(a)->pkey >= 0; /* not known: look */
+	vfp_allocation_unref(a);
+	return yes;
+}
+
 /*
  * After an allocation event: a "partitions" event when the members are not
  * what they were ({"members": N}), so a gatherer following the events writes
- * partitions.conf again only then.
+ * partitions.conf again only then. An allocation without a key costs one
+ * look at its row, not the list.
  */
-static void members_changed(void *userdata)
+static void members_changed(void *userdata, const char *id)
 {
 	struct agent *agent = userdata;
 	json_t *o = NULL;
 	char *text;
 	bool changed;
 
+	if (!has_pkey(agent, id))
+		return;
 	if (agent_partitions_json(agent, &o) < 0) {
 		log_warning("partitions: cannot list the members");
 		return;

@@ -305,6 +305,20 @@ static int write_file(const struct vfctl_partitions *o, const char *block, bool 
 	return r;
 }
 
+/* @cache into @path as the file is: atomically, so a crash never leaves half of it. */
+static void save_cache(json_t *cache, const char *path)
+{
+	char *text = json_dumps(cache, JSON_COMPACT);
+	int fd = -1, r = text ? replace_file(path, text, 0600, &fd) : -ENOMEM;
+
+	if (r >= 0)
+		sync_file(path, fd);
+	else
+		fprintf(stderr, "vfctl: partitions: cannot keep the members in %s: %s\n", path,
+			strerror(-r));
+	free(text);
+}
+
 /* One gathering and writing; 0, 1 when written with something left out or kept, <0 failed. */
 static int write_once(const struct vfctl_partitions *o)
 {
@@ -326,8 +340,8 @@ static int write_once(const struct vfctl_partitions *o)
 	r = build_block(o, cache, &p, &block);
 	if (r >= 0)
 		r = write_file(o, block, &changed);
-	if (r >= 0 && json_dump_file(cache, cpath, JSON_COMPACT) < 0)
-		fprintf(stderr, "vfctl: partitions: cannot keep the members in %s\n", cpath);
+	if (r >= 0)
+		save_cache(cache, cpath);
 	if (r >= 0)
 		printf("%s: %zu members from %zu agents (%u not answering)%s%s\n", o->file, p.n,
 		       o->n_sources, down, changed ? ": written" : ": unchanged",
