@@ -141,7 +141,23 @@ grep -q '^Default=0x7fff, ipoib : ALL=full ;$' "$conf" || fail "a new file's def
 api GET /v1/partitions
 before=$(printf "%s" "$body" | jq -c .members)
 stop_agent
-start_agent --config "$tmp/vfagent.json"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+printf 'tok-%016d\n' "$$" >"$tmp/token"; printf 'wrong-token-0123456789\n' >"$tmp/wrong"; chmod 600 "$tmp/token"
+start_agent --config "$tmp/vfagent.json" --listen "tcp:127.0.0.1:$port" --token-file "$tmp/token"
 api GET /v1/partitions
 [ "$(printf "%s" "$body" | jq -c .members)" = "$before" ] || fail "after restart: $body"
+
+# agents over TCP, each --token-file the --url's before it: one answers, one is refused (its
+# token), named, and the exit status says so; one GUID with one key from both is written once
+rm -f "$conf"
+set +e
+"$b/agent/vfctl/vfctl" partitions write --file "$conf" --url "http://127.0.0.1:$port" \
+	--token-file "$tmp/token" --url "http://localhost:$port" --token-file "$tmp/wrong" \
+	>"$tmp/tcp.out" 2>&1
+rc=$?
+set -e
+[ "$rc" = 1 ] && grep -q "http://localhost:$port does not answer" "$tmp/tcp.out" &&
+	grep -q ': 3 members from 2 agents (1 not answering): written' "$tmp/tcp.out" &&
+	[ "$(grep -c '^vfagent_' "$conf")" = 2 ] && [ "$(grep -o '0x02c9030000000001' "$conf" | wc -l)" = 1 ] ||
+	fail "over TCP: exit $rc: $(cat "$tmp/tcp.out" "$conf")"
 echo "partitions: ok"

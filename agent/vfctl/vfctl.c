@@ -796,13 +796,22 @@ static const struct command commands[] = {
 	{}
 };
 
-static char token_buf[512];
+/* One per --token-file: partitions write names an agent per --url, each with its own. */
+static char token_bufs[VFCTL_MAX_SOURCES + 1][512];
+static size_t n_tokens;
 
 static int read_token(const char *path, const char **ret)
 {
 	FILE *f = fopen(path, "re");
+	char *token_buf = token_bufs[n_tokens];
 
-	if (!f || !fgets(token_buf, sizeof(token_buf), f)) {
+	if (n_tokens == VFCTL_MAX_SOURCES) {
+		fprintf(stderr, "vfctl: --token-file: at most %d\n", VFCTL_MAX_SOURCES);
+		if (f)
+			fclose(f);
+		return -EINVAL;
+	}
+	if (!f || !fgets(token_buf, sizeof(token_bufs[0]), f)) {
 		fprintf(stderr, "vfctl: --token-file %s: %s\n", path, f ? "empty" : strerror(errno));
 		if (f)
 			fclose(f);
@@ -810,8 +819,9 @@ static int read_token(const char *path, const char **ret)
 	}
 	fclose(f);
 	token_buf[strcspn(token_buf, "\r\n")] = '\0';
-	*ret = strdup(token_buf); /* one per --url (partitions write): lives as long as vfctl */
-	return *ret ? 0 : -ENOMEM;
+	n_tokens++;
+	*ret = token_buf;
+	return 0;
 }
 
 static int parse_on_off(const char *opt, const char *s, int *ret)
