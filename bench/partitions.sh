@@ -17,7 +17,14 @@ umad=$(find /usr/lib -path '*/umad2sim/libumad2sim.so' 2>/dev/null | head -1)
 tmp=$(mktemp -d /tmp/vfagent-bench-pkeys-XXXXXX)
 pids=''
 ns=vfa-bp-$$
-stop() { for p in $pids; do kill "$p" 2>/dev/null; done; ip netns del "$ns" 2>/dev/null; rm -rf "$tmp"; }
+# OpenSM waits on ibsim for ever once ibsim is gone: SIGKILL, after the others' SIGTERM
+stop() {
+	for p in $pids; do kill "$p" 2>/dev/null || :; done
+	sleep 0.5
+	for p in $pids; do kill -9 "$p" 2>/dev/null || :; done
+	ip netns del "$ns" 2>/dev/null || :
+	rm -rf "$tmp"
+}
 trap stop EXIT
 export IBSIM_SOCKNAME="vfa-bench-$$" OSM_CACHE_DIR="$tmp/osm" OSM_TMP_DIR="$tmp"
 first=0x0002c9030000b101

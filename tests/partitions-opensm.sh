@@ -20,8 +20,18 @@ umad=$(find /usr/lib -path '*/umad2sim/libumad2sim.so' 2>/dev/null | head -1)
 . "${top_srcdir:-.}/tests/api-lib.sh"
 export IBSIM_SOCKNAME="vfa-sim-$$" OSM_CACHE_DIR="$tmp/osm-cache" OSM_TMP_DIR="$tmp"
 hpid1='' hpid2='' osm_pid='' sim_pid='' fifo_pid='' fake_pid=''
+# OpenSM waits on ibsim for ever once ibsim is gone: it goes first, and for good (SIGKILL)
+kill_opensm() {
+	[ -n "$osm_pid" ] || return 0
+	kill "$osm_pid" 2>/dev/null || :
+	for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$osm_pid" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$osm_pid" 2>/dev/null || :
+	wait "$osm_pid" 2>/dev/null || :
+	osm_pid=''
+}
 stop_all() {
-	for p in $hpid1 $hpid2 $osm_pid $sim_pid $fifo_pid $fake_pid; do kill "$p" 2>/dev/null || :; done
+	kill_opensm
+	for p in $hpid1 $hpid2 $sim_pid $fifo_pid $fake_pid; do kill "$p" 2>/dev/null || :; done
 	for n in h1 h2 tA tB tA2 tB2; do ip netns del "vfa-$n-$$" 2>/dev/null || :; done
 	cleanup
 }
@@ -196,7 +206,7 @@ gather
 [ "$rc" = 1 ] && grep -q "unix:$tmp/h2.sock does not answer" "$tmp/gather.err" &&
 	grep -q "unix:$tmp/h2.sock: 3 members as of" "$tmp/gather.err" && grep -q ': unchanged$' "$tmp/gather.out" ||
 	fail "host 2 down: exit $rc: $(cat "$tmp/gather.out" "$tmp/gather.err")"
-kill "$osm_pid"; wait "$osm_pid" 2>/dev/null || :
+kill_opensm
 start_opensm
 for g in $a1 $a2; do wait_keys "$g" "0x7fff 0x8001 "; done
 for g in $b2; do wait_keys "$g" "0x7fff 0x8002 "; done
