@@ -18,7 +18,6 @@
 #include "agent/agent.h"
 #include "agent/claim-queue.h"
 #include "agent/events.h"
-#include "agent/partitions.h"
 #include "agent/numvfs.h"
 #include "agent/vm/libvirt.h"
 #include "agent/release.h"
@@ -291,8 +290,6 @@ int agent_init(struct agent *a)
 	}
 	if (r >= 0)
 		r = events_new(&a->events);
-	if (r >= 0)
-		agent_partitions_watch(a);
 	if (r >= 0)
 		r = claim_queue_new(ledger_claim_batch, a, &a->claims);
 	if (r >= 0)

@@ -472,6 +472,7 @@ int main(int argc, char **argv)
 		return not_started(&a);
 	}
 	say_missing_verbs(&a);
+	agent_partitions_watch(&a); /* "partitions" events from the first claim on */
 	ret = a.opt.once ? EXIT_SUCCESS : serve(&a, &mask);
 	if (agent_give_backs_pending(&a))
 		log_warning("%zu claims were not given back: they stay reserved until their owners go",

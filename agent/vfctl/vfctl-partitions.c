@@ -29,7 +29,6 @@
 #include <unistd.h>
 
 #include "agent/vfctl/partitions-conf.h"
-#include "agent/vfctl/vfctl-partitions.h"
 #include "agent/vfctl/vfctl.h"
 
 #define RESYNC_SECONDS 60

@@ -18,7 +18,6 @@
 #include "libvfpool/libvfpool.h"
 #include "libvfpool/macro.h"
 #include "agent/vfctl/vfctl-curl.h"
-#include "agent/vfctl/vfctl-partitions.h"
 #include "agent/vfctl/vfctl.h"
 
 #define EXIT_USAGE 2
