@@ -32,6 +32,7 @@ struct pool_config {
 
 struct network_config {
 	char *bridge, *network, *pool;
+	int pkey; /* its IB partition, VFP_UNSET for none */
 };
 
 struct vfp_config {
@@ -246,9 +247,9 @@ static int parse_exclude(struct vfp_config *c, json_t *a, char **err)
 
 static int parse_network(struct vfp_config *c, json_t *o, const char *path, char **err)
 {
-	static const char *const keys[] = { "bridge", "network", "pool", NULL };
+	static const char *const keys[] = { "bridge", "network", "pool", "pkey", "membership", NULL };
 	struct network_config *n = &c->networks[c->n_networks];
-	const char *bridge, *network, *pool;
+	const char *bridge, *network, *pool, *why;
 	char sub[128];
 	int r;
 
@@ -269,6 +270,11 @@ static int parse_network(struct vfp_config *c, json_t *o, const char *path, char
 		return vfp_config_error(err, sub, "missing or not a string");
 	if (vfp_config_find_pool(c, pool) < 0)
 		return vfp_config_error(err, sub, "no pool named \"%s\"", pool);
+	if (vfp_pkey_from_json(json_object_get(o, "pkey"), json_object_get(o, "membership"),
+			       &n->pkey, &why) < 0) {
+		snprintf(sub, sizeof(sub), "%s.%.*s", path, (int)strcspn(why, ":"), why);
+		return vfp_config_error(err, sub, "%s", why + strcspn(why, ":") + 2);
+	}
 	n->bridge = bridge ? strdup(bridge) : NULL;
 	n->network = network ? strdup(network) : NULL;
 	n->pool = strdup(pool);
@@ -788,6 +794,20 @@ VFP_EXPORT const char *vfp_config_pool_for_network(const struct vfp_config *c,
 	return NULL;
 }
 
+/* The IB partition of that bridge or libvirt network; VFP_UNSET for none (or no such network). */
+VFP_EXPORT int vfp_config_pkey_for_network(const struct vfp_config *c, const char *bridge,
+					   const char *network)
+{
+	for (size_t i = 0; i < c->n_networks; i++) {
+		const struct network_config *n = &c->networks[i];
+
+		if ((bridge && n->bridge && strcmp(bridge, n->bridge) == 0) ||
+		    (network && n->network && strcmp(network, n->network) == 0))
+			return n->pkey;
+	}
+	return VFP_UNSET;
+}
+
 VFP_EXPORT const unsigned char *vfp_config_get_ipoib_mac_prefix(const struct vfp_config *c)
 {
 	return c->ipoib_prefix;
@@ -811,17 +831,28 @@ VFP_EXPORT bool vfp_config_get_guid_range(const struct vfp_config *c,
 }
 
 /* [{"name":…,"selector":{…},"grow_step":N,"reset":"flr"|"none"}] in config order. */
-/* [{"bridge": …} or {"network": …}]: the networks the config maps to pool @pool. */
+/* [{"bridge": …} or {"network": …}, with its "pkey"]: the networks the config maps to @pool. */
 static json_t *pool_networks_json(const struct vfp_config *c, const char *pool)
 {
 	json_t *a = json_array();
 
-	for (size_t i = 0; a && i < c->n_networks; i++)
-		if (strcmp(c->networks[i].pool, pool) == 0)
-			json_array_append_new(a, c->networks[i].bridge
-							 ? json_pack("{s:s}", "bridge", c->networks[i].bridge)
-							 : json_pack("{s:s}", "network",
-								     c->networks[i].network));
+	for (size_t i = 0; a && i < c->n_networks; i++) {
+		const struct network_config *n = &c->networks[i];
+		json_t *o;
+
+		if (strcmp(n->pool, pool) != 0)
+			continue;
+		o = n->bridge ? json_pack("{s:s}", "bridge", n->bridge)
+			      : json_pack("{s:s}", "network", n->network);
+		if (o && n->pkey >= 0) {
+			char key[7];
+
+			vfp_pkey_format(n->pkey, key);
+			json_object_set_new(o, "pkey", json_string(key));
+			json_object_set_new(o, "membership", json_string(vfp_pkey_membership(n->pkey)));
+		}
+		json_array_append_new(a, o);
+	}
 	return a;
 }
 

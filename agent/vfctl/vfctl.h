@@ -38,3 +38,16 @@ void vfctl_print_plan(FILE *out, json_t *plan);
 int vfctl_doctor_local(struct vfp_ctx *ctx, const struct vfp_host_env *env, json_t **ret);
 void vfctl_print_checks(FILE *out, json_t *report);
 int vfctl_doctor_exit_status(json_t *report);
+
+#define VFCTL_MAX_SOURCES 64
+
+/* `vfctl partitions write`'s options (vfctl-partitions.c). */
+struct vfctl_partitions {
+	const char *file;	/* OpenSM's partitions.conf */
+	const char *opensm_pid; /* a file with OpenSM's pid, to signal; NULL: none */
+	bool follow;
+	struct vfctl_http sources[VFCTL_MAX_SOURCES]; /* the agents, as --socket/--url named them */
+	size_t n_sources;
+};
+
+int vfctl_partitions_write(const struct vfctl_partitions *o);
