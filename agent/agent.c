@@ -33,21 +33,12 @@ log_library(void *userdata, int priority, const char *file, int line, const char
 	agent_log(priority, "%s", msg);
 }
 
-/* The simulated host's config: its Mellanox VFs in "ib", its Intel VFs in "eth". */
-static const char simulated_config[] =
-	"{\"pools\": ["
-	"  {\"name\": \"ib\", \"selector\": {\"vendors\": [\"15b3\"], \"link_types\": [\"infiniband\"]}},"
-	"  {\"name\": \"eth\", \"selector\": {\"vendors\": [\"8086\"]}, \"grow\": {\"step\": 2}}],"
-	" \"networks\": [{\"bridge\": \"sriov_ib0\", \"pool\": \"ib\"},"
-	"              {\"bridge\": \"sriov_eth0\", \"pool\": \"eth\"}],"
-	" \"guids\": {\"first\": \"02:c9:03:00:00:00:00:01\", \"count\": 4096}}";
-
-/* The config file the agent reads, or NULL for the simulated host's built-in one. */
+/* The config file the agent reads, or NULL for the one handed in (opt.config_json). */
 const char *agent_config_path(const struct agent *a)
 {
 	if (a->opt.config_path)
 		return a->opt.config_path;
-	return a->opt.simulate_dir ? NULL : VFAGENT_CONFIG_FILE;
+	return a->opt.config_json ? NULL : VFAGENT_CONFIG_FILE;
 }
 
 int agent_load_config(const struct agent *a, struct vfp_config **ret)
@@ -56,7 +47,7 @@ int agent_load_config(const struct agent *a, struct vfp_config **ret)
 	int r;
 
 	if (!agent_config_path(a)) {
-		json_t *root = json_loads(simulated_config, 0, NULL);
+		json_t *root = json_loads(a->opt.config_json, 0, NULL);
 
 		r = vfp_config_load_json(root, ret, &err);
 		json_decref(root);
@@ -241,6 +232,9 @@ static int open_libvirt(struct agent *a)
 	if (!uri)
 		uri = a->opt.simulate_dir ? "test:///default" : "qemu:///system";
 	r = libvirt_conn_new(uri, &a->libvirt);
+	if (r >= 0 && a->opt.libvirt_detach_handler)
+		libvirt_conn_set_detach_handler(a->libvirt, a->opt.libvirt_detach_handler,
+						a->opt.libvirt_detach_userdata);
 	if (r == -ENOPKG) /* not installed: said why, and the agent serves containers */
 		return 0;
 	if (r < 0)

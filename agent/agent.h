@@ -27,6 +27,10 @@ struct agent_options {
 	const char *state_dir;
 	const char *sysfs_root;
 	const char *simulate_dir;
+	const char *config_json; /* the config when no config_path names one (a simulated host's) */
+	/* answers a detach instead of libvirt when it returns 1 (a simulated host's guests) */
+	int (*libvirt_detach_handler)(void *userdata, const char *uuid, const char *xml);
+	void *libvirt_detach_userdata;
 	const char *listen[AGENT_MAX_LISTEN];
 	int n_listen;
 	const char *token_file;

@@ -451,6 +451,11 @@ int main(int argc, char **argv)
 
 	if (parse_options(&a.opt, argc, argv) < 0)
 		return 2;
+	if (a.opt.simulate_dir) { /* the simulated host plugs in here, at the agent's edges */
+		a.opt.config_json = sim_host_config();
+		a.opt.libvirt_detach_handler = sim_guest_unplug_ignored;
+		a.opt.libvirt_detach_userdata = (void *)a.opt.simulate_dir;
+	}
 	if (check_config_only)
 		return check_config(&a);
 	if (a.opt.simulate_dir && isolate_simulated_host() < 0)

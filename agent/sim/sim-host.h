@@ -87,6 +87,8 @@ int sim_kernel_write(void *userdata, const char *root, const char *rel, const ch
 		     int *ret_result);
 int sim_host_build_default(const char *root);
 int sim_host_create(const char *dir);
+const char *sim_host_config(void);
+int sim_guest_unplug_ignored(void *dir, const char *uuid, const char *xml);
 int sim_add_vf(const char *root, const struct sim_pf_spec *spec, unsigned index,
 	       const char *driver);
 int sim_add_vf_functions(const char *root, const struct sim_pf_spec *spec, const char *vf_addr);

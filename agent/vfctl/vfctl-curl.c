@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "agent/vfctl/vfctl-curl.h"
+#include "agent/vfctl/vfctl-error.h"
 
 #define LIBCURL_SONAME "libcurl.so.4"
 
@@ -46,8 +47,8 @@ static bool resolve(void)
 		void *p = dlsym(handle, symbols[i].name);
 
 		if (!p) {
-			fprintf(stderr, "vfctl: %s has no %s: %s\n", LIBCURL_SONAME,
-				symbols[i].name, dlerror());
+			vfctl_error("%s has no %s: %s", LIBCURL_SONAME,
+				    symbols[i].name, dlerror());
 			return false;
 		}
 		/* POSIX: a data pointer from dlsym() holds a function's address */
@@ -68,7 +69,7 @@ const struct vfctl_curl *vfctl_curl(void)
 	if (!handle)
 		handle = dlopen(LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!handle) {
-		fprintf(stderr, "vfctl: talking to the agent needs libcurl: %s\n", dlerror());
+		vfctl_error("talking to the agent needs libcurl: %s", dlerror());
 		return NULL;
 	}
 	if (!resolve() || curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {

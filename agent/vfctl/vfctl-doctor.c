@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "libvfpool/libvfpool.h"
+#include "agent/vfctl/vfctl-error.h"
 #include "agent/vfctl/vfctl.h"
 
 /* The report of the checks run here; the config's failure to load is one of its lines. */
@@ -28,8 +29,8 @@ int vfctl_doctor_local(struct vfp_ctx *ctx, const struct vfp_host_env *env_in, j
 		env.config_error = error ? error : "cannot be read";
 	r = vfp_inventory_scan(ctx, &inv);
 	if (r < 0)
-		fprintf(stderr, "vfctl: doctor: cannot read %s/bus/pci/devices: %s\n",
-			vfp_ctx_get_sysfs_root(ctx), strerror(-r));
+		vfctl_error("doctor: cannot read %s/bus/pci/devices: %s",
+			    vfp_ctx_get_sysfs_root(ctx), strerror(-r));
 	if (r >= 0)
 		r = vfp_host_checks_new(&c);
 	if (r >= 0)

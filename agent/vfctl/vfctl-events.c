@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/vfctl/vfctl-error.h"
 #include "agent/vfctl/vfctl.h"
 
 struct sse {
@@ -170,7 +171,7 @@ int vfctl_follow_events(const struct vfctl_http *h, bool json)
 		if (r == 0 && !connected)
 			connected = true;
 		if (r == 0)
-			fprintf(stderr, "vfctl: events: the agent closed the stream; waiting for it\n");
+			vfctl_error("events: the agent closed the stream; waiting for it");
 		s->len = 0;
 		sleep(1);
 	}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent/vfctl/vfctl-curl.h"
+#include "agent/vfctl/vfctl-error.h"
 #include "agent/vfctl/vfctl.h"
 
 #define RESPONSE_MAX (64u << 20)
@@ -70,21 +71,21 @@ static int report(const struct vfctl_curl *cu, const struct vfctl_http *h, CURLc
 			return -ECONNREFUSED;
 		}
 		if (rc == CURLE_OPERATION_TIMEDOUT)
-			fprintf(stderr, "vfctl: no answer from the agent within %ld s (--timeout)\n",
-				h->timeout);
+			vfctl_error("no answer from the agent within %ld s (--timeout)",
+				    h->timeout);
 		else
-			fprintf(stderr, "vfctl: talking to the agent: %s\n", cu->easy_strerror(rc));
+			vfctl_error("talking to the agent: %s", cu->easy_strerror(rc));
 		return -EIO;
 	}
 	if (h->quiet)
 		return status == 404 ? -ENOENT : status == 409 ? -EBUSY : -EIO;
 	o = body ? json_loads(body, 0, NULL) : NULL;
 	if (json_is_string(json_object_get(o, "message")))
-		fprintf(stderr, "vfctl: %s (HTTP %ld %s)\n",
-			json_string_value(json_object_get(o, "message")), status,
-			json_string_value(json_object_get(o, "error")) ?: "");
+		vfctl_error("%s (HTTP %ld %s)",
+			    json_string_value(json_object_get(o, "message")), status,
+			    json_string_value(json_object_get(o, "error")) ?: "");
 	else
-		fprintf(stderr, "vfctl: the agent answered HTTP %ld\n", status);
+		vfctl_error("the agent answered HTTP %ld", status);
 	json_decref(o);
 	return status == 404 ? -ENOENT : status == 409 ? -EBUSY : -EIO;
 }

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "agent/vfctl/partitions-conf.h"
+#include "agent/vfctl/vfctl-error.h"
 #include "agent/vfctl/vfctl.h"
 
 #define RESYNC_SECONDS 60
@@ -116,7 +117,7 @@ static void sync_file(const char *path, int fd)
 	int dfd = d ? open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 
 	if (fsync(fd) < 0 || (dfd >= 0 && fsync(dfd) < 0))
-		fprintf(stderr, "vfctl: partitions: %s on the disk: %m\n", path);
+		vfctl_error("partitions: %s on the disk: %m", path);
 	if (dfd >= 0)
 		close(dfd);
 	close(fd);
@@ -165,12 +166,12 @@ static unsigned gather(const struct vfctl_partitions *o, json_t *cache)
 
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
 		}
-		fprintf(stderr, "vfctl: partitions: %s does not answer (%s): %s\n", name,
-			strerror(-r),
-			old ? "keeping the members it listed last" : "no members known for it");
+		vfctl_error("partitions: %s does not answer (%s): %s", name,
+			    strerror(-r),
+			    old ? "keeping the members it listed last" : "no members known for it");
 		if (old)
-			fprintf(stderr, "vfctl: partitions: %s: %zu members as of %s\n", name,
-				json_array_size(json_object_get(old, "members")), when);
+			vfctl_error("partitions: %s: %zu members as of %s", name,
+				    json_array_size(json_object_get(old, "members")), when);
 	}
 	return down;
 }
@@ -200,9 +201,9 @@ static unsigned overlapping_ranges(const struct vfctl_partitions *o, json_t *cac
 			    !range_of(json_object_get(cache, b), &fb, &nb) || fa >= fb + nb ||
 			    fb >= fa + na)
 				continue;
-			fprintf(stderr, "vfctl: partitions: %s and %s hand out GUIDs of one range "
-				"(0x%016llx+%llu, 0x%016llx+%llu): give each host a range of its own "
-				"(\"guids\" in vfagent.json)\n", a, b, fa, na, fb, nb);
+			vfctl_error("partitions: %s and %s hand out GUIDs of one range "
+				    "(0x%016llx+%llu, 0x%016llx+%llu): give each host a range of "
+				    "its own (\"guids\" in vfagent.json)", a, b, fa, na, fb, nb);
 			pairs++;
 		}
 	return pairs;
@@ -228,7 +229,7 @@ static int build_block(const struct vfctl_partitions *o, json_t *cache, struct p
 	pconf_resolve(p);
 	r = pconf_render(p, ret);
 	if (r >= 0 && !pconf_block_is_valid(*ret)) {
-		fprintf(stderr, "vfctl: partitions: the block made fails its own check; not written\n");
+		vfctl_error("partitions: the block made fails its own check; not written");
 		free(*ret);
 		r = -EINVAL;
 	}
@@ -246,7 +247,7 @@ static int signal_opensm(const char *pidfile)
 	if (f)
 		fclose(f);
 	if (!ok) {
-		fprintf(stderr, "vfctl: partitions: --opensm-pid %s: no pid in it\n", pidfile);
+		vfctl_error("partitions: --opensm-pid %s: no pid in it", pidfile);
 		return -EINVAL;
 	}
 	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
@@ -256,12 +257,12 @@ static int signal_opensm(const char *pidfile)
 	if (f)
 		fclose(f);
 	if (strcmp(comm, "opensm") != 0) {
-		fprintf(stderr, "vfctl: partitions: --opensm-pid %s: process %ld is %s, not opensm; "
-			"not signalled\n", pidfile, pid, comm[0] ? comm : "gone");
+		vfctl_error("partitions: --opensm-pid %s: process %ld is %s, not opensm; "
+			    "not signalled", pidfile, pid, comm[0] ? comm : "gone");
 		return -ESRCH;
 	}
 	if (kill((pid_t)pid, SIGHUP) < 0) {
-		fprintf(stderr, "vfctl: partitions: SIGHUP to opensm %ld: %m\n", pid);
+		vfctl_error("partitions: SIGHUP to opensm %ld: %m", pid);
 		return -errno;
 	}
 	return 0;
@@ -281,19 +282,19 @@ static int write_file(const struct vfctl_partitions *o, const char *block, bool 
 			     "# kept apart on it too: Default=0x7fff, ipoib : ALL=limited, SELF=full ;\n"
 			     "Default=0x7fff, ipoib : ALL=full ;\n");
 	if (!old) {
-		fprintf(stderr, "vfctl: partitions: reading %s: %s\n", o->file,
-			strerror(r ? -r : ENOMEM));
+		vfctl_error("partitions: reading %s: %s", o->file,
+			    strerror(r ? -r : ENOMEM));
 		return r ? r : -ENOMEM;
 	}
 	r = pconf_splice(old, block, &text, &why);
 	if (r == -EINVAL)
-		fprintf(stderr, "vfctl: partitions: %s: %s\n", o->file, why);
+		vfctl_error("partitions: %s: %s", o->file, why);
 	*ret_changed = r >= 0 && strcmp(old, text) != 0;
 	if (*ret_changed) {
 		r = replace_file(o->file, text, stat(o->file, &st) == 0 ? st.st_mode & 07777 : 0644,
 				 &fd);
 		if (r < 0)
-			fprintf(stderr, "vfctl: partitions: writing %s: %s\n", o->file, strerror(-r));
+			vfctl_error("partitions: writing %s: %s", o->file, strerror(-r));
 	}
 	if (r >= 0 && *ret_changed && o->opensm_pid)
 		r = signal_opensm(o->opensm_pid);
@@ -313,8 +314,8 @@ static void save_cache(json_t *cache, const char *path)
 	if (r >= 0)
 		sync_file(path, fd);
 	else
-		fprintf(stderr, "vfctl: partitions: cannot keep the members in %s: %s\n", path,
-			strerror(-r));
+		vfctl_error("partitions: cannot keep the members in %s: %s", path,
+			    strerror(-r));
 	free(text);
 }
 
@@ -441,11 +442,11 @@ int vfctl_partitions_write(const struct vfctl_partitions *o)
 	int r;
 
 	if (!o->file) {
-		fprintf(stderr, "vfctl: partitions write: --file PATH is required\n");
+		vfctl_error("partitions write: --file PATH is required");
 		return 2;
 	}
 	if (o->n_sources == 0) {
-		fprintf(stderr, "vfctl: partitions write: name the agents (--socket or --url)\n");
+		vfctl_error("partitions write: name the agents (--socket or --url)");
 		return 2;
 	}
 	r = write_once(o);

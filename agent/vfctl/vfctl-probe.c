@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "libvfpool/macro.h"
+#include "agent/vfctl/vfctl-error.h"
 #include "vfctl.h"
 
 #define PROBE_SECONDS 15
@@ -63,13 +64,13 @@ int vfctl_probe(const struct vfctl_http *h, long timeout)
 	if (r > 0 || h->quiet)
 		return r > 0 ? 0 : r == 0 ? -ECONNRESET : r;
 	if (r == -ETIMEDOUT)
-		fprintf(stderr, "vfctl: no answer from the agent within %d s: %s takes "
-			"connections but nothing answered within %d s: vfagentd is starting, "
-			"hung, or failing to start (systemctl status vfagentd; journalctl -u "
-			"vfagentd)\n", seconds, h->socket, seconds);
+		vfctl_error("no answer from the agent within %d s: %s takes "
+			    "connections but nothing answered within %d s: vfagentd is starting, "
+			    "hung, or failing to start (systemctl status vfagentd; journalctl -u "
+			    "vfagentd)", seconds, h->socket, seconds);
 	else
-		fprintf(stderr, "vfctl: %s closed the connection unanswered: vfagentd stopped or "
-			"failed to start (systemctl status vfagentd; journalctl -u vfagentd)\n",
-			h->socket);
+		vfctl_error("%s closed the connection unanswered: vfagentd stopped or "
+			    "failed to start (systemctl status vfagentd; journalctl -u vfagentd)",
+			    h->socket);
 	return r == 0 ? -ECONNRESET : r;
 }

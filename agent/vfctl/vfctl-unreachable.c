@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "libvfpool/macro.h"
+#include "agent/vfctl/vfctl-error.h"
 #include "vfctl.h"
 
 /* errno of a plain connect() to @path: what libcurl's "couldn't connect" hides. */
@@ -41,13 +42,12 @@ static void print_denied(const char *path)
 	const char *user = me ? me->pw_name : "USER";
 
 	if (!g || st.st_gid == 0) {
-		fprintf(stderr, "vfctl: permission denied on %s: only root may connect to it\n", path);
+		vfctl_error("permission denied on %s: only root may connect to it", path);
 		return;
 	}
-	fprintf(stderr,
-		"vfctl: permission denied on %s: root and members of the group %s may connect; "
-		"to join it: usermod -aG %s %s (as root), then log in again\n",
-		path, g->gr_name, g->gr_name, user);
+	vfctl_error("permission denied on %s: root and members of the group %s may connect; "
+		    "to join it: usermod -aG %s %s (as root), then log in again",
+		    path, g->gr_name, g->gr_name, user);
 }
 
 /**
@@ -59,15 +59,15 @@ void vfctl_print_unreachable(const struct vfctl_http *h)
 	int e;
 
 	if (h->url) {
-		fprintf(stderr, "vfctl: agent not running (cannot connect to %s)\n", h->url);
+		vfctl_error("agent not running (cannot connect to %s)", h->url);
 		return;
 	}
 	e = connect_errno(h->socket);
 	if (e == EACCES || e == EPERM)
 		print_denied(h->socket);
 	else if (e == ENOENT || e == ECONNREFUSED || e == 0)
-		fprintf(stderr, "vfctl: agent not running (cannot connect to %s: %s)\n", h->socket,
-			e == ENOENT ? "no such socket" : "nothing listens on it");
+		vfctl_error("agent not running (cannot connect to %s: %s)", h->socket,
+			    e == ENOENT ? "no such socket" : "nothing listens on it");
 	else
-		fprintf(stderr, "vfctl: cannot connect to %s: %s\n", h->socket, strerror(e));
+		vfctl_error("cannot connect to %s: %s", h->socket, strerror(e));
 }

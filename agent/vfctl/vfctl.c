@@ -18,6 +18,7 @@
 #include "libvfpool/libvfpool.h"
 #include "libvfpool/macro.h"
 #include "agent/vfctl/vfctl-curl.h"
+#include "agent/vfctl/vfctl-error.h"
 #include "agent/vfctl/vfctl.h"
 
 #define EXIT_USAGE 2
@@ -156,7 +157,7 @@ static int local_ctx(const struct vfctl *c, struct vfp_ctx **ret)
 		return r;
 	vfp_ctx_set_log_fn(ctx, log_stderr, NULL);
 	if (c->sysfs_root && vfp_ctx_set_sysfs_root(ctx, c->sysfs_root) < 0) {
-		fprintf(stderr, "vfctl: --sysfs-root %s: must be an absolute path\n", c->sysfs_root);
+		vfctl_error("--sysfs-root %s: must be an absolute path", c->sysfs_root);
 		vfp_ctx_unref(ctx);
 		return -EINVAL;
 	}
@@ -174,8 +175,8 @@ static int local_pfs(const struct vfctl *c, json_t **ret)
 	if (r >= 0) {
 		r = vfp_inventory_scan(ctx, &inv);
 		if (r < 0)
-			fprintf(stderr, "vfctl: cannot read %s/bus/pci/devices: %s\n",
-				vfp_ctx_get_sysfs_root(ctx), strerror(-r));
+			vfctl_error("cannot read %s/bus/pci/devices: %s",
+				    vfp_ctx_get_sysfs_root(ctx), strerror(-r));
 	}
 	if (r >= 0)
 		*ret = vfp_inventory_to_json(inv);
@@ -228,7 +229,7 @@ static bool is_allocation_id(const char *cmd, const char *s)
 {
 	if (strlen(s) == 36 && strspn(s, "0123456789abcdef-") == 36)
 		return true;
-	fprintf(stderr, "vfctl: %s: \"%s\" is not an allocation id\n", cmd, s);
+	vfctl_error("%s: \"%s\" is not an allocation id", cmd, s);
 	return false;
 }
 
@@ -291,8 +292,8 @@ static int cmd_show(struct vfctl *c)
 	if (looks_like_id(c->argv[0]) && !c->local)
 		return show_allocation(c, c->argv[0]);
 	if (vfp_pci_addr_normalize(c->argv[0], pci) < 0) {
-		fprintf(stderr, "vfctl: show: \"%s\" is neither a PCI address (0000:3b:00.1 or "
-				"3b:00.1) nor an allocation id\n", c->argv[0]);
+		vfctl_error("show: \"%s\" is neither a PCI address (0000:3b:00.1 or "
+			    "3b:00.1) nor an allocation id", c->argv[0]);
 		return EXIT_USAGE;
 	}
 	if (get_pfs(c, &o) < 0)
@@ -311,7 +312,7 @@ static int cmd_show(struct vfctl *c)
 		}
 	}
 	if (!found) {
-		fprintf(stderr, "vfctl: show: no SR-IOV PF or VF at %s\n", pci);
+		vfctl_error("show: no SR-IOV PF or VF at %s", pci);
 		ret = EXIT_FAILURE;
 	} else if (c->json) {
 		ret = print_json(found);
@@ -357,7 +358,7 @@ static int get_pcie(struct vfctl *c, json_t **ret)
 		r = *ret ? 0 : -ENOMEM;
 	}
 	if (r < 0)
-		fprintf(stderr, "vfctl: reading the PCIe tree: %s\n", strerror(-r));
+		vfctl_error("reading the PCIe tree: %s", strerror(-r));
 	vfp_pcie_topo_unref(t);
 	vfp_inventory_unref(inv);
 	vfp_ctx_unref(ctx);
@@ -418,9 +419,9 @@ static int cmd_alloc(struct vfctl *c)
 	int ret = EXIT_SUCCESS;
 
 	if (!owner || (c->netns && c->domain)) {
-		fprintf(stderr, "vfctl: alloc: %s\n",
-			owner ? "--netns or --domain, not both"
-			      : "--owner vm:NAME, netns:PATH or pid:N is required");
+		vfctl_error("alloc: %s",
+			    owner ? "--netns or --domain, not both"
+				  : "--owner vm:NAME, netns:PATH or pid:N is required");
 		json_decref(owner);
 		return EXIT_USAGE;
 	}
@@ -509,8 +510,8 @@ static int cmd_attach(struct vfctl *c)
 	if (!is_allocation_id("attach", c->argv[0]))
 		return EXIT_USAGE;
 	if (!c->netns == !c->domain) {
-		fprintf(stderr, "vfctl: attach: one of --netns NAME, PATH or pid:N and --domain "
-				"NAME is required\n");
+		vfctl_error("attach: one of --netns NAME, PATH or pid:N and --domain "
+			    "NAME is required");
 		return EXIT_USAGE;
 	}
 	body = c->domain ? domain_target(c) : netns_target(c);
@@ -540,8 +541,8 @@ static int cmd_set(struct vfctl *c)
 	if (!is_allocation_id("set", c->argv[0]))
 		return EXIT_USAGE;
 	if (c->mac || c->guid || c->ip) {
-		fprintf(stderr, "vfctl: set: --mac, --guid and --ip cannot change once claimed "
-				"(claim anew)\n");
+		vfctl_error("set: --mac, --guid and --ip cannot change once claimed "
+			    "(claim anew)");
 		return EXIT_USAGE;
 	}
 	body = json_object();
@@ -549,8 +550,8 @@ static int cmd_set(struct vfctl *c)
 		json_object_set_new(body, "vlan", json_integer(c->vlan));
 	alloc_pf_settings(c, body);
 	if (json_object_size(body) == 0) {
-		fprintf(stderr, "vfctl: set: give --vlan, --spoofchk, --trust, --link-state, "
-				"--max-tx-rate or --min-tx-rate\n");
+		vfctl_error("set: give --vlan, --spoofchk, --trust, --link-state, "
+			    "--max-tx-rate or --min-tx-rate");
 		json_decref(body);
 		return EXIT_USAGE;
 	}
@@ -587,7 +588,7 @@ static int cmd_release(struct vfctl *c)
 		return EXIT_FAILURE;
 	/* 202: released, but a guest still holds a VF, quarantined until it lets go */
 	if (json_is_string(json_object_get(a, "message")))
-		fprintf(stderr, "vfctl: %s\n", json_string_value(json_object_get(a, "message")));
+		vfctl_error("%s", json_string_value(json_object_get(a, "message")));
 	else if (!c->json)
 		printf("allocation %s released\n", c->argv[0]);
 	if (c->json && a)
@@ -604,7 +605,7 @@ static int forget_numvfs(struct vfctl *c)
 	int r;
 
 	if (c->argc != 1 || !vfp_pci_addr_is_valid(c->argv[0]) || c->dry_run || c->persist) {
-		fprintf(stderr, "vfctl: numvfs: usage: numvfs PF-PCI --forget\n");
+		vfctl_error("numvfs: usage: numvfs PF-PCI --forget");
 		return EXIT_USAGE;
 	}
 	snprintf(path, sizeof(path), "/v1/pfs/%s/numvfs", c->argv[0]);
@@ -631,7 +632,7 @@ static int cmd_numvfs(struct vfctl *c)
 		return forget_numvfs(c);
 	n = c->argc == 2 ? strtol(c->argv[1], &end, 10) : -1;
 	if (c->argc != 2 || !vfp_pci_addr_is_valid(c->argv[0]) || *end || n < 0 || n > 65535) {
-		fprintf(stderr, "vfctl: numvfs: usage: numvfs PF-PCI N\n");
+		vfctl_error("numvfs: usage: numvfs PF-PCI N");
 		return EXIT_USAGE;
 	}
 	snprintf(path, sizeof(path), "/v1/pfs/%s/numvfs", c->argv[0]);
@@ -664,7 +665,7 @@ static int cmd_bind(struct vfctl *c)
 	int r;
 
 	if (!vfp_pci_addr_is_valid(pci)) {
-		fprintf(stderr, "vfctl: bind: \"%s\" is not a PCI address like 0000:3b:00.1\n", pci);
+		vfctl_error("bind: \"%s\" is not a PCI address like 0000:3b:00.1", pci);
 		return EXIT_USAGE;
 	}
 	if (strcmp(driver, "-") == 0)
@@ -678,10 +679,10 @@ static int cmd_bind(struct vfctl *c)
 		vfp_device_read_driver(ctx, pci, now, sizeof(now));
 	vfp_ctx_unref(ctx);
 	if (r == -ENXIO)
-		fprintf(stderr, "vfctl: bind: no driver took %s%s%s\n", pci, driver ? " as " : "",
-			driver ? driver : "");
+		vfctl_error("bind: no driver took %s%s%s", pci, driver ? " as " : "",
+			    driver ? driver : "");
 	else if (r < 0)
-		fprintf(stderr, "vfctl: bind %s: %s\n", pci, strerror(-r));
+		vfctl_error("bind %s: %s", pci, strerror(-r));
 	else
 		printf("%s: %s\n", pci, now[0] ? now : "(no driver)");
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
@@ -694,8 +695,8 @@ static int cmd_repair(struct vfctl *c)
 	json_t *o = NULL;
 
 	if (vfp_pci_addr_normalize(c->argv[0], pci) < 0) {
-		fprintf(stderr, "vfctl: repair: \"%s\" is not a PCI address like 0000:3b:00.2\n",
-			c->argv[0]);
+		vfctl_error("repair: \"%s\" is not a PCI address like 0000:3b:00.2",
+			    c->argv[0]);
 		return EXIT_USAGE;
 	}
 	snprintf(path, sizeof(path), "/v1/vfs/%s/repair", pci);
@@ -725,8 +726,8 @@ static int cmd_doctor(struct vfctl *c)
 	} else
 		r = vfctl_request(&c->http, "GET", "/v1/host/checks", NULL, NULL, &report);
 	if (r == -ECONNREFUSED)
-		fprintf(stderr, "vfctl: without the agent, `vfctl doctor --local` checks this host "
-				"from here (as root: it reads sysfs and the config)\n");
+		vfctl_error("without the agent, `vfctl doctor --local` checks this host "
+			    "from here (as root: it reads sysfs and the config)");
 	if (r < 0)
 		return EXIT_USAGE; /* a failure: the host could not be checked */
 	if (c->json)
@@ -741,7 +742,7 @@ static int cmd_doctor(struct vfctl *c)
 static int cmd_partitions(struct vfctl *c)
 {
 	if (strcmp(c->argv[0], "write") != 0) {
-		fprintf(stderr, "vfctl: partitions: unknown action \"%s\" (write)\n", c->argv[0]);
+		vfctl_error("partitions: unknown action \"%s\" (write)", c->argv[0]);
 		return EXIT_USAGE;
 	}
 	if (c->partitions.n_sources == 0) /* the agent of this host, as every other command */
@@ -805,13 +806,13 @@ static int read_token(const char *path, const char **ret)
 	char *token_buf = token_bufs[n_tokens];
 
 	if (n_tokens == VFCTL_MAX_SOURCES) {
-		fprintf(stderr, "vfctl: --token-file: at most %d\n", VFCTL_MAX_SOURCES);
+		vfctl_error("--token-file: at most %d", VFCTL_MAX_SOURCES);
 		if (f)
 			fclose(f);
 		return -EINVAL;
 	}
 	if (!f || !fgets(token_buf, sizeof(token_bufs[0]), f)) {
-		fprintf(stderr, "vfctl: --token-file %s: %s\n", path, f ? "empty" : strerror(errno));
+		vfctl_error("--token-file %s: %s", path, f ? "empty" : strerror(errno));
 		if (f)
 			fclose(f);
 		return -EINVAL;
@@ -826,7 +827,7 @@ static int read_token(const char *path, const char **ret)
 static int parse_on_off(const char *opt, const char *s, int *ret)
 {
 	if (strcmp(s, "on") != 0 && strcmp(s, "off") != 0) {
-		fprintf(stderr, "vfctl: %s: \"%s\" is not on or off\n", opt, s);
+		vfctl_error("%s: \"%s\" is not on or off", opt, s);
 		return -EINVAL;
 	}
 	*ret = strcmp(s, "on") == 0;
@@ -836,7 +837,7 @@ static int parse_on_off(const char *opt, const char *s, int *ret)
 static int parse_link_state(const char *s, const char **ret)
 {
 	if (strcmp(s, "auto") != 0 && strcmp(s, "enable") != 0 && strcmp(s, "disable") != 0) {
-		fprintf(stderr, "vfctl: --link-state: \"%s\" is not auto, enable or disable\n", s);
+		vfctl_error("--link-state: \"%s\" is not auto, enable or disable", s);
 		return -EINVAL;
 	}
 	*ret = s;
@@ -849,7 +850,7 @@ static int parse_number(const char *opt, const char *s, long min, long max, long
 	long v = strtol(s, &end, 10);
 
 	if (!*s || *end || v < min || v > max) {
-		fprintf(stderr, "vfctl: %s: \"%s\" is not a number in [%ld, %ld]\n", opt, s, min, max);
+		vfctl_error("%s: \"%s\" is not a number in [%ld, %ld]", opt, s, min, max);
 		return -EINVAL;
 	}
 	*ret = v;
@@ -899,7 +900,7 @@ static const struct option options[] = {
 static int add_source(struct vfctl *c)
 {
 	if (c->partitions.n_sources == VFCTL_MAX_SOURCES) {
-		fprintf(stderr, "vfctl: --socket, --url: at most %d agents\n", VFCTL_MAX_SOURCES);
+		vfctl_error("--socket, --url: at most %d agents", VFCTL_MAX_SOURCES);
 		return -EINVAL;
 	}
 	c->partitions.sources[c->partitions.n_sources++] = c->http;
@@ -915,7 +916,7 @@ static int apply_option(struct vfctl *c, int o)
 	case 'r': c->sysfs_root = optarg; c->local = true; break;
 	case 'o':
 		if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0) {
-			fprintf(stderr, "vfctl: --output: \"%s\" is not table or json\n", optarg);
+			vfctl_error("--output: \"%s\" is not table or json", optarg);
 			r = -EINVAL;
 		}
 		c->json = strcmp(optarg, "json") == 0;
@@ -976,7 +977,7 @@ static int apply_option(struct vfctl *c, int o)
 	case O_MTU: r = parse_number("--mtu", optarg, 68, 65535, &c->mtu); break;
 	case O_ADDRESS:
 		if (c->n_addresses == ELEMENTSOF(c->addresses)) {
-			fprintf(stderr, "vfctl: --address: at most %zu\n", ELEMENTSOF(c->addresses));
+			vfctl_error("--address: at most %zu", ELEMENTSOF(c->addresses));
 			r = -EINVAL;
 		} else
 			c->addresses[c->n_addresses++] = optarg;
@@ -1017,19 +1018,19 @@ int main(int argc, char **argv)
 	for (cmd = commands; cmd->name && strcmp(cmd->name, argv[optind]) != 0; cmd++)
 		;
 	if (!cmd->name) {
-		fprintf(stderr, "vfctl: unknown command \"%s\"; see 'vfctl --help'\n", argv[optind]);
+		vfctl_error("unknown command \"%s\"; see 'vfctl --help'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	c.argc = argc - optind - 1;
 	c.argv = argv + optind + 1;
 	if (c.argc < cmd->min_args || c.argc > cmd->max_args) {
-		fprintf(stderr, "vfctl: %s: wrong number of arguments; see 'vfctl --help'\n", cmd->name);
+		vfctl_error("%s: wrong number of arguments; see 'vfctl --help'", cmd->name);
 		return EXIT_USAGE;
 	}
 	if (c.local && strcmp(cmd->name, "list") != 0 && strcmp(cmd->name, "show") != 0 &&
 	    strcmp(cmd->name, "bind") != 0 && strcmp(cmd->name, "doctor") != 0 &&
 	    strcmp(cmd->name, "topo") != 0) {
-		fprintf(stderr, "vfctl: --local works with list, show, topo, doctor and bind only\n");
+		vfctl_error("--local works with list, show, topo, doctor and bind only");
 		return EXIT_USAGE;
 	}
 	ret = cmd->run(&c);

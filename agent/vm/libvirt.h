@@ -37,6 +37,9 @@ struct libvirt_domain {
 
 int libvirt_conn_new(const char *uri, struct libvirt_conn **ret);
 void libvirt_conn_free(struct libvirt_conn *c);
+void libvirt_conn_set_detach_handler(struct libvirt_conn *c,
+				     int (*fn)(void *userdata, const char *uuid, const char *xml),
+				     void *userdata);
 const char *libvirt_missing(void);
 const char *libvirt_conn_get_uri(const struct libvirt_conn *c);
 bool libvirt_conn_is_connected(struct libvirt_conn *c);

@@ -249,32 +249,6 @@ int vm_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
 #define DETACH_WAIT_SECONDS 3
 
 /*
- * Tests on a simulated host: <simulate dir>/sim-unplug-ignored lists the VFs
- * (one PCI address a line) whose guest never acknowledges an unplug.
- * libvirt's test driver removes a device at once; for these the detach is
- * not asked, as if libvirt had returned after its own wait with the device
- * still in the domain, and what follows sees the domain as a real host's.
- */
-static bool sim_unplug_ignored(struct agent *a, const char *pci)
-{
-	char path[4200], line[64];
-	bool listed = false;
-	FILE *f;
-
-	if (!a->opt.simulate_dir)
-		return false;
-	snprintf(path, sizeof(path), "%s/sim-unplug-ignored", a->opt.simulate_dir);
-	f = fopen(path, "re");
-	while (f && !listed && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		listed = strcmp(line, pci) == 0;
-	}
-	if (f)
-		fclose(f);
-	return listed;
-}
-
-/*
  * 1 while domain @uuid holds @pci (in its live XML while it runs, else in
  * its config), 0 once it does not or is gone, <0 when libvirt cannot say.
  */
@@ -347,7 +321,7 @@ static int leave_domain(struct agent *a, const char *pci, const struct vfp_resto
 				   err_size);
 	else
 		r = 0;
-	if (r >= 0 && !sim_unplug_ignored(a, pci))
+	if (r >= 0)
 		r = libvirt_detach(a->libvirt, rp->domain_uuid, rp->device_xml, rp->flags, err,
 				   err_size);
 	if (r >= 0)
