@@ -109,6 +109,62 @@ static void say_asked(struct rewrite *w)
 		snprintf(w->err + len, w->err_size - len, ")");
 }
 
+static int keyed_value(const char *list, const struct domxml_nic *nic, char *out, size_t size);
+
+/*
+ * The IPv4 address NIC @i's claim carries ("ip", for its IPoIB dummy NIC if its VF is IB):
+ * ?ip=MAC=IP for it, else its OpenNebula MAC's; "" when neither (a plain ?ip= list counts
+ * IB VFs, known only once they are prepared). Kept in the ledger, it goes with the VM's
+ * claims to wherever it moves next (save and restore, migrate), and its dummy NIC with it.
+ */
+static void nic_ip_setting(struct rewrite *w, size_t i, char *out, size_t size)
+{
+	const struct domxml_nic *nic = &w->nics[i];
+	char one[64];
+	uint32_t v4;
+
+	out[0] = '\0';
+	if (w->in->ips && strchr(w->in->ips, '=') &&
+	    keyed_value(w->in->ips, nic, one, sizeof(one)) == 0 && domxml_parse_ipv4(one, &v4) == 0)
+		snprintf(out, size, "%.40s/32", one);
+	else if (nic->has_ip)
+		snprintf(out, size, "%u.%u.%u.%u/32", nic->ip >> 24, (nic->ip >> 16) & 0xff,
+			 (nic->ip >> 8) & 0xff, nic->ip & 0xff);
+}
+
+/*
+ * NIC @i's IB partition: ?pkey=MAC=KEY for it (OpenNebula's PKEY of its network, which
+ * INHERIT_VNET_ATTR copies into the NIC), else its network's in the config; both given, they
+ * agree. A bad key, or two keys, is refused naming the NIC.
+ */
+static int nic_pkey(struct rewrite *w, size_t i, int *ret)
+{
+	const struct domxml_nic *nic = &w->nics[i];
+	const char *why = NULL;
+	char one[32], a[8], b[8];
+	json_t *j;
+	int r;
+
+	*ret = nic->pkey;
+	if (keyed_value(w->in->pkeys, nic, one, sizeof(one)) < 0)
+		return 0;
+	j = json_string(one);
+	r = j ? vfp_pkey_from_json(j, NULL, ret, &why) : -ENOMEM;
+	json_decref(j);
+	if (r < 0)
+		return fail(w, r, "devices/interface[%u]: %s", nic->position,
+			    why ? why : "out of memory");
+	if (nic->pkey >= 0 && (nic->pkey & 0x7fff) != (*ret & 0x7fff)) {
+		vfp_pkey_format(*ret, a);
+		vfp_pkey_format(nic->pkey, b);
+		return fail(w, -EINVAL, "devices/interface[%u]: pkey: %s, but its network in the "
+			    "config is on partition %s", nic->position, a, b);
+	}
+	if (nic->pkey >= 0)
+		*ret = nic->pkey; /* the config's membership */
+	return 0;
+}
+
 /*
  * One allocation per NIC (of one VF, with the NIC's MAC in its settings: a
  * network update or a hot-detach of that NIC reaches its VF alone), all or
@@ -138,8 +194,13 @@ static int claim_all(struct rewrite *w, const char *owner)
 	for (size_t p = 0; r >= 0 && p < w->n_pools; p++) {
 		vfp_settings_init(&settings[p]);
 		memcpy(settings[p].mac, w->macs[p], sizeof(settings[p].mac));
+		nic_ip_setting(w, p, settings[p].ip, sizeof(settings[p].ip));
+		if (r >= 0)
+			r = nic_pkey(w, p, &settings[p].pkey);
 		claims[p] = (struct vfp_claim){ .pool = w->pools[p], .count = count[p], .owner = &o,
-						 .settings = w->macs[p][0] ? &settings[p] : NULL,
+						 .settings = w->macs[p][0] || settings[p].ip[0] ||
+						 settings[p].pkey >= 0 ?
+						 &settings[p] : NULL,
 						 .numa_node = -1 };
 	}
 	if (r >= 0 && (r = agent_claim_all_quiet(w->agent, claims, w->n_pools, w->allocs, w->err,

@@ -23,6 +23,7 @@ struct agent_deployment {
 	const char *ips;   /* "10.1.0.5,10.1.0.6": IB VFs' addresses in order, or
 			      "MAC=10.1.0.5,…" by NIC MAC; or NULL */
 	const char *vlans; /* "MAC=120,…": VLANs of NICs with no <vlan>, or NULL */
+	const char *pkeys; /* "MAC=0x8001,…": IB partitions (OpenNebula's PKEY), or NULL */
 	const char *spoofchks, *trusts; /* "MAC=yes,MAC=no,…" (OpenNebula's YES/NO), or NULL */
 };
 

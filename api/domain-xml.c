@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * POST /v1/domain-xml[?owner=NAME][&ip=A,B|MAC=A,…][&vlan=MAC=ID,…]
- * [&spoofchk=MAC=yes|no,…][&trust=MAC=yes|no,…]: a
+ * [&spoofchk=MAC=yes|no,…][&trust=MAC=yes|no,…][&pkey=MAC=KEY,…]: a
  * deployment file in, the same domain with VFs out (agent/deployment.c does
  * the work); the allocations' ids in X-Allocation-Id.
  */
@@ -16,7 +16,8 @@ int api_domain_xml(struct api_request *req)
 				      .owner = api_query(req, "owner"),
 				      .ips = api_query(req, "ip"), .vlans = api_query(req, "vlan"),
 				      .spoofchks = api_query(req, "spoofchk"),
-				      .trusts = api_query(req, "trust") };
+				      .trusts = api_query(req, "trust"),
+				      .pkeys = api_query(req, "pkey") };
 	char err[512] = "", *xml = NULL;
 	int r = agent_rewrite_deployment(req->agent, &d, &xml, req->extra_value,
 					 sizeof(req->extra_value), err, sizeof(err));

@@ -290,6 +290,78 @@ pci_vm_at() { pci_vm 0000 "$(echo "$1" | cut -c6-7)" "$(echo "$1" | cut -c9-10)"
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
 }
 
+# "GUID MAC" a line for each IB VF of VM $2 on host $1, sorted: its node/port GUID and the MAC
+# of its IPoIB dummy NIC (ipoib_mac_prefix 02:1b and the four bytes of its claim's "ip", which
+# the agent plugs the dummy from at attach): what the guest and the subnet manager know it by
+ib_ports() { # HOST OWNER
+	q "$1" "/v1/allocations?owner=vm:$2" '.allocations[] | select(.pool == "ib") |
+		"\(.vfs[0].guid) \(.settings.ip // "none" | split("/")[0] | gsub("\\."; " "))"' |
+		while read -r guid a b c d; do
+			if [ "$a" = none ]; then echo "$guid none"; continue; fi
+			printf '%s 02:1b:%02x:%02x:%02x:%02x\n' "$guid" "$a" "$b" "$c" "$d"
+		done | sort
+}
+# what deploy of two-ib-one-eth.xml gives: the first GUIDs of the range, the dummies of the
+# NICs' OpenNebula MACs 02:00:0a:01:00:05 and 02:00:0a:02:00:05 (10.1.0.5, 10.2.0.5)
+IB_PORTS='02:c9:03:00:00:00:00:01 02:1b:0a:01:00:05
+02:c9:03:00:00:00:00:02 02:1b:0a:02:00:05'
+
+@test "stop and resume (SAVE_STOP): the IB VFs' GUIDs and IPoIB dummy NICs the same after" {
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	[ "$(ib_ports src one-42)" = "$IB_PORTS" ]
+	ib0=$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[] | select(.pool == "ib") | .vfs[0].pci] | sort | .[0]')
+	[ "$(grep -o '02:1b:[0-9a-f:]*' "$dir/deploy.stdin" | sort | tr '\n' ' ')" = "02:1b:0a:01:00:05 02:1b:0a:02:00:05 " ]
+	LCM=5 pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
+	run sh "$hooks/save" "$uuid" "$dir/checkpoint" host1 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+	# the VFs went back: another VM takes the first IB VF meanwhile (a GUID of its own: the
+	# range hands out its lowest free GUID, the stopped VM's; see hooks/one/README)
+	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations \
+		-d '{"pool":"ib","count":1,"guid":"02:c9:03:00:00:00:01:00","owner":{"kind":"vm","name":"other"}}' >/dev/null
+	[ "$(q src '/v1/allocations?owner=vm:other' '.allocations[0].vfs[0].pci')" = "$ib0" ]
+	run sh "$hooks/restore" "$dir/checkpoint" host1 "$uuid" 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(ib_ports src "$uuid")" = "$IB_PORTS" ] # on other VFs: the GUIDs set on them
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].vfs[].pci] | index("'"$ib0"'")')" = null ]
+}
+
+@test "cold migrate (SAVE_MIGRATE): restored on another host with the same GUIDs and IPoIB dummy NICs" {
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	LCM=7 pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
+	mkdir "$dir/ds-src" "$dir/ds-dst"
+	run sh "$hooks/save" "$uuid" "$dir/ds-src/checkpoint" host1 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+	# PROLOG_MIGRATE: the tm mv moves the VM's directory, checkpoint and note with it
+	mv "$dir/ds-src/checkpoint" "$dir/ds-src/checkpoint.vfagent" "$dir/ds-dst/"
+	VFAGENT_SOCKET=$dir/dst.sock run sh "$hooks/restore" "$dir/ds-dst/checkpoint" dst "$uuid" 42 dst <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(ib_ports dst "$uuid")" = "$IB_PORTS" ]
+	[ "$(q dst "/v1/allocations?owner=vm:$uuid" '[.allocations[] | .pool] | sort | join(",")')" = eth,ib,ib ]
+}
+
+@test "poweroff and resume (SHUTDOWN_POWEROFF, then deploy): the same GUIDs and IPoIB dummy NICs" {
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	LCM=18 pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
+	run sh "$hooks/shutdown" "$uuid" host1 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].state] | unique | join(",")')" = reserved ]
+	rm "$dir/deploy.stdin"
+	run deploy "$one/two-ib-one-eth.xml"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$uuid" ]
+	[ "$(ib_ports src "$uuid")" = "$IB_PORTS" ]
+	[ "$(grep -o '02:1b:[0-9a-f:]*' "$dir/deploy.stdin" | sort | tr '\n' ' ')" = "02:1b:0a:01:00:05 02:1b:0a:02:00:05 " ]
+}
+
+@test "live migrate: the IPoIB dummy NICs' addresses go along with the GUIDs" {
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	run sh "$hooks/migrate" "$uuid" dst src 42 src
+	[ "$status" -eq 0 ]
+	[ "$(ib_ports dst "$uuid")" = "$IB_PORTS" ]
+}
+
 @test "IM probe: a PCI = [...] per free VF, as pci.rb prints them; nothing with the agent down" {
 	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations \
 		-d '{"pool":"ib","count":2,"owner":{"kind":"vm","name":"one-9"}}' >/dev/null
@@ -512,6 +584,74 @@ JSON
 	VFAGENT_SOCKET=$dir/ct.sock run deploy "$dir/dep.xml"
 	[ "$status" -eq 0 ]
 	[ "$(q ct "/v1/vfs/$pci" .state)" = attached ]
+}
+
+# vm.xml of VM 42 for two-ib-one-eth.xml, each IB NIC with its network's PKEY (oned copies it
+# into the NIC as it does VLAN_ID when oned.conf has INHERIT_VNET_ATTR = "PKEY")
+pkey_vm() { # PKEY_OF_FIRST PKEY_OF_SECOND
+	printf '<VM><ID>42</ID><TEMPLATE><NIC><BRIDGE><![CDATA[sriov_ib0]]></BRIDGE><MAC><![CDATA[02:00:0a:01:00:05]]></MAC><NETWORK><![CDATA[hpc-ib-a]]></NETWORK><PKEY><![CDATA[%s]]></PKEY><VN_MAD><![CDATA[vfagent]]></VN_MAD></NIC><NIC><BRIDGE><![CDATA[sriov_ib0]]></BRIDGE><MAC><![CDATA[02:00:0a:02:00:05]]></MAC><NETWORK><![CDATA[hpc-ib-b]]></NETWORK><PKEY><![CDATA[%s]]></PKEY><VN_MAD><![CDATA[vfagent]]></VN_MAD></NIC></TEMPLATE></VM>' "$1" "$2"
+}
+
+@test "deploy: a bridge NIC's PKEY (its network's) makes its IB VF a member, across stop and resume; a bad one is refused naming the NIC" {
+	pkey_vm 0x8001 0x2 >"$dir/vm.xml"
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	keys() { q "$1" "/v1/allocations?owner=vm:$uuid" '[.allocations[] | select(.pool == "ib") | "\(.vfs[0].guid)=\(.settings.pkey)"] | sort | join(",")'; }
+	[ "$(keys src)" = "02:c9:03:00:00:00:00:01=0x8001,02:c9:03:00:00:00:00:02=0x8002" ]
+	[ "$(q src /v1/partitions '[.members[] | "\(.guid)=\(.pkey)"] | sort | join(",")')" = "02:c9:03:00:00:00:00:01=0x8001,02:c9:03:00:00:00:00:02=0x8002" ]
+	LCM=5 pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
+	sh "$hooks/save" "$uuid" "$dir/checkpoint" host1 42 host1 <"$dir/msg"
+	[ "$(q src /v1/partitions '.members | length')" = 0 ]
+	run sh "$hooks/restore" "$dir/checkpoint" host1 "$uuid" 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(keys src)" = "02:c9:03:00:00:00:00:01=0x8001,02:c9:03:00:00:00:00:02=0x8002" ]
+	sh "$hooks/shutdown" "$uuid" host1 42 host1
+	for bad in 0x7fff 0xffff zz 0x10000; do
+		pkey_vm 0x8001 "$bad" >"$dir/vm.xml"
+		rm -f "$dir/deploy.args"
+		run deploy "$one/two-ib-one-eth.xml"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"devices/interface[3]: pkey: "* ]]
+		[ ! -e "$dir/deploy.args" ]
+		[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+	done
+}
+
+@test "deploy: a bridge NIC's PKEY against its network's pkey in vfagent.json: the same partition taken, another refused" {
+	cat >"$dir/ct.json" <<'JSON'
+{"pools": [{"name": "ib", "selector": {"vendors": ["15b3"], "link_types": ["infiniband"]}},
+           {"name": "eth", "selector": {"vendors": ["8086"]}}],
+ "networks": [{"bridge": "sriov_ib0", "pool": "ib", "pkey": "0x0001", "membership": "limited"},
+              {"bridge": "sriov_eth0", "pool": "eth"}],
+ "libvirt": {"uri": "test:///default"}}
+JSON
+	start_agent ct "$dir/ct.json"
+	pkey_vm 0x8001 0x8002 >"$dir/vm.xml"
+	VFAGENT_SOCKET=$dir/ct.sock run deploy "$one/two-ib-one-eth.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"devices/interface[3]: pkey: 0x8002, but its network in the config is on partition 0x0001"* ]]
+	[ "$(q ct '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+	pkey_vm 0x8001 "" >"$dir/vm.xml"
+	VFAGENT_SOCKET=$dir/ct.sock run deploy "$one/two-ib-one-eth.xml"
+	[ "$status" -eq 0 ]
+	[ "$(q ct "/v1/allocations?owner=vm:$output" '[.allocations[] | select(.pool == "ib") | "\(.settings.pkey)/\(.settings.membership)"] | join(",")')" = "0x0001/limited,0x0001/limited" ]
+}
+
+@test "deploy: a PCI NIC's PKEY reaches its IB VF's claim; a bad one is refused naming the NIC, nothing claimed" {
+	pci=$(q src '/v1/vfs?pool=ib&state=free' '.vfs[-1].pci')
+	pci_vm_at "$pci" '<NETWORK>hpc-ib-a</NETWORK><BRIDGE>sriov_ib0</BRIDGE><PKEY>0x8001</PKEY>' |
+		sed 's#<VLAN_ID>130</VLAN_ID>##' >"$dir/vm.xml"
+	hostdev_file "$pci" >"$dir/dep.xml"
+	run deploy "$dir/dep.xml"
+	[ "$status" -eq 0 ]
+	[ "$(q src "/v1/allocations?owner=vm:$output" '[.allocations[].settings.pkey] | join(",")')" = 0x8001 ]
+	sh "$hooks/shutdown" "$output" host1 42 host1
+	sed -i 's#<PKEY>0x8001</PKEY>#<PKEY>0x7fff</PKEY>#' "$dir/vm.xml"
+	rm -f "$dir/deploy.args"
+	run deploy "$dir/dep.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"PCI NIC 02:00:c0:a8:02:2b on network hpc-ib-a (VF $pci): pkey: "* ]]
+	[ ! -e "$dir/deploy.args" ]
+	[ "$(q src '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
 }
 
 @test "deploy: the VF oned booked taken meanwhile (a shared pool): the deploy fails naming it, nothing claimed" {

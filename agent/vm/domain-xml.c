@@ -182,7 +182,10 @@ int domxml_sriov_nics(xmlDocPtr doc, const struct vfp_config *config, struct dom
 		pool = vfp_config_pool_for_network(config, prop(src, "bridge"), prop(src, "network"));
 		if (pool && (grown = realloc(nics, (n + 1) * sizeof(*nics)))) {
 			nics = grown;
-			nics[n] = (struct domxml_nic){ .node = d, .pool = pool, .position = position };
+			nics[n] = (struct domxml_nic){ .node = d, .pool = pool,
+						       .position = position };
+			nics[n].pkey = vfp_config_pkey_for_network(config, prop(src, "bridge"),
+								   prop(src, "network"));
 			if (nic_facts(d, vfp_config_get_opennebula_mac_prefix(config), &nics[n],
 				      err, err_size) < 0) {
 				free(nics);

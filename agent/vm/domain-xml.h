@@ -24,6 +24,7 @@ struct domxml_nic {
 	long long max_tx_rate; /* Mbit/s from <bandwidth><outbound average>; 0: none */
 	bool has_ip;
 	uint32_t ip; /* from a MAC of OpenNebula's MAC_PREFIX */
+	int pkey; /* its network's IB partition in the config; VFP_UNSET: none */
 };
 
 int domxml_parse(const char *buf, size_t len, xmlDocPtr *ret, char *err, size_t err_size);

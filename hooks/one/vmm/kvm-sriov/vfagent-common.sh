@@ -208,9 +208,12 @@ offered_pcis() {
 
 # The settings of the NIC or PCI entry at XPath $2 of the VM in XML $1, as a claim's JSON:
 # MAC, VLAN_ID, SPOOFCHK, TRUST, OUTBOUND_AVG_BW (kilobytes a second, as Mbit/s rounded up:
-# the VF's max_tx_rate) and IP (an IB VF's IPoIB dummy NIC). Fails on a value that is no number.
+# the VF's max_tx_rate), IP (an IB VF's IPoIB dummy NIC) and PKEY (its partition: the network's
+# PKEY, which oned copies into the NIC when oned.conf has INHERIT_VNET_ATTR = "PKEY"; the agent
+# checks it). Fails on a value that is no number.
 nic_settings() { # XML XPATH
 	jq -cn --arg mac "$(x "$1" "$2/MAC")" --arg vlan "$(x "$1" "$2/VLAN_ID")" \
+		--arg pkey "$(x "$1" "$2/PKEY")" \
 		--arg spoof "$(x "$1" "$2/SPOOFCHK")" --arg trust "$(x "$1" "$2/TRUST")" \
 		--arg bw "$(x "$1" "$2/OUTBOUND_AVG_BW")" --arg ip "$(x "$1" "$2/IP")" '
 		def yes: ascii_downcase | . == "yes" or . == "on";
@@ -220,7 +223,8 @@ nic_settings() { # XML XPATH
 		+ (if $trust == "" then {} else {trust: ($trust | yes)} end)
 		+ (if $bw == "" then {} else {max_tx_rate: ((($bw | tonumber) * 8 + 999) / 1000
 			| floor)} end)
-		+ (if $ip == "" then {} else {ip: "\($ip)/32"} end)' 2>/dev/null
+		+ (if $ip == "" then {} else {ip: "\($ip)/32"} end)
+		+ (if $pkey == "" then {} else {pkey: $pkey} end)' 2>/dev/null
 }
 
 # The claim of PCI device number $2 of the VM in XML $1 ($4: the predicate), as oned booked it
@@ -299,7 +303,11 @@ claim_pcis() { # XML UUID [PREDICATE]
 		[ -z "$held" ] || take_back_kept "$pci" "$(x "$1" //VM/ID)" ||
 			warn "VF $pci: the VFs kept for its earlier VM not all given back"
 		body=$(pci_claim "$1" "$i" "$2" "${3:-}" "$pci") || exit 1
-		out=$(api POST /v1/allocations "$body") || exit 1
+		# a refusal names the NIC (its network's PKEY, say), not only the field
+		if ! out=$(api POST /v1/allocations "$body" 2>&1); then
+			warn "PCI NIC $(x "$1" "//VM/TEMPLATE/PCI${3:-}[$i]/MAC") on network $(x "$1" "//VM/TEMPLATE/PCI${3:-}[$i]/NETWORK") (VF $pci): $out"
+			exit 1
+		fi
 		printf '%s' "$out" | jq -r .id
 	done
 }
