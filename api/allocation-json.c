@@ -39,14 +39,15 @@ json_t *api_settings_json(const struct vfp_settings *s)
 	const char *proto = s->vlan_proto < 0 ? NULL : s->vlan_proto == 0x88a8 ? "802.1ad" : "802.1Q";
 	const char *link = vfp_link_state_to_string(s->link_state);
 
-	return json_pack("{s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*}",
+	return json_pack("{s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*}",
 			 "mac", s->mac[0] ? json_string(s->mac) : NULL, "vlan", int_if_set(s->vlan),
 			 "guid", s->guid[0] ? json_string(s->guid) : NULL, "ip",
 			 s->ip[0] ? json_string(s->ip) : NULL, "qos", int_if_set(s->qos),
 			 "vlan_proto", proto ? json_string(proto) : NULL, "spoofchk",
 			 bool_if_set(s->spoofchk), "trust", bool_if_set(s->trust), "link_state",
 			 link ? json_string(link) : NULL, "min_tx_rate", int_if_set(s->min_tx_rate),
-			 "max_tx_rate", int_if_set(s->max_tx_rate));
+			 "max_tx_rate", int_if_set(s->max_tx_rate), "failover",
+			 vfp_failover_to_json(&s->failover));
 }
 
 static json_t *vfs_json(const struct vfp_allocation *a)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/claim.h"
@@ -89,6 +90,20 @@ static int copy_string(struct api_request *req, const char *key, const char *v, 
 	return 0;
 }
 
+/* "failover": the standby of a failover pair ({"bridge": …} or {"macvtap": …}); none when absent. */
+static int parse_failover(struct api_request *req, json_t *body, struct vfp_failover *ret)
+{
+	json_t *o = json_object_get(body, "failover");
+	char *err = NULL;
+	int r = 0;
+
+	ret->kind = VFP_STANDBY_NONE;
+	if (o && vfp_failover_from_json(o, "failover", ret, &err) < 0)
+		r = api_fail(req, -EINVAL, "%s", err ? err : "failover: not a standby");
+	free(err);
+	return r;
+}
+
 /* The requested settings, each checked: {"mac","vlan","guid","ip",…}. */
 static int parse_settings(struct api_request *req, json_t *body, struct vfp_settings *s)
 {
@@ -119,6 +134,8 @@ static int parse_settings(struct api_request *req, json_t *body, struct vfp_sett
 		r = copy_string(req, "guid", guid, s->guid, sizeof(s->guid));
 	if (r >= 0)
 		r = copy_string(req, "ip", ip, s->ip, sizeof(s->ip));
+	if (r >= 0)
+		r = parse_failover(req, body, &s->failover);
 	return r < 0 ? r : api_parse_vf_knobs(req, body, s);
 }
 
@@ -242,7 +259,7 @@ static int parse_claim(struct api_request *req, json_t *body, const char *key, s
 	static const char *const keys[] = { "pool", "network", "count", "owner", "mac", "vlan", "guid", "ip",
 					    "qos", "vlan_proto", "spoofchk", "trust", "link_state",
 					    "min_tx_rate", "max_tx_rate", "numa_node", "placement",
-					    "lease_seconds", "attach", "pci", NULL };
+					    "lease_seconds", "attach", "pci", "failover", NULL };
 	const char *placement = NULL, *pci = NULL;
 	long long count = 1, numa = -1, lease = 0;
 	int r;

@@ -32,6 +32,7 @@ struct pool_config {
 
 struct network_config {
 	char *bridge, *network, *pool;
+	struct vfp_failover failover; /* its NICs' standby; VFP_STANDBY_NONE: none */
 };
 
 struct vfp_config {
@@ -246,8 +247,9 @@ static int parse_exclude(struct vfp_config *c, json_t *a, char **err)
 
 static int parse_network(struct vfp_config *c, json_t *o, const char *path, char **err)
 {
-	static const char *const keys[] = { "bridge", "network", "pool", NULL };
+	static const char *const keys[] = { "bridge", "network", "pool", "failover", NULL };
 	struct network_config *n = &c->networks[c->n_networks];
+	json_t *failover = json_object_get(o, "failover");
 	const char *bridge, *network, *pool;
 	char sub[128];
 	int r;
@@ -269,6 +271,9 @@ static int parse_network(struct vfp_config *c, json_t *o, const char *path, char
 		return vfp_config_error(err, sub, "missing or not a string");
 	if (vfp_config_find_pool(c, pool) < 0)
 		return vfp_config_error(err, sub, "no pool named \"%s\"", pool);
+	snprintf(sub, sizeof(sub), "%s.failover", path);
+	if (failover && (r = vfp_failover_from_json(failover, sub, &n->failover, err)) < 0)
+		return r;
 	n->bridge = bridge ? strdup(bridge) : NULL;
 	n->network = network ? strdup(network) : NULL;
 	n->pool = strdup(pool);
@@ -788,6 +793,21 @@ VFP_EXPORT const char *vfp_config_pool_for_network(const struct vfp_config *c,
 	return NULL;
 }
 
+/* The standby the config gives NICs on that bridge or network; NULL for none. */
+VFP_EXPORT const struct vfp_failover *vfp_config_failover_for_network(const struct vfp_config *c,
+								      const char *bridge,
+								      const char *network)
+{
+	for (size_t i = 0; i < c->n_networks; i++) {
+		const struct network_config *n = &c->networks[i];
+
+		if ((bridge && n->bridge && strcmp(bridge, n->bridge) == 0) ||
+		    (network && n->network && strcmp(network, n->network) == 0))
+			return n->failover.kind != VFP_STANDBY_NONE ? &n->failover : NULL;
+	}
+	return NULL;
+}
+
 VFP_EXPORT const unsigned char *vfp_config_get_ipoib_mac_prefix(const struct vfp_config *c)
 {
 	return c->ipoib_prefix;
@@ -811,17 +831,23 @@ VFP_EXPORT bool vfp_config_get_guid_range(const struct vfp_config *c,
 }
 
 /* [{"name":…,"selector":{…},"grow_step":N,"reset":"flr"|"none"}] in config order. */
-/* [{"bridge": …} or {"network": …}]: the networks the config maps to pool @pool. */
+/* [{"bridge": …} or {"network": …}, with "failover"]: the networks the config maps to pool @pool. */
 static json_t *pool_networks_json(const struct vfp_config *c, const char *pool)
 {
 	json_t *a = json_array();
 
-	for (size_t i = 0; a && i < c->n_networks; i++)
-		if (strcmp(c->networks[i].pool, pool) == 0)
-			json_array_append_new(a, c->networks[i].bridge
-							 ? json_pack("{s:s}", "bridge", c->networks[i].bridge)
-							 : json_pack("{s:s}", "network",
-								     c->networks[i].network));
+	for (size_t i = 0; a && i < c->n_networks; i++) {
+		const struct network_config *n = &c->networks[i];
+		json_t *o;
+
+		if (strcmp(n->pool, pool) != 0)
+			continue;
+		o = n->bridge ? json_pack("{s:s}", "bridge", n->bridge)
+			      : json_pack("{s:s}", "network", n->network);
+		if (o && n->failover.kind != VFP_STANDBY_NONE)
+			json_object_set_new(o, "failover", vfp_failover_to_json(&n->failover));
+		json_array_append_new(a, o);
+	}
 	return a;
 }
 

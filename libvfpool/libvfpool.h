@@ -130,6 +130,8 @@ const char *vfp_config_vf_unhealthy(const struct vfp_config *config, const struc
 				    char *buf, size_t size);
 const char *vfp_config_pool_for_network(const struct vfp_config *config, const char *bridge,
 					const char *network);
+const struct vfp_failover *vfp_config_failover_for_network(const struct vfp_config *config,
+							   const char *bridge, const char *network);
 const unsigned char *vfp_config_get_ipoib_mac_prefix(const struct vfp_config *config);
 const unsigned char *vfp_config_get_opennebula_mac_prefix(const struct vfp_config *config);
 bool vfp_config_get_guid_range(const struct vfp_config *config, unsigned long long *ret_first,
@@ -231,6 +233,30 @@ void vfp_vf_config_init(struct vfp_vf_config *c, unsigned index);
 bool vfp_vf_config_is_empty(const struct vfp_vf_config *c);
 
 /*
+ * A failover NIC's standby (libvirt's teaming pair, QEMU's virtio-net
+ * failover): the virtio NIC that carries the guest's traffic while its VF
+ * is away. @source may hold "{vlan}", the NIC's VLAN id (libvirt tags a
+ * standby's VLAN only on Open vSwitch).
+ */
+enum vfp_standby_kind {
+	VFP_STANDBY_NONE = 0,
+	VFP_STANDBY_BRIDGE,	 /* a Linux bridge */
+	VFP_STANDBY_OPENVSWITCH, /* an Open vSwitch bridge */
+	VFP_STANDBY_MACVTAP,	 /* libvirt's type='direct', mode='bridge' */
+};
+
+struct vfp_failover {
+	enum vfp_standby_kind kind;
+	char source[64];
+};
+
+int vfp_failover_from_json(json_t *o, const char *path, struct vfp_failover *ret,
+			   char **ret_error);
+json_t *vfp_failover_to_json(const struct vfp_failover *f);
+int vfp_failover_standby_source(const struct vfp_failover *f, int vlan, char *buf, size_t size,
+				char *err, size_t err_size);
+
+/*
  * What a claim asks of its VFs, each value checked by the caller (the API
  * names the field). MAC, GUID and IP are for the allocation's first VF.
  * Strings are "" and numbers VFP_UNSET when not asked for.
@@ -245,6 +271,7 @@ struct vfp_settings {
 	int spoofchk, trust;
 	int link_state;
 	long long min_tx_rate, max_tx_rate;
+	struct vfp_failover failover; /* VFP_STANDBY_NONE: a VF alone */
 };
 
 void vfp_vf_config_to_settings(const struct vfp_vf_config *c, struct vfp_settings *s);
@@ -314,6 +341,7 @@ struct vfp_restore_point {
 	long long since;	      /* when it was written */
 	bool pending;		      /* the domain did not exist yet (deployment file) */
 	char *dummy_xml;	      /* an IPoIB dummy NIC attached with it; NULL: none */
+	char *standby_xml;	      /* a failover pair's standby, attached before it; NULL: none */
 };
 
 struct vfp_restore_point *vfp_restore_point_new(void);

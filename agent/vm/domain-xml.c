@@ -182,7 +182,11 @@ int domxml_sriov_nics(xmlDocPtr doc, const struct vfp_config *config, struct dom
 		pool = vfp_config_pool_for_network(config, prop(src, "bridge"), prop(src, "network"));
 		if (pool && (grown = realloc(nics, (n + 1) * sizeof(*nics)))) {
 			nics = grown;
-			nics[n] = (struct domxml_nic){ .node = d, .pool = pool, .position = position };
+			nics[n] = (struct domxml_nic){
+				.node = d, .pool = pool, .position = position,
+				.failover = vfp_config_failover_for_network(config, prop(src, "bridge"),
+									    prop(src, "network")),
+			};
 			if (nic_facts(d, vfp_config_get_opennebula_mac_prefix(config), &nics[n],
 				      err, err_size) < 0) {
 				free(nics);
@@ -257,6 +261,16 @@ void domxml_replace_nic(const struct domxml_nic *nic, xmlNodePtr device)
 	}
 	xmlReplaceNode(nic->node, device);
 	xmlFreeNode(nic->node);
+}
+
+/* @device before @nic's <interface>, indented as it is (a failover pair's standby). */
+void domxml_insert_before_nic(const struct domxml_nic *nic, xmlNodePtr device)
+{
+	xmlNodePtr indent = nic->node->prev;
+
+	xmlAddPrevSibling(nic->node, device);
+	if (indent && indent->type == XML_TEXT_NODE && xmlIsBlankNode(indent))
+		xmlAddPrevSibling(nic->node, xmlNewText(indent->content));
 }
 
 /* @device after the last device, indented as the one before it. */

@@ -17,6 +17,7 @@
 struct domxml_nic {
 	xmlNodePtr node;
 	const char *pool; /* the config's pool name */
+	const struct vfp_failover *failover; /* the network's standby, or NULL */
 	unsigned position; /* among the domain's <interface>s, from 0 */
 	bool has_mac;
 	unsigned char mac[6];
@@ -32,6 +33,7 @@ int domxml_sriov_nics(xmlDocPtr doc, const struct vfp_config *config, struct dom
 char *domxml_get_name(xmlDocPtr doc);
 int domxml_ensure_uuid(xmlDocPtr doc, char uuid[37]);
 void domxml_replace_nic(const struct domxml_nic *nic, xmlNodePtr device);
+void domxml_insert_before_nic(const struct domxml_nic *nic, xmlNodePtr device);
 void domxml_append_device(xmlDocPtr doc, xmlNodePtr device);
 int domxml_replace_pci_hostdev(xmlDocPtr doc, const char *pci, xmlNodePtr device);
 char *domxml_format(xmlDocPtr doc);

@@ -74,6 +74,12 @@ xmlNodePtr hostdev_xml_node(const struct hostdev_spec *s)
 		snprintf(id, sizeof(id), "%d", s->vlan);
 		set_prop(child(child(n, "vlan"), "tag"), "id", id);
 	}
+	if (s->teaming) {
+		xmlNodePtr t = child(n, "teaming");
+
+		set_prop(t, "type", "transient");
+		set_prop(t, "persistent", s->teaming);
+	}
 	return n;
 }
 

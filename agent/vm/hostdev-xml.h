@@ -18,6 +18,7 @@ struct hostdev_spec {
 	bool has_mac;
 	unsigned char mac[6];
 	int vlan;	 /* -1: none */
+	const char *teaming; /* the standby's alias: <teaming type='transient'>; NULL: none */
 };
 
 xmlNodePtr hostdev_xml_node(const struct hostdev_spec *s);

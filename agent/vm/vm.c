@@ -9,6 +9,7 @@
 
 #include "agent/vm/domain-xml.h"
 #include "agent/vm/dummy-nic.h"
+#include "agent/vm/failover-xml.h"
 #include "agent/vm/hostdev-xml.h"
 #include "agent/vm/libvirt.h"
 #include "agent/netlink/nlmsg.h"
@@ -100,8 +101,10 @@ static int restore_driver(struct agent *a, const char *pci, const struct vfp_res
 }
 
 static int record_domain(struct vfp_restore_point *rp, const struct vm_target *t, const char *xml,
-			 const char *dummy_xml)
+			 const char *dummy_xml, const char *standby_xml)
 {
+	if (vfp_restore_point_set(&rp->standby_xml, standby_xml) < 0)
+		return -ENOMEM;
 	rp->flags = t->pending ? LIBVIRT_LIVE | LIBVIRT_CONFIG : t->flags;
 	rp->since = (long long)time(NULL);
 	rp->pending = t->pending;
@@ -126,20 +129,64 @@ static void undo(struct agent *a, const struct vf_facts *f, const struct vfp_res
 	restore_point_save(a, f->pci, NULL);
 }
 
+/* The standby the NIC asks for (its network's, else the claim's); NULL for a VF alone. */
+static const struct vfp_failover *failover_of(const struct vfp_allocation *alloc,
+					      const struct vm_nic *nic)
+{
+	const struct vfp_failover *f = nic && nic->failover
+					       ? nic->failover
+					       : &vfp_allocation_get_settings(alloc)->failover;
+
+	return f->kind != VFP_STANDBY_NONE ? f : NULL;
+}
+
+/* An InfiniBand VF, or any but Ethernet, has no failover: net_failover pairs by MAC. */
+static int check_failover(const struct vf_facts *f, const struct vfp_failover *fo, char *err,
+			  size_t err_size)
+{
+	if (!fo || f->ethernet)
+		return 0;
+	snprintf(err, err_size, "failover: VF %s is not an Ethernet VF: a standby pairs with "
+		 "its VF by MAC (the guest's net_failover), which IPoIB has not; ask for it "
+		 "without failover", f->pci);
+	return -EINVAL;
+}
+
+/* @spec's teaming with the standby @fo, whose XML goes to *@ret_standby (free() it). */
+static int standby_for(const struct vfp_failover *fo, struct hostdev_spec *spec,
+		       char alias[FAILOVER_ALIAS_LEN], char **ret_standby, char *err,
+		       size_t err_size)
+{
+	char source[64];
+	int r = vfp_failover_standby_source(fo, spec->vlan, source, sizeof(source), err,
+					    err_size);
+
+	if (r < 0)
+		return r;
+	failover_xml_alias(spec->mac, alias);
+	spec->teaming = alias;
+	*ret_standby = failover_xml_standby_string(fo, source, spec->mac, spec->vlan);
+	return *ret_standby ? 0 : -ENOMEM;
+}
+
 /* The PF side, the driver and the device XML of VF @i, recorded in @rp; @done once the PF changed. */
 static int prepare_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
 		      const struct vm_nic *nic, const struct vf_facts *f,
-		      struct vfp_restore_point *rp, char **ret_xml, bool *done, char *err,
-		      size_t err_size)
+		      struct vfp_restore_point *rp, char **ret_xml, char **ret_standby,
+		      bool *done, char *err, size_t err_size)
 {
 	struct vfp_settings settings = pf_side_settings(vfp_allocation_get_settings(alloc),
 							f->ethernet);
+	const struct vfp_failover *fo = failover_of(alloc, nic);
 	struct hostdev_spec spec = { 0 };
+	char alias[FAILOVER_ALIAS_LEN];
 	struct vfp_vf_config want;
 	int r;
 
-	r = vfconfig_from_request(&settings, vfp_allocation_get_vf(alloc, i), i == 0, &want, err,
-				  err_size);
+	r = check_failover(f, fo, err, err_size);
+	if (r >= 0)
+		r = vfconfig_from_request(&settings, vfp_allocation_get_vf(alloc, i), i == 0,
+					  &want, err, err_size);
 	if (nic && nic->max_tx_rate > 0) /* libvirt takes no <bandwidth> on a hostdev */
 		want.max_tx_rate = nic->max_tx_rate;
 	if (nic && nic->spoofchk >= 0) /* nor the network's SPOOFCHK and TRUST */
@@ -150,6 +197,8 @@ static int prepare_vf(struct agent *a, const struct vfp_allocation *alloc, size_
 		*done = true;
 	if (r >= 0)
 		device_spec(a, alloc, i, f, nic, &spec);
+	if (r >= 0 && fo)
+		r = standby_for(fo, &spec, alias, ret_standby, err, err_size);
 	if (r >= 0 && !spec.managed)
 		r = bind_vfio(a, f, rp, err, err_size);
 	if (r >= 0 && !(*ret_xml = hostdev_xml_string(&spec)))
@@ -187,30 +236,53 @@ static int attach_dummy(struct agent *a, const char *pci, const struct vm_target
 	return r;
 }
 
+/*
+ * The VF's device, after its standby when it has one (the VF's <teaming>
+ * names the standby's alias, which must be there first); a refused VF
+ * takes its standby out again.
+ */
+static int attach_pair(struct agent *a, const struct vm_target *t, const char *xml,
+		       const char *standby, char *err, size_t err_size)
+{
+	char msg[512];
+	int r = standby ? libvirt_attach(a->libvirt, t->uuid, standby, t->flags, err, err_size) : 0;
+
+	if (r < 0) {
+		snprintf(msg, sizeof(msg), "%s", err);
+		snprintf(err, err_size, "failover: the standby NIC: %s", msg);
+		return r;
+	}
+	r = libvirt_attach(a->libvirt, t->uuid, xml, t->flags, err, err_size);
+	if (r < 0 && standby && libvirt_detach(a->libvirt, t->uuid, standby, t->flags, msg,
+					       sizeof(msg)) < 0)
+		log_error("rollback: the standby NIC stays in domain %s: %s", t->uuid, msg);
+	return r;
+}
+
 static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
 		     const struct vm_target *t, const struct vm_nic *nic,
 		     struct vfp_restore_point *rp, char **ret_xml, char *err, size_t err_size)
 {
 	const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
 	struct vf_facts f;
-	char *xml = NULL, *dummy = NULL;
+	char *xml = NULL, *dummy = NULL, *standby = NULL;
 	bool done = false, stuck = false;
 	int r = vf_facts_read(a, pci, &f);
 
 	if (r < 0)
 		snprintf(err, err_size, "VF %s is not on this host any more", pci);
 	if (r >= 0)
-		r = prepare_vf(a, alloc, i, nic, &f, rp, &xml, &done, err, err_size);
+		r = prepare_vf(a, alloc, i, nic, &f, rp, &xml, &standby, &done, err, err_size);
 	if (r >= 0 && t->flags && !t->pending && (r = dummy_nic_xml(a, alloc, i, &dummy)) < 0)
 		snprintf(err, err_size, "out of memory");
 	if (r >= 0)
-		r = record_domain(rp, t, xml, dummy);
+		r = record_domain(rp, t, xml, dummy, standby);
 	if (r >= 0 && (t->flags & LIBVIRT_CONFIG)) /* before libvirt writes the config */
 		r = restore_point_save(a, pci, rp);
 	else if (r >= 0) /* before a running or a pending domain: a power cut ends it */
 		r = restore_point_update(a, pci, rp);
 	if (r >= 0 && t->flags)
-		r = libvirt_attach(a->libvirt, t->uuid, xml, t->flags, err, err_size);
+		r = attach_pair(a, t, xml, standby, err, err_size);
 	if (r >= 0 && t->flags)
 		r = attach_dummy(a, pci, t, rp, &stuck, err, err_size);
 	if (r < 0 && done && !stuck)
@@ -219,6 +291,7 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 		*ret_xml = TAKE_PTR(xml);
 	free(xml);
 	free(dummy);
+	free(standby);
 	return r;
 }
 
@@ -326,6 +399,19 @@ static int wait_gone(struct agent *a, const struct vfp_restore_point *rp, const 
 	return -ETIMEDOUT;
 }
 
+/*
+ * The failover pair's standby out, once its VF is: a standby that stays
+ * (libvirt refused) is a virtio NIC of the guest's, logged; the VF is home.
+ */
+static void leave_standby(struct agent *a, const struct vfp_restore_point *rp)
+{
+	char msg[512] = "";
+
+	if (libvirt_detach(a->libvirt, rp->domain_uuid, rp->standby_xml, rp->flags, msg,
+			   sizeof(msg)) < 0)
+		log_warning("domain %s: the failover standby NIC stays: %s", domain_name(rp), msg);
+}
+
 /* @pci out of the domain @rp names, where it still is; no lock held (libvirt may take seconds). */
 static int leave_domain(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
 			char *err, size_t err_size)
@@ -349,6 +435,8 @@ static int leave_domain(struct agent *a, const char *pci, const struct vfp_resto
 				   err_size);
 	if (r >= 0)
 		r = wait_gone(a, rp, pci, err, err_size);
+	if (r >= 0 && rp->standby_xml)
+		leave_standby(a, rp);
 	if (r == -ENOTCONN && !err[0])
 		snprintf(err, err_size, "libvirt is not connected: VF %s stays with domain %s", pci,
 			 rp->domain_uuid);
