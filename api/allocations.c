@@ -90,16 +90,24 @@ static int copy_string(struct api_request *req, const char *key, const char *v, 
 	return 0;
 }
 
-/* "failover": the standby of a failover pair ({"bridge": …} or {"macvtap": …}); none when absent. */
-static int parse_failover(struct api_request *req, json_t *body, struct vfp_failover *ret)
+/*
+ * "failover": the standby of a failover pair ({"bridge": …} or {"macvtap": …}); none when
+ * absent. Refused when it would not reach the claim's VLAN (@vlan; -1: none).
+ */
+static int parse_failover(struct api_request *req, json_t *body, int vlan, struct vfp_failover *ret)
 {
 	json_t *o = json_object_get(body, "failover");
 	char *err = NULL;
 	int r = 0;
 
+	char why[256], source[64];
+
 	ret->kind = VFP_STANDBY_NONE;
 	if (o && vfp_failover_from_json(o, "failover", ret, &err) < 0)
 		r = api_fail(req, -EINVAL, "%s", err ? err : "failover: not a standby");
+	else if (o && vfp_failover_standby_source(ret, vlan, source, sizeof(source), why,
+						  sizeof(why)) < 0)
+		r = api_fail(req, -EINVAL, "failover: %s", why);
 	free(err);
 	return r;
 }
@@ -135,7 +143,7 @@ static int parse_settings(struct api_request *req, json_t *body, struct vfp_sett
 	if (r >= 0)
 		r = copy_string(req, "ip", ip, s->ip, sizeof(s->ip));
 	if (r >= 0)
-		r = parse_failover(req, body, &s->failover);
+		r = parse_failover(req, body, s->vlan, &s->failover);
 	return r < 0 ? r : api_parse_vf_knobs(req, body, s);
 }
 

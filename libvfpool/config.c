@@ -831,7 +831,7 @@ VFP_EXPORT bool vfp_config_get_guid_range(const struct vfp_config *c,
 }
 
 /* [{"name":…,"selector":{…},"grow_step":N,"reset":"flr"|"none"}] in config order. */
-/* [{"bridge": …} or {"network": …}, with "failover"]: the networks the config maps to pool @pool. */
+/* [{"bridge"|"network": …, "failover": …}]: the networks the config maps to pool @pool. */
 static json_t *pool_networks_json(const struct vfp_config *c, const char *pool)
 {
 	json_t *a = json_array();

@@ -297,7 +297,7 @@ START_TEST(test_replace_and_append)
 }
 END_TEST
 
-/* A failover pair as libvirt's formatdomain writes it: same MAC, the VF's teaming names the alias. */
+/* A failover pair as libvirt's formatdomain has it: one MAC, the VF's teaming names the alias. */
 START_TEST(test_failover_pair)
 {
 	struct vfp_failover f = { .kind = VFP_STANDBY_BRIDGE, .source = "onebr.{vlan}" };
@@ -321,7 +321,8 @@ START_TEST(test_failover_pair)
 			      "a8:02:2a\"/><source><address type=\"pci\" domain=\"0x0000\" bus="
 			      "\"0xaf\" slot=\"0x01\" function=\"0x3\"/></source><vlan><tag id="
 			      "\"120\"/></vlan><teaming type=\"transient\" persistent=\"ua-failover-"
-			      "0200c0a8022a\"/></interface>");
+			      "0200c0a8022a\"/><alias name=\"ua-failover-0200c0a8022a-vf\"/>"
+			      "</interface>");
 	free(xml);
 }
 END_TEST

@@ -52,6 +52,8 @@ alias=$(x "string($sb/alias/@name)")
 [ "$(x "string($vf/teaming/@type)")" = transient ] || fail "the VF is not the transient one"
 [ "$(x "string($vf/teaming/@persistent)")" = "$alias" ] || fail "the VF's teaming does not name the standby"
 [ "$(x "string($vf/vlan/tag/@id)")" = 120 ] || fail "the VF keeps its VLAN"
+# its own alias: libvirt finds an interface to detach by MAC, which the two share
+[ "$(x "string($vf/alias/@name)")" = "$alias-vf" ] || fail "the VF's alias: $(x "string($vf/alias/@name)")"
 # the standby comes right before its VF, where the NIC was
 [ "$(x "name(${sb}/following-sibling::*[1])")" = interface ] &&
 	[ "$(x "string(${sb}/following-sibling::*[1]/@type)")" = hostdev ] || fail "the standby is not before its VF"
@@ -136,7 +138,8 @@ api GET "/v1/allocations/$(jget .id)"
 for bad in '"br0"|failover: must be an object' \
 	'{"macvtap":"eth0","openvswitch":true}|failover.openvswitch: only a "bridge"' \
 	'{"bridge":"a/b"}|failover.bridge: must be a network device name' \
-	'{"bridge":"br0","vlan":3}|failover: unknown key "vlan"'; do
+	'{"bridge":"br0","vlan":3}|failover: unknown key "vlan"' \
+	'{"bridge":"br0"},"vlan":3|failover: the standby bridge "br0" would not be on VLAN 3'; do
 	api POST /v1/allocations -d "{\"pool\":\"eth\",\"owner\":{\"kind\":\"vm\",\"name\":\"vm-1\"},\"failover\":${bad%%|*}}"
 	expect 400
 	jget .message | grep -qF "${bad#*|}" || fail "${bad%%|*}: $body"

@@ -76,9 +76,13 @@ xmlNodePtr hostdev_xml_node(const struct hostdev_spec *s)
 	}
 	if (s->teaming) {
 		xmlNodePtr t = child(n, "teaming");
+		char alias[64];
 
 		set_prop(t, "type", "transient");
 		set_prop(t, "persistent", s->teaming);
+		/* libvirt finds an <interface> to detach by MAC, which the standby shares: by alias */
+		snprintf(alias, sizeof(alias), "%s-vf", s->teaming);
+		set_prop(child(n, "alias"), "name", alias);
 	}
 	return n;
 }

@@ -18,7 +18,8 @@ struct hostdev_spec {
 	bool has_mac;
 	unsigned char mac[6];
 	int vlan;	 /* -1: none */
-	const char *teaming; /* the standby's alias: <teaming type='transient'>; NULL: none */
+	const char *teaming; /* the standby's alias: <teaming type='transient'>, and the VF's own
+			      * alias with "-vf" appended; NULL: none */
 };
 
 xmlNodePtr hostdev_xml_node(const struct hostdev_spec *s);
