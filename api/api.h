@@ -110,6 +110,7 @@ int api_get_allocation(struct api_request *req);
 int api_delete_allocation(struct api_request *req);
 int api_attach(struct api_request *req);
 int api_detach(struct api_request *req);
+int api_swap(struct api_request *req);
 int api_domain_xml(struct api_request *req);
 int api_get_events(struct api_request *req);
 int api_parse_domain_request(struct api_request *req, json_t *o, struct agent_domain_request *q);

@@ -37,6 +37,7 @@ const struct api_route api_routes[] = {
 	{ "PATCH", "/v1/allocations/{id}", api_patch_allocation, NULL },
 	{ "POST", "/v1/allocations/{id}/attach", api_attach, NULL },
 	{ "POST", "/v1/allocations/{id}/detach", api_detach, NULL },
+	{ "POST", "/v1/allocations/{id}/swap", api_swap, NULL },
 	{ "POST", "/v1/domain-xml", api_domain_xml, domain_xml_query },
 	{ "GET", "/v1/events", api_get_events, NULL },
 };

@@ -456,6 +456,33 @@ int vfp_ledger_update_restore_point(struct vfp_ledger *l, const char *pci,
 int vfp_ledger_get_restore_point(struct vfp_ledger *l, const char *pci,
 				 struct vfp_restore_point **ret_rp);
 
+/* A VF hot-swap's steps (ledger-swap.c says what each leaves behind). */
+enum vfp_swap_step {
+	VFP_SWAP_CLAIMING,
+	VFP_SWAP_CLAIMED,
+	VFP_SWAP_UNPLUGGING,
+	VFP_SWAP_PLUGGING,
+	VFP_SWAP_EXCHANGED,
+};
+
+struct vfp_swap {
+	char allocation[37];
+	char old_pci[VFP_PCI_ADDR_LEN + 1], new_pci[VFP_PCI_ADDR_LEN + 1]; /* new: "" until claimed */
+	char temp_key[128]; /* the swap's claim's idempotency key */
+	enum vfp_swap_step step;
+	long long started;
+};
+
+const char *vfp_swap_step_to_string(enum vfp_swap_step s);
+int vfp_ledger_swap_begin(struct vfp_ledger *l, const char *id, const char *old_pci,
+			  const char *temp_key);
+int vfp_ledger_swap_step(struct vfp_ledger *l, const char *id, enum vfp_swap_step step,
+			 const char *new_pci);
+int vfp_ledger_swap_exchange(struct vfp_ledger *l, const char *id, const char *temp_id);
+int vfp_ledger_swap_end(struct vfp_ledger *l, const char *id);
+int vfp_ledger_swap_list(struct vfp_ledger *l, struct vfp_swap **ret, size_t *ret_n);
+int vfp_ledger_swap_get(struct vfp_ledger *l, const char *id, struct vfp_swap *ret);
+
 /* ---- the kernel's view now: drivers, netdevs, IB GUIDs (sysfs) ----------- */
 
 int vfp_device_read_driver(struct vfp_ctx *ctx, const char *pci, char *buf, size_t size);

@@ -445,6 +445,30 @@ START_TEST(test_failover_for_network)
 }
 END_TEST
 
+/* A swap's new VF: the old VF's device with its source changed, all else as it was. */
+START_TEST(test_hostdev_with_source)
+{
+	char alias[FAILOVER_ALIAS_LEN];
+	struct hostdev_spec s = { .pci = "0000:af:01.3", .ethernet = true, .managed = false,
+				  .has_mac = true, .mac = { 2, 0, 0xc0, 0xa8, 2, 0x2a }, .vlan = 120,
+				  .teaming = alias };
+	char *old, *moved;
+
+	failover_xml_alias(s.mac, alias);
+	old = hostdev_xml_string(&s);
+	moved = hostdev_xml_with_source(old, "0000:b0:02.1");
+	ck_assert_str_eq(moved, "<interface type=\"hostdev\" managed=\"no\"><mac address=\"02:00:"
+				"c0:a8:02:2a\"/><vlan><tag id=\"120\"/></vlan><teaming type=\"transient"
+				"\" persistent=\"ua-failover-0200c0a8022a\"/><alias name=\"ua-failover-"
+				"0200c0a8022a-vf\"/><source><address type=\"pci\" domain=\"0x0000\" "
+				"bus=\"0xb0\" slot=\"0x02\" function=\"0x1\"/></source></interface>");
+	ck_assert_ptr_null(hostdev_xml_with_source("<interface type='hostdev'/>", "0000:b0:02.1"));
+	ck_assert_ptr_null(hostdev_xml_with_source("not xml", "0000:b0:02.1"));
+	free(old);
+	free(moved);
+}
+END_TEST
+
 Suite *suite_domxml(void)
 {
 	Suite *s = suite_create("domxml");
@@ -468,6 +492,7 @@ Suite *suite_domxml(void)
 			    (int)(sizeof(failover_bad) / sizeof(failover_bad[0])));
 	tcase_add_test(tc, test_failover_json_round_trip);
 	tcase_add_test(tc, test_failover_for_network);
+	tcase_add_test(tc, test_hostdev_with_source);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -12,6 +12,7 @@
 #include "agent/vm/failover-xml.h"
 #include "agent/vm/hostdev-xml.h"
 #include "agent/vm/libvirt.h"
+#include "agent/vm/private.h"
 #include "agent/netlink/nlmsg.h"
 #include "agent/pf/pf-side.h"
 #include "agent/vm/vm.h"
@@ -62,8 +63,8 @@ static void device_spec(struct agent *a, const struct vfp_allocation *alloc, siz
 }
 
 /* Unmanaged hostdevs: vfio-pci through sysfs, the driver before it in the restore point. */
-static int bind_vfio(struct agent *a, const struct vf_facts *f, struct vfp_restore_point *rp,
-		     char *err, size_t err_size)
+int bind_vfio(struct agent *a, const struct vf_facts *f, struct vfp_restore_point *rp, char *err,
+	      size_t err_size)
 {
 	char driver[64] = "";
 	int r = vfp_device_read_driver(a->ctx, f->pci, driver, sizeof(driver));
@@ -325,7 +326,7 @@ int vm_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
  * not asked, as if libvirt had returned after its own wait with the device
  * still in the domain, and what follows sees the domain as a real host's.
  */
-static bool sim_unplug_ignored(struct agent *a, const char *pci)
+bool sim_unplug_ignored(struct agent *a, const char *pci)
 {
 	char path[4200], line[64];
 	bool listed = false;
@@ -377,8 +378,8 @@ static const char *domain_name(const struct vfp_restore_point *rp)
  * makes it look again at once, else after DETACH_WAIT_SECONDS it gives up:
  * -ETIMEDOUT, the VF left with the domain and on vfio-pci.
  */
-static int wait_gone(struct agent *a, const struct vfp_restore_point *rp, const char *pci,
-		     char *err, size_t err_size)
+int wait_gone(struct agent *a, const struct vfp_restore_point *rp, const char *pci, char *err,
+	      size_t err_size)
 {
 	struct timespec deadline;
 	int r;
@@ -592,7 +593,7 @@ int vm_domain_alive(struct agent *a, const struct vfp_allocation *alloc)
 }
 
 /* 1 when the domain in @pci's restore point holds it, 0 when not, -1 when libvirt cannot say. */
-static int vf_in_domain(struct agent *a, const char *pci)
+int vf_in_domain(struct agent *a, const char *pci)
 {
 	struct vfp_restore_point *rp = restore_point_load(a, pci);
 	char err[512], *xml = NULL;
