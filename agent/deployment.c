@@ -74,10 +74,35 @@ static size_t pool_slot(struct rewrite *w, const char *pool)
  * One allocation per pool, all or none, in one commit; or the allocations
  * the domain already holds when this file was posted before.
  */
+/*
+ * The standby pool @p's NICs share, kept in the allocation's settings (a
+ * swap, a migration's claim on another host read it there); none when they
+ * differ (each VF still gets its own NIC's).
+ */
+static void pool_failover(struct rewrite *w, size_t p, struct vfp_settings *s)
+{
+	bool first = true;
+
+	vfp_settings_init(s);
+	for (size_t i = 0; i < w->n_nics; i++) {
+		const struct vfp_failover *f = w->nics[i].failover;
+
+		if (pool_slot(w, w->nics[i].pool) != p)
+			continue;
+		if (first && f)
+			s->failover = *f;
+		else if (!first && (f ? memcmp(f, &s->failover, sizeof(*f)) != 0
+				      : s->failover.kind != VFP_STANDBY_NONE))
+			s->failover = (struct vfp_failover){ .kind = VFP_STANDBY_NONE };
+		first = false;
+	}
+}
+
 static int claim_all(struct rewrite *w, const char *owner)
 {
 	unsigned count[MAX_POOLS] = { 0 };
 	struct vfp_claim claims[MAX_POOLS];
+	struct vfp_settings settings[MAX_POOLS];
 	struct vfp_owner o = { .kind = VFP_OWNER_VM, .name = owner, .uuid = w->uuid };
 	int r = 0;
 
@@ -96,9 +121,11 @@ static int claim_all(struct rewrite *w, const char *owner)
 		w->reused = true;
 		return 0;
 	}
-	for (size_t p = 0; r >= 0 && p < w->n_pools; p++)
+	for (size_t p = 0; r >= 0 && p < w->n_pools; p++) {
+		pool_failover(w, p, &settings[p]);
 		claims[p] = (struct vfp_claim){ .pool = w->pools[p], .count = count[p], .owner = &o,
-						 .numa_node = -1 };
+						 .numa_node = -1, .settings = &settings[p] };
+	}
 	return r < 0 ? r : agent_claim_all_quiet(w->agent, claims, w->n_pools, w->allocs, w->err,
 						w->err_size);
 }

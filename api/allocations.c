@@ -311,6 +311,33 @@ static int parse_claim(struct api_request *req, json_t *body, const char *key, s
  * into @b, each field checked with a message naming it; @key: the
  * Idempotency-Key, or NULL. The CNI plugin's requests are read with it too.
  */
+/*
+ * A claim by "network" of a failover network, without a "failover" of its
+ * own, asks for the network's standby (an OpenNebula NIC hot-plugged, or
+ * claimed again on a live migration's destination): checked against its VLAN.
+ */
+static int network_failover(struct api_request *req, json_t *body, const struct vfp_owner *o,
+			    struct vfp_settings *s)
+{
+	const char *network = json_string_value(json_object_get(body, "network"));
+	struct vfp_config *config;
+	const struct vfp_failover *f;
+	char why[256], source[64];
+	int r = 0;
+
+	if (!network || s->failover.kind != VFP_STANDBY_NONE || o->kind != VFP_OWNER_VM)
+		return 0; /* a namespace has no standby */
+	config = agent_get_config(req->agent);
+	f = vfp_config_failover_for_network(config, network, network);
+	if (f)
+		s->failover = *f;
+	vfp_config_unref(config);
+	if (f && vfp_failover_standby_source(&s->failover, s->vlan, source, sizeof(source), why,
+					     sizeof(why)) < 0)
+		r = api_fail(req, -EINVAL, "network: %.64s: failover: %s", network, why);
+	return r;
+}
+
 int api_parse_claim(struct api_request *req, json_t *body, const char *key,
 		    struct api_claim_body *b)
 {
@@ -318,6 +345,8 @@ int api_parse_claim(struct api_request *req, json_t *body, const char *key,
 
 	if (r >= 0)
 		r = parse_settings(req, body, &b->settings);
+	if (r >= 0)
+		r = network_failover(req, body, &b->owner, &b->settings);
 	b->c.settings = &b->settings;
 	return r;
 }

@@ -180,6 +180,19 @@ sb='//interface[teaming/@type="persistent"]'
 [ "$(inactive "string($sb/alias/@name)")" = ua-failover-0200c0a80208 ] || fail "standby alias"
 [ "$(inactive 'string(//interface[@type="hostdev"]/teaming/@persistent)')" = ua-failover-0200c0a80208 ] ||
 	fail "the VF's teaming: $(cat "$tmp/dom.xml")"
+# a live migration's unplug keeps the standby (the guest moves with it); the VF plugged again
+# goes in beside it, the standby not doubled
+api POST "/v1/allocations/$id/detach" -d '{"keep_standby":true}'
+expect 200
+[ "$(inactive 'count(//interface[@type="hostdev"])')" = 0 ] || fail "keep_standby: the VF stayed"
+[ "$(inactive "count($sb)")" = 1 ] || fail "keep_standby: the standby left: $(cat "$tmp/dom.xml")"
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
+expect 200
+[ "$(inactive "count($sb)")" = 1 ] || fail "the standby doubled: $(cat "$tmp/dom.xml")"
+[ "$(inactive 'string(//interface[@type="hostdev"]/teaming/@persistent)')" = ua-failover-0200c0a80208 ] ||
+	fail "the VF plugged back without its teaming: $(cat "$tmp/dom.xml")"
+api POST "/v1/allocations/$id/detach" -d '{"keep_standby":"yes"}'
+expect 400
 api POST "/v1/allocations/$id/detach"
 expect 200
 [ "$(inactive 'count(//interface[teaming])')" = 0 ] || fail "the detach left the pair: $(cat "$tmp/dom.xml")"

@@ -465,3 +465,35 @@ int domxml_replace_pci_hostdev(xmlDocPtr doc, const char *pci, xmlNodePtr device
 	}
 	return -ENOENT;
 }
+
+/* The <alias name=…> of device @xml into @buf ("" when it has none). */
+void domxml_device_alias(const char *xml, char *buf, size_t size)
+{
+	xmlDocPtr d = xmlReadMemory(xml, (int)strnlen(xml, (size_t)1 << 20), "device.xml", NULL,
+				    PARSE_OPTIONS);
+	const char *name = prop(first_child(d ? xmlDocGetRootElement(d) : NULL, "alias"), "name");
+
+	snprintf(buf, size, "%s", name ? name : "");
+	xmlFreeDoc(d);
+}
+
+/* 1 when a device of domain @xml has the alias @alias, 0 when none has (or @xml is no XML). */
+int domxml_has_alias(const char *xml, const char *alias)
+{
+	xmlDocPtr doc = xmlReadMemory(xml, (int)strnlen(xml, (size_t)1 << 30), "domain.xml", NULL,
+				      PARSE_OPTIONS);
+	xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
+	int found = 0;
+
+	for (xmlNodePtr devs = root ? root->children : NULL; !found && devs; devs = devs->next) {
+		if (!is_element(devs, "devices"))
+			continue;
+		for (xmlNodePtr d = devs->children; !found && d; d = d->next) {
+			const char *name = prop(first_child(d, "alias"), "name");
+
+			found = name && strcmp(name, alias) == 0;
+		}
+	}
+	xmlFreeDoc(doc);
+	return found;
+}

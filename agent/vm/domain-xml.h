@@ -42,3 +42,5 @@ int domxml_pci_hostdevs(const char *xml, char ***ret_list, size_t *ret_n);
 int domxml_has_pci_hostdev(const char *xml, const char *pci);
 void domxml_strv_free(char **list, size_t n);
 int domxml_parse_ipv4(const char *s, uint32_t *ret);
+void domxml_device_alias(const char *xml, char *buf, size_t size);
+int domxml_has_alias(const char *xml, const char *alias);

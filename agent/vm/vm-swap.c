@@ -205,3 +205,21 @@ bool vm_swap_possible(struct agent *a, const char *pci, char *why, size_t why_si
 	vfp_restore_point_free(rp);
 	return rp != NULL;
 }
+
+/*
+ * VF @pci's standby stays in its guest when the VF leaves it (a live
+ * migration moves the guest with its standby; the destination plugs a VF of
+ * its own beside it): dropped from the VF's restore point.
+ */
+int vm_swap_keep_standby(struct agent *a, const char *pci)
+{
+	struct vfp_restore_point *rp = restore_point_load(a, pci);
+	int r = 0;
+
+	if (rp && rp->standby_xml) {
+		vfp_restore_point_set(&rp->standby_xml, NULL);
+		r = restore_point_update(a, pci, rp);
+	}
+	vfp_restore_point_free(rp);
+	return r;
+}

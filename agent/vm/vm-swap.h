@@ -20,3 +20,4 @@ int vm_swap_plug(struct agent *a, const char *pci, char *err, size_t err_size);
 int vm_swap_in_domain(struct agent *a, const char *pci);
 int vm_swap_forget_domain(struct agent *a, const char *pci);
 bool vm_swap_possible(struct agent *a, const char *pci, char *why, size_t why_size);
+int vm_swap_keep_standby(struct agent *a, const char *pci);

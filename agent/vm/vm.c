@@ -238,15 +238,36 @@ static int attach_dummy(struct agent *a, const char *pci, const struct vm_target
 }
 
 /*
+ * Whether the domain has the standby @standby already (by its alias): a
+ * guest that came with it (a live migration, a VF plugged back after a
+ * detach that kept it). Unknown counts as not: libvirt then says.
+ */
+static bool has_standby(struct agent *a, const struct vm_target *t, const char *standby)
+{
+	char alias[64], msg[256], *xml = NULL;
+	bool yes;
+
+	domxml_device_alias(standby, alias, sizeof(alias));
+	yes = alias[0] && libvirt_domain_xml(a->libvirt, t->uuid, &xml, msg, sizeof(msg)) >= 0 &&
+	      domxml_has_alias(xml, alias) == 1;
+	free(xml);
+	return yes;
+}
+
+/*
  * The VF's device, after its standby when it has one (the VF's <teaming>
- * names the standby's alias, which must be there first); a refused VF
- * takes its standby out again.
+ * names the standby's alias, which must be there first; one there already
+ * is kept); a refused VF takes out again a standby it brought.
  */
 static int attach_pair(struct agent *a, const struct vm_target *t, const char *xml,
 		       const char *standby, char *err, size_t err_size)
 {
 	char msg[512];
-	int r = standby ? libvirt_attach(a->libvirt, t->uuid, standby, t->flags, err, err_size) : 0;
+	int r;
+
+	if (standby && has_standby(a, t, standby))
+		standby = NULL;
+	r = standby ? libvirt_attach(a->libvirt, t->uuid, standby, t->flags, err, err_size) : 0;
 
 	if (r < 0) {
 		snprintf(msg, sizeof(msg), "%s", err);
