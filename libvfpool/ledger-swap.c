@@ -232,3 +232,18 @@ VFP_EXPORT int vfp_ledger_swap_get(struct vfp_ledger *l, const char *id, struct 
 	return r == SQLITE_DONE ? vfp_ledger_fail(l, -ENOENT, "allocation %s has no swap", id)
 				: vfp_ledger_errno(l, r, "swap");
 }
+
+/* 1 while allocation @id has a swap under way (or left by a crash), else 0; <0 on failure. */
+int vfp_ledger_swap_pending(struct vfp_ledger *l, const char *id)
+{
+	static const char sql[] = "SELECT 1 FROM swaps WHERE allocation_id = ?";
+	sqlite3_stmt *st;
+	int r = vfp_ledger_stmt(l, sql, &st);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	r = sqlite3_step(st);
+	sqlite3_reset(st);
+	return r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : vfp_ledger_errno(l, r, "swaps");
+}
