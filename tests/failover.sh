@@ -73,11 +73,20 @@ virsh -q -c test:///default "define $tmp/test.xml; start one-42; dumpxml one-42"
 	fail "the pair did not read back: $(cat "$tmp/back.xml")"
 [ "$(xmllint --xpath "string(//interface[alias/@name='$alias']/teaming/@type)" "$tmp/back.xml")" = persistent ] ||
 	fail "the standby did not read back"
-# the same file posted again (a retried deploy): the same pair
-post_xml "$one/two-ib-one-eth.xml" "?vlan=02:00:c0:a8:02:2a=120"
-expect 200
-[ "$(printf '%s\n' "$body" | xmllint --xpath "count($sb)" -)" = 1 ] || fail "the retried deploy lost the standby: $body"
 for id in $(printf '%s' "$ids" | tr ',' ' '); do api DELETE "/v1/allocations/$id"; done
+# a file with its UUID posted again (a retried deploy): the VFs its domain holds, the same pair
+sed 's#<name>one-42</name>#<name>one-43</name><uuid>6f1c4c52-0a3e-4d0b-9d6c-0a1e2b3c4d5e</uuid>#' \
+	"$one/two-ib-one-eth.xml" >"$tmp/uuid.xml"
+post_xml "$tmp/uuid.xml" "?vlan=02:00:c0:a8:02:2a=120"
+expect 200
+first=$body
+post_xml "$tmp/uuid.xml" "?vlan=02:00:c0:a8:02:2a=120"
+expect 200
+[ "$body" = "$first" ] || fail "the retried deploy differs: $body"
+[ "$(printf '%s\n' "$body" | xmllint --xpath "count($sb)" -)" = 1 ] || fail "the retried deploy lost the standby: $body"
+grep -qi '^X-Allocation-Id' "$tmp/headers" && fail "the retried deploy claimed anew"
+api GET "/v1/allocations?owner=vm:one-43"
+for id in $(jget '.allocations[].id'); do api DELETE "/v1/allocations/$id"; done
 
 # a NIC on a network without failover: as before, no standby, no teaming
 sed 's/sriov_eth0/sriov_plain/' "$one/two-ib-one-eth.xml" >"$tmp/plain.xml"
