@@ -45,6 +45,7 @@ vf='/domain/devices/interface[@type="hostdev"]'
 [ "$(x "string($sb/source/@bridge)")" = onebr.120 ] || fail "the standby is not on VLAN 120's bridge"
 [ "$(x "string($sb/model/@type)")" = virtio ] || fail "the standby must be virtio"
 [ "$(x "count($sb/link)")" = 0 ] || fail "the standby's link must stay up"
+[ "$(x "string($sb/target/@dev)")" = one-42-2 ] || fail "the standby's tap lost OpenNebula's name one-42-2"
 alias=$(x "string($sb/alias/@name)")
 [ "$alias" = ua-failover-0200c0a8022a ] || fail "alias: '$alias'"
 [ "$(x "string($sb/mac/@address)")" = 02:00:c0:a8:02:2a ] || fail "the standby has the NIC's MAC"

@@ -263,10 +263,18 @@ void domxml_replace_nic(const struct domxml_nic *nic, xmlNodePtr device)
 	xmlFreeNode(nic->node);
 }
 
-/* @device before @nic's <interface>, indented as it is (a failover pair's standby). */
+/*
+ * @device before @nic's <interface>, indented as it is (a failover pair's
+ * standby), with the NIC's <target dev> when it has none: the tap keeps the
+ * name the manager gave it (OpenNebula's one-<VM>-<NIC>, which its network
+ * drivers and monitoring look for).
+ */
 void domxml_insert_before_nic(const struct domxml_nic *nic, xmlNodePtr device)
 {
-	xmlNodePtr indent = nic->node->prev;
+	xmlNodePtr indent = nic->node->prev, target = first_child(nic->node, "target");
+
+	if (target && prop(target, "dev") && !first_child(device, "target"))
+		xmlAddChild(device, xmlCopyNode(target, 1));
 
 	xmlAddPrevSibling(nic->node, device);
 	if (indent && indent->type == XML_TEXT_NODE && xmlIsBlankNode(indent))
