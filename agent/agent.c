@@ -17,14 +17,12 @@
 
 #include "agent/agent.h"
 #include "agent/claim-queue.h"
-#include "agent/container/container.h"
 #include "agent/events.h"
 #include "agent/numvfs.h"
 #include "agent/vm/libvirt.h"
 #include "agent/release.h"
 #include "agent/sim/sim-host.h"
 #include "agent/vf-reset.h"
-#include "agent/vm/vm.h"
 
 static __attribute__((format(printf, 6, 0))) void
 log_library(void *userdata, int priority, const char *file, int line, const char *fn,
@@ -149,13 +147,35 @@ static void log_report(const struct vfp_reconcile_report *rep)
 		 rep->intents_rolled_forward, rep->expired, rep->quarantined);
 }
 
+/**
+ * agent_add_attach_path() - @p answers reconcile for the VFs it owns; before
+ * agent_init(), the path that takes every VF last
+ */
+int agent_add_attach_path(struct agent *a, const struct agent_attach_path *p)
+{
+	if (a->n_attach_paths == AGENT_MAX_ATTACH_PATHS)
+		return -E2BIG;
+	a->attach_paths[a->n_attach_paths++] = p;
+	return 0;
+}
+
+/* The attach path that owns @vf (NULL: none was added). */
+static const struct agent_attach_path *path_of(struct agent *a,
+					       const struct vfp_allocation_vf *vf)
+{
+	for (size_t i = 0; i < a->n_attach_paths; i++)
+		if (!a->attach_paths[i]->owns || (vf && a->attach_paths[i]->owns(a, vf)))
+			return a->attach_paths[i];
+	return NULL;
+}
+
 /* How reconcile asks the host about an intent a crash left half done. */
 static int op_is_attached(void *userdata, const struct vfp_allocation *alloc)
 {
 	struct agent *a = userdata;
-	const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, 0);
+	const struct agent_attach_path *p = path_of(a, vfp_allocation_get_vf(alloc, 0));
 
-	return vf && vm_is_vm_vf(a, vf) ? vm_is_attached(a, alloc) : container_is_attached(a, alloc);
+	return p ? p->is_attached(a, alloc) : -EOPNOTSUPP;
 }
 
 /*
@@ -170,9 +190,9 @@ static int op_undo(void *userdata, const struct vfp_allocation *alloc)
 
 	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {
 		const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, i);
-		char err[512], reason[700];
-		int rr = vm_is_vm_vf(a, vf) ? vm_restore_vf(a, vf, err, sizeof(err))
-					    : container_restore_vf(a, vf, -1, err, sizeof(err));
+		const struct agent_attach_path *p = path_of(a, vf);
+		char err[512] = "no attach path for it", reason[700];
+		int rr = p ? p->restore_vf(a, vf, err, sizeof(err)) : -EOPNOTSUPP;
 
 		if (rr >= 0)
 			continue;
@@ -285,6 +305,7 @@ void agent_fini(struct agent *a)
 	claim_queue_free(a->claims);
 	libvirt_conn_free(a->libvirt);
 	free(a->repair_waits);
+	agent_give_backs_free(a->give_backs); /* agent/give-back.c: no include, no cycle */
 	if (a->events)
 		events_shutdown(a->events);
 	ledger_close(a);

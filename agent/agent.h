@@ -11,12 +11,14 @@
 #include <stdbool.h>
 
 #include "agent/ledger.h"
+#include "agent/log.h"
 #include "libvfpool/libvfpool.h"
 
 struct claim_queue;
 struct libvirt_conn;
 struct events;
 struct metrics;
+struct agent_give_backs;
 
 #define AGENT_MAX_LISTEN 4
 
@@ -32,6 +34,21 @@ struct agent_options {
 	const char *cni_socket; /* NULL: the first unix listener's, with -cni.sock; "none" */
 	bool once;
 };
+
+/*
+ * How an attach path (vm/, container/) answers reconcile for the VFs it
+ * owns: the rooms hand theirs to the agent (agent_add_attach_path()), the
+ * agent does not call down into them. The first whose owns() says yes
+ * answers; owns NULL takes every VF (the last one added).
+ */
+struct agent_attach_path {
+	bool (*owns)(struct agent *a, const struct vfp_allocation_vf *vf);
+	int (*is_attached)(struct agent *a, const struct vfp_allocation *alloc);
+	int (*restore_vf)(struct agent *a, const struct vfp_allocation_vf *vf, char *err,
+			  size_t err_size);
+};
+
+#define AGENT_MAX_ATTACH_PATHS 4
 
 /* When a quarantined VF is repaired again, and how long it waited last (main loop only). */
 struct agent_repair_wait {
@@ -51,6 +68,7 @@ struct agent {
 	struct events *events;
 	struct metrics *metrics;
 	struct libvirt_conn *libvirt;
+	struct hold_watch *holds; /* set before the servers start, NULL without one */
 	char *token; /* bearer token for TCP listeners; never logged */
 	char socket_path[108]; /* the unix socket served on, for the host checks; "" if none */
 	double scan_seconds;
@@ -58,10 +76,15 @@ struct agent {
 	unsigned long resets[2], repairs[2]; /* [0] failed, [1] ok */
 	/* looks at an owner that failed (EMFILE…) and kept its allocation (atomic, /metrics) */
 	unsigned long lease_errors;
+	const struct agent_attach_path *attach_paths[AGENT_MAX_ATTACH_PATHS];
+	size_t n_attach_paths;
 	struct agent_repair_wait *repair_waits;
 	size_t n_repair_waits, cap_repair_waits;
+	struct agent_give_backs *give_backs; /* agent/give-back.c, freed by agent_fini() */
 };
 
+int agent_add_attach_path(struct agent *a, const struct agent_attach_path *p);
+void agent_give_backs_free(struct agent_give_backs *g); /* agent/give-back.c */
 int agent_init(struct agent *a);
 void agent_fini(struct agent *a);
 int agent_rescan(struct agent *a, const char *why);
@@ -75,13 +98,3 @@ const char *agent_config_path(const struct agent *a);
 struct vfp_inventory *agent_get_inventory(struct agent *a);
 struct vfp_config *agent_get_config(struct agent *a);
 void agent_replace_inventory(struct agent *a, struct vfp_inventory *inv);
-
-void agent_set_log_priority(int priority);
-int agent_get_log_priority(void);
-int agent_log_priority_from_string(const char *s);
-void agent_log(int priority, const char *format, ...) __attribute__((format(printf, 2, 3)));
-void agent_log_escape(const char *s, char *out, size_t size);
-#define log_debug(...) agent_log(7, __VA_ARGS__)
-#define log_info(...) agent_log(6, __VA_ARGS__)
-#define log_warning(...) agent_log(4, __VA_ARGS__)
-#define log_error(...) agent_log(3, __VA_ARGS__)

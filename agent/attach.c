@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include "agent/attach.h"
+#include "agent/container/netns-pin.h"
 #include "agent/container/container.h"
 #include "agent/container/netns.h"
 #include "agent/events.h"
+#include "agent/hold-watch.h"
 #include "agent/owner.h"
 #include "agent/release.h"
 #include "agent/vf-reset.h"
@@ -168,15 +170,21 @@ int agent_attach_netns(struct agent *a, const char *id, const struct agent_netns
 	}
 	if (r >= 0)
 		r = netns_inode(t.fd, &t.inode);
+	if (r >= 0 && (r = netns_cookie(t.fd, &t.cookie)) == -ENOPROTOOPT)
+		r = 0; /* a kernel before 5.14: the inode alone */
+	if (r < 0 && !err[0])
+		snprintf(err, err_size, "netns: %s: %s", q->netns, strerror(-r));
 	if (r >= 0)
-		r = owner_check_netns(vfp_allocation_get_owner(alloc), t.inode, q->netns, err,
-				      err_size);
+		r = owner_check_netns(vfp_allocation_get_owner(alloc), t.inode, t.cookie, q->netns,
+				      err, err_size);
 	j.alloc = alloc;
 	if (r >= 0)
 		r = in_intent(a, &j, netns_job, netns_undo, err, err_size);
 	if (t.fd >= 0)
 		close(t.fd);
 	vfp_allocation_unref(alloc);
+	if (r >= 0)
+		netns_unpin(id); /* attached: a namespace that dies must give its VFs back */
 	if (r >= 0)
 		events_emit_allocation(a->events, id, VFP_ALLOCATION_ATTACHED);
 	return r;
@@ -287,7 +295,26 @@ int agent_attach_domain(struct agent *a, const char *id, const struct agent_doma
 static int set_hold(struct agent *a, const char *id, const char *hold_while, char *err,
 		    size_t err_size)
 {
-	return ledger_set_hold(a, id, hold_while, err, err_size);
+	int r = ledger_set_hold(a, id, hold_while, err, err_size);
+
+	if (r >= 0)
+		hold_watch_changed(a->holds);
+	return r;
+}
+
+/**
+ * agent_hold() - allocation @id held while the file @hold_while exists, or
+ * no longer held (NULL), whether reserved or attached
+ *
+ * An attached allocation's hold counts once its domain ends: its VFs come
+ * back to the host and it stays reserved for its owner while the file
+ * exists (OpenNebula's poweroff keeps a VM's devices booked). -EBUSY when
+ * it is neither reserved nor attached.
+ */
+int agent_hold(struct agent *a, const char *id, const char *hold_while, char *err,
+	       size_t err_size)
+{
+	return set_hold(a, id, hold_while, err, err_size);
 }
 
 /**

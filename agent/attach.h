@@ -40,5 +40,7 @@ int agent_attach_domain(struct agent *a, const char *id, const struct agent_doma
 			char *err, size_t err_size);
 int agent_domain_attach_vfs(struct agent *a, const char *id, const struct agent_domain_request *q,
 			    char *err, size_t err_size);
+int agent_hold(struct agent *a, const char *id, const char *hold_while, char *err,
+	       size_t err_size);
 int agent_detach(struct agent *a, const char *id, const char *hold_while, char *err,
 		 size_t err_size);

@@ -7,9 +7,12 @@
 
 #include "agent/claim-queue.h"
 #include "agent/attach.h"
+#include "agent/give-back.h"
 #include "agent/claim.h"
+#include "agent/container/netns-pin.h"
 #include "agent/events.h"
 #include "agent/owner.h"
+#include "agent/pcie-topo.h"
 #include "agent/release.h"
 
 /* No free VF: a pool with a "grow" policy resizes an idle PF, once. */
@@ -65,27 +68,39 @@ int agent_claim_quiet(struct agent *a, const struct vfp_claim *c, struct vfp_all
 {
 	struct vfp_owner owner = *c->owner;
 	struct vfp_claim claim = *c;
+	struct vfp_pcie_topo *topo = NULL;
 	struct vfp_config *config;
 	struct vfp_pool_growth g;
 	char *msg = NULL;
-	int r = owner_resolve(&owner, err, err_size);
+	int r;
 
+	agent_give_back_deferred(a); /* claims a full disk kept from being given back, first */
+	r = owner_resolve(&owner, err, err_size);
 	if (r < 0)
 		return r;
 	claim.owner = &owner;
 	c = &claim;
+	if (c->near)
+		claim.topo = topo = agent_get_pcie_topo(a);
 	config = agent_get_config(a);
 	r = claim_queue_claim(a->claims, config, c, ret, &msg);
 	if (r == -ENOBUFS && grow_pool(a, c->pool, &g)) {
 		free(msg);
 		msg = NULL;
+		if (c->near) { /* the tree changed with the PF's new VFs */
+			vfp_pcie_topo_unref(topo);
+			claim.topo = topo = agent_get_pcie_topo(a);
+		}
 		r = claim_queue_claim(a->claims, config, c, ret, &msg);
 		if (r < 0)
 			shrink_back(a, c->pool, &g);
 	}
 	vfp_config_unref(config);
+	vfp_pcie_topo_unref(topo);
 	if (r < 0)
 		snprintf(err, err_size, "%s", msg ? msg : "claim failed");
+	if (r == 0) /* no cookie (before Linux 5.14): the namespace held, so its inode stays its own */
+		netns_pin(vfp_allocation_get_id(*ret), &owner);
 	free(msg);
 	return r == -ENOBUFS ? -EBUSY : r;
 }
@@ -96,10 +111,8 @@ static void give_back(struct agent *a, struct vfp_allocation **allocs, size_t n)
 	char err[256];
 
 	for (size_t i = 0; i < n; i++) {
-		if (allocs[i] && agent_release_allocation(a, vfp_allocation_get_id(allocs[i]), err,
-							  sizeof(err)) < 0)
-			log_error("allocation %s: giving the claim back: %s",
-				  vfp_allocation_get_id(allocs[i]), err);
+		if (allocs[i])
+			agent_give_back(a, vfp_allocation_get_id(allocs[i]), err, sizeof(err));
 		vfp_allocation_unref(allocs[i]);
 		allocs[i] = NULL;
 	}
@@ -198,10 +211,8 @@ int agent_claim_and_attach(struct agent *a, const struct vfp_claim *c,
 	else if (r == 0)
 		r = agent_domain_attach_vfs(a, vfp_allocation_get_id(alloc), t->domain, err,
 					    err_size);
-	if (r < 0 && alloc &&
-	    agent_release_allocation(a, vfp_allocation_get_id(alloc), msg, sizeof(msg)) < 0)
-		log_error("allocation %s: giving the claim back: %s", vfp_allocation_get_id(alloc),
-			  msg);
+	if (r < 0 && alloc) /* kept and given back later when the ledger cannot take it now */
+		agent_give_back(a, vfp_allocation_get_id(alloc), msg, sizeof(msg));
 	if (r == 0) {
 		struct vfp_allocation *now = NULL;
 

@@ -7,8 +7,8 @@
 #include "agent/agent.h"
 #include "agent/attach.h"
 
-/* The most claims agent_claim_all_quiet() takes at once (one per pool of a deployment). */
-#define AGENT_MAX_CLAIMS 8
+/* The most claims agent_claim_all_quiet() takes at once (one per SR-IOV NIC of a deployment). */
+#define AGENT_MAX_CLAIMS 32
 
 int agent_claim_quiet(struct agent *a, const struct vfp_claim *c, struct vfp_allocation **ret,
 		      char *err, size_t err_size);

@@ -15,6 +15,7 @@
 
 #include "agent/claim.h"
 #include "agent/cni.h"
+#include "agent/cni-key.h"
 #include "agent/release.h"
 #include "agent/vf-reset.h"
 
@@ -88,7 +89,11 @@ int agent_cni_add(struct agent *a, const struct vfp_claim *c, const struct agent
 		  struct vfp_allocation **ret, char *err, size_t err_size)
 {
 	struct agent_attach_target t = { .netns = q };
-	int r = clear_key(a, c->idempotency_key, c->owner, ret, err, err_size);
+	struct cni_key k;
+	int r = cni_key_parse(c->idempotency_key, &k, err, err_size);
+
+	if (r >= 0)
+		r = clear_key(a, c->idempotency_key, c->owner, ret, err, err_size);
 
 	if (r != 0)
 		return r;
@@ -132,8 +137,11 @@ int agent_cni_attached(struct agent *a, const char *key, const struct vfp_owner 
 int agent_cni_del(struct agent *a, const char *key, char *err, size_t err_size)
 {
 	struct vfp_allocation *alloc = NULL;
-	int r = find(a, key, &alloc, err, err_size);
+	struct cni_key k;
+	int r = cni_key_parse(key, &k, err, err_size);
 
+	if (r >= 0)
+		r = find(a, key, &alloc, err, err_size);
 	if (r >= 0 && is_live(alloc))
 		r = agent_release_allocation(a, vfp_allocation_get_id(alloc), err, err_size);
 	vfp_allocation_unref(alloc);
@@ -172,8 +180,11 @@ int agent_cni_check(struct agent *a, const char *key, const struct vfp_owner *ow
 		    const char *ifname, char *err, size_t err_size)
 {
 	struct vfp_allocation *alloc = NULL;
-	int r = find(a, key, &alloc, err, err_size);
+	struct cni_key k;
+	int r = cni_key_parse(key, &k, err, err_size);
 
+	if (r >= 0)
+		r = find(a, key, &alloc, err, err_size);
 	if (r >= 0 && !is_live(alloc))
 		r = -ENOENT, snprintf(err, err_size, "attachment %s: none (released, or never "
 				      "added)", key);
@@ -199,27 +210,33 @@ static bool kept(const char *key, const char *const *keep, size_t n_keep)
 }
 
 /**
- * agent_cni_gc() - every live attachment whose key starts with @prefix (one
- * network's) and is not in @keep is released
+ * agent_cni_gc() - every live attachment of the network @prefix names
+ * ("cni:NETWORK/") that is not in @keep is released
  * @ret_released: how many were
  *
- * Goes on past a failed release; the last failure is returned, with every
- * other release done.
+ * A key belongs to the network its whole parse names, never to one whose
+ * name is a prefix of it; a prefix of another shape is -EINVAL. Goes on
+ * past a failed release; the last failure is returned, with every other
+ * release done.
  */
 int agent_cni_gc(struct agent *a, const char *prefix, const char *const *keep, size_t n_keep,
 		 unsigned *ret_released, char *err, size_t err_size)
 {
 	struct vfp_allocation **list = NULL;
+	char network[CNI_KEY_MAX];
 	size_t n = 0;
 	int r, failed = 0;
 
 	*ret_released = 0;
+	r = cni_gc_prefix_network(prefix, network, err, err_size);
+	if (r < 0)
+		return r;
 	r = ledger_list_allocations(a, NULL, false, &list, &n, err, err_size);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		const char *key = vfp_allocation_get_idempotency_key(list[i]);
 		int q;
 
-		if (!key || strncmp(key, prefix, strlen(prefix)) != 0 || kept(key, keep, n_keep))
+		if (!cni_key_in_network(key, network) || kept(key, keep, n_keep))
 			continue;
 		log_info("CNI GC: %s is not a valid attachment: releasing allocation %s", key,
 			 vfp_allocation_get_id(list[i]));

@@ -15,6 +15,7 @@
 #include "agent/deployment.h"
 #include "agent/deployment-adopt.h"
 #include "agent/deployment-held.h"
+#include "agent/give-back.h"
 #include "agent/owner.h"
 #include "agent/pf/pf-side.h"
 #include "agent/release.h"
@@ -23,6 +24,7 @@
 #include "agent/vm/vm.h"
 #include "libvfpool/macro.h"
 
+/* A slot per NIC on an SR-IOV network: its own allocation (update_nic, detach_nic reach it). */
 #define MAX_POOLS AGENT_MAX_CLAIMS
 
 struct rewrite {
@@ -36,11 +38,13 @@ struct rewrite {
 	size_t n_nics;
 	char uuid[37];
 	char *name;
-	const char *pools[MAX_POOLS];
-	struct vfp_allocation *allocs[MAX_POOLS];
+	const char *pools[MAX_POOLS];		/* slot i: NIC i's pool */
+	char macs[MAX_POOLS][18];		/* and its MAC, "" when it has none */
+	struct vfp_allocation *allocs[MAX_POOLS]; /* and its allocation, of one VF */
 	size_t n_pools, used[MAX_POOLS];
 	size_t n_begun; /* allocations whose attach intent is begun */
 	bool reused;	/* the domain's own allocations, held since an earlier post */
+	bool resumed;	/* the domain's own reservations, held since it ended: prepared anew */
 	xmlNodePtr dummies; /* a holder of the dummy NICs, in IB order */
 	size_t n_ib;
 	struct deployment_adopt adopt; /* the <hostdev>s held for this domain by address */
@@ -58,76 +62,95 @@ static int fail(struct rewrite *w, int r, const char *format, ...)
 	return r;
 }
 
-static size_t pool_slot(struct rewrite *w, const char *pool)
+/* NIC @i's slot: its pool and MAC, in NIC order. */
+static int nic_slot(struct rewrite *w, size_t i)
 {
-	size_t i;
+	const struct domxml_nic *nic = &w->nics[i];
 
-	for (i = 0; i < w->n_pools; i++)
-		if (!strcmp(w->pools[i], pool))
-			return i;
-	if (i < MAX_POOLS)
-		w->pools[w->n_pools++] = pool;
-	return i;
+	if (i >= MAX_POOLS)
+		return fail(w, -EINVAL, "devices: more than %d NICs on SR-IOV networks", MAX_POOLS);
+	w->pools[i] = nic->pool;
+	w->macs[i][0] = '\0';
+	if (nic->has_mac)
+		snprintf(w->macs[i], sizeof(w->macs[i]), "%02x:%02x:%02x:%02x:%02x:%02x", nic->mac[0],
+			 nic->mac[1], nic->mac[2], nic->mac[3], nic->mac[4], nic->mac[5]);
+	w->n_pools = i + 1;
+	return 0;
 }
 
-/*
- * One allocation per pool, all or none, in one commit; or the allocations
- * the domain already holds when this file was posted before.
- */
-/*
- * The standby pool @p's NICs share, kept in the allocation's settings (a
- * swap, a migration's claim on another host read it there); none when they
- * differ (each VF still gets its own NIC's).
- */
-static void pool_failover(struct rewrite *w, size_t p, struct vfp_settings *s)
+/* Whether the domain's held allocations are reservations (its domain ended), not attached. */
+static bool held_reserved(const struct rewrite *w)
 {
-	bool first = true;
+	for (size_t p = 0; p < w->n_pools; p++)
+		if (vfp_allocation_get_state(w->allocs[p]) != VFP_ALLOCATION_RESERVED)
+			return false;
+	return true;
+}
 
-	vfp_settings_init(s);
-	for (size_t i = 0; i < w->n_nics; i++) {
-		const struct vfp_failover *f = w->nics[i].failover;
+/* A claim that failed names one NIC's VF: the file's whole ask of each pool after it. */
+static void say_asked(struct rewrite *w)
+{
+	size_t len = strlen(w->err);
 
-		if (pool_slot(w, w->nics[i].pool) != p)
-			continue;
-		if (first && f)
-			s->failover = *f;
-		else if (!first && (f ? memcmp(f, &s->failover, sizeof(*f)) != 0
-				      : s->failover.kind != VFP_STANDBY_NONE))
-			s->failover = (struct vfp_failover){ .kind = VFP_STANDBY_NONE };
-		first = false;
+	for (size_t p = 0; p < w->n_pools && len < w->err_size; p++) {
+		unsigned n = 0;
+		bool seen = false;
+
+		for (size_t q = 0; q < w->n_pools; q++) {
+			seen |= q < p && !strcmp(w->pools[q], w->pools[p]);
+			n += !strcmp(w->pools[q], w->pools[p]);
+		}
+		if (!seen)
+			len += (size_t)snprintf(w->err + len, w->err_size - len, "%s%u requested of "
+						"pool \"%s\"", len && p ? ", " : " (this file's NICs: ",
+						n, w->pools[p]);
 	}
+	if (len + 1 < w->err_size)
+		snprintf(w->err + len, w->err_size - len, ")");
 }
 
+/*
+ * One allocation per NIC (of one VF, with the NIC's MAC in its settings: a
+ * network update or a hot-detach of that NIC reaches its VF alone), all or
+ * none, in one commit; or the allocations the domain already holds when this
+ * file was posted before, or that it kept since it ended (held on a file).
+ * A failover pair's standby is kept in its NIC's settings too (a swap, a
+ * migration's claim on another host read it there).
+ */
 static int claim_all(struct rewrite *w, const char *owner)
 {
-	unsigned count[MAX_POOLS] = { 0 };
+	unsigned count[MAX_POOLS];
 	struct vfp_claim claims[MAX_POOLS];
 	struct vfp_settings settings[MAX_POOLS];
 	struct vfp_owner o = { .kind = VFP_OWNER_VM, .name = owner, .uuid = w->uuid };
 	int r = 0;
 
-	for (size_t i = 0; i < w->n_nics; i++) {
-		size_t slot = pool_slot(w, w->nics[i].pool);
-
-		if (slot >= MAX_POOLS)
-			r = fail(w, -EINVAL, "devices: NICs on more than %d SR-IOV pools", MAX_POOLS);
-		else
-			count[slot]++;
+	for (size_t i = 0; r >= 0 && i < w->n_nics; i++) {
+		r = nic_slot(w, i);
+		count[i] = 1;
 	}
 	if (r >= 0)
-		r = deployment_held(w->agent, w->uuid, w->pools, count, w->n_pools, w->allocs,
-				    w->err, w->err_size);
+		r = deployment_held(w->agent, owner, w->uuid, w->pools, (const char(*)[18])w->macs,
+				    count, w->n_pools, w->allocs, w->err, w->err_size);
 	if (r > 0) {
-		w->reused = true;
+		w->resumed = held_reserved(w);
+		w->reused = !w->resumed;
 		return 0;
 	}
 	for (size_t p = 0; r >= 0 && p < w->n_pools; p++) {
-		pool_failover(w, p, &settings[p]);
+		vfp_settings_init(&settings[p]);
+		memcpy(settings[p].mac, w->macs[p], sizeof(settings[p].mac));
+		if (w->nics[p].failover)
+			settings[p].failover = *w->nics[p].failover;
 		claims[p] = (struct vfp_claim){ .pool = w->pools[p], .count = count[p], .owner = &o,
-						 .numa_node = -1, .settings = &settings[p] };
+						 .settings = w->macs[p][0] || w->nics[p].failover
+								     ? &settings[p] : NULL,
+						 .numa_node = -1 };
 	}
-	return r < 0 ? r : agent_claim_all_quiet(w->agent, claims, w->n_pools, w->allocs, w->err,
-						w->err_size);
+	if (r >= 0 && (r = agent_claim_all_quiet(w->agent, claims, w->n_pools, w->allocs, w->err,
+						 w->err_size)) < 0)
+		say_asked(w);
+	return r;
 }
 
 /*
@@ -257,11 +280,11 @@ static char *held_device_xml(struct rewrite *w, const struct vfp_allocation *all
 	return xml;
 }
 
-/* The device of NIC @i: the next VF of its pool's allocation, prepared (or as held). */
+/* The device of NIC @i: the VF of its allocation, prepared (or as held). */
 static int nic_device_xml(struct rewrite *w, size_t i, char **ret_xml)
 {
 	const struct domxml_nic *nic = &w->nics[i];
-	size_t p = pool_slot(w, nic->pool);
+	size_t p = i;
 	struct vm_target t = { .uuid = w->uuid, .name = w->name, .pending = true };
 	struct vm_nic want = { .has_mac = nic->has_mac, .max_tx_rate = nic->max_tx_rate,
 			       .spoofchk = -1, .trust = -1, .failover = nic->failover };
@@ -288,7 +311,7 @@ static int nic_device_xml(struct rewrite *w, size_t i, char **ret_xml)
 /* Whether NIC @i got an InfiniBand VF (a <hostdev> of another kind, NVMe say, needs no dummy). */
 static bool nic_vf_is_ib(struct rewrite *w, size_t i)
 {
-	size_t p = pool_slot(w, w->nics[i].pool);
+	size_t p = i;
 	const char *pci = vfp_allocation_get_vf(w->allocs[p], w->used[p] - 1)->pci;
 	struct vfp_inventory *inv = agent_get_inventory(w->agent);
 	const struct vfp_vf *vf = vfp_inventory_find_vf(inv, pci);
@@ -298,12 +321,10 @@ static bool nic_vf_is_ib(struct rewrite *w, size_t i)
 	return ib;
 }
 
-/* The NIC's VF last prepared for it, as its pool's allocation has it. */
+/* The NIC's VF last prepared for it, as its own allocation has it. */
 static const char *nic_vf_pci(struct rewrite *w, size_t i)
 {
-	size_t p = pool_slot(w, w->nics[i].pool);
-
-	return vfp_allocation_get_vf(w->allocs[p], w->used[p] - 1)->pci;
+	return vfp_allocation_get_vf(w->allocs[i], w->used[i] - 1)->pci;
 }
 
 /* A failover pair's standby, recorded with the NIC's VF, before the NIC (and its VF) in @doc. */
@@ -351,7 +372,7 @@ static int replace_nic(struct rewrite *w, size_t i)
 	return node ? r : fail(w, -ENOMEM, "out of memory");
 }
 
-/* Every VF prepared so far back, every claim given back. */
+/* Every VF prepared so far back, every claim given back (a held one kept, reserved). */
 static void give_back(struct agent *a, struct rewrite *w)
 {
 	for (size_t p = 0; p < w->n_pools && w->allocs[p]; p++) {
@@ -362,8 +383,8 @@ static void give_back(struct agent *a, struct rewrite *w)
 			if (vm_restore_vf(a, vfp_allocation_get_vf(w->allocs[p], j), err,
 					  sizeof(err)) < 0)
 				log_error("allocation %s: rollback: %s", id, err);
-		if (agent_release_allocation(a, id, err, sizeof(err)) < 0)
-			log_error("allocation %s: giving the claim back: %s", id, err);
+		if (!w->resumed) /* or later, when the ledger is full */
+			agent_give_back(a, id, err, sizeof(err));
 	}
 }
 
@@ -404,18 +425,19 @@ static void confirm_intents(struct rewrite *w, bool ok)
 				      ok ? NULL : "rewrite failed");
 }
 
-/* "id1, id2" for X-Allocation-Id: the claims this request made (none when reused). */
+/* "id1, id2" for X-Allocation-Id: the claims this request made (none when held before). */
 static void allocation_ids(const struct rewrite *w, char *buf, size_t size)
 {
 	size_t len = 0;
 
 	buf[0] = '\0';
-	for (size_t p = 0; !w->reused && p < w->n_pools && w->allocs[p] && len < size; p++)
+	for (size_t p = 0; !w->reused && !w->resumed && p < w->n_pools && w->allocs[p] && len < size;
+	     p++)
 		len += (size_t)snprintf(buf + len, size - len, "%s%s", p ? ", " : "",
 					vfp_allocation_get_id(w->allocs[p]));
 }
 
-/* Whether allocation @id is held for this file's domain: by its UUID, else by name. */
+/* Whether allocation @id is held for this file's domain: by name, or by a UUID libvirt vouches for. */
 static bool held_by(struct rewrite *w, const char *id, const char *owner)
 {
 	struct vfp_allocation *alloc = NULL;
@@ -426,7 +448,7 @@ static bool held_by(struct rewrite *w, const char *id, const char *owner)
 	if (agent_get_allocation(w->agent, id, &alloc, ignored, sizeof(ignored)) < 0)
 		return false;
 	o = vfp_allocation_get_owner(alloc);
-	mine = o && owner_check_domain(o, owner, w->uuid, ignored, sizeof(ignored)) == 0;
+	mine = deployment_is_owner(w->agent, o, owner, w->uuid);
 	vfp_allocation_unref(alloc);
 	return mine;
 }

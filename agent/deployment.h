@@ -4,8 +4,8 @@
  * with VFs out: each NIC on a configured SR-IOV network becomes a VF from
  * that network's pool; each InfiniBand VF also gets a dummy NIC whose MAC
  * carries its IPv4 address (from the NIC's MAC of OpenNebula's MAC_PREFIX,
- * or the request's list), appended in IB order. One allocation per pool,
- * owned by the domain (by UUID); the VFs are ready for the domain and their
+ * or the request's list), appended in IB order. One allocation per NIC (of
+ * one VF, the NIC's MAC in its settings), owned by the domain (by UUID); the VFs are ready for the domain and their
  * lease waits for it. The same file posted again gets the same VFs. A
  * domain with no SR-IOV NIC comes back byte for byte; any failure gives
  * back every claim made for it.

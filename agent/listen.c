@@ -20,7 +20,7 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "agent/agent.h"
+#include "agent/log.h"
 #include "libvfpool/macro.h"
 #include "agent/listen.h"
 

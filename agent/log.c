@@ -15,7 +15,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "agent/agent.h"
+#include "agent/log.h"
 
 static int log_max = 6;
 static int log_prefix = -1; /* decided at the first line: stderr is not a terminal */

@@ -23,7 +23,10 @@
 #include "agent/agent.h"
 #include "agent/container/rdma.h"
 #include "api/api.h"
+#include "agent/container/netns.h"
+#include "agent/give-back.h"
 #include "agent/vm/libvirt.h"
+#include "agent/hold-watch.h"
 #include "agent/link-watch.h"
 #include "agent/listen.h"
 #include "agent/privileges.h"
@@ -32,7 +35,9 @@
 #include "agent/udev-monitor.h"
 #include "agent/vf-reset.h"
 #include "agent/swap.h"
+#include "agent/container/container.h"
 #include "agent/vm/vm.h"
+#include "libvfpool/macro.h"
 
 #define DEFAULT_LISTEN "unix:/run/vfagent/vfagent.sock"
 #define DEFAULT_CNI_SOCKET "/run/vfagent/vfagent-cni.sock"
@@ -245,19 +250,21 @@ static void block_signals(sigset_t *mask)
 
 /* Waits for signals and udev events until SIGTERM or SIGINT. */
 static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int udev_fd,
-		      struct link_watch *links, int links_fd)
+		      struct link_watch *links, int links_fd, int holds_fd)
 {
-	struct pollfd p[4] = { { .fd = sfd, .events = POLLIN }, { .fd = udev_fd, .events = POLLIN },
+	struct pollfd p[5] = { { .fd = sfd, .events = POLLIN }, { .fd = udev_fd, .events = POLLIN },
 			       { .fd = links_fd, .events = POLLIN },
-			       { .fd = libvirt_conn_get_event_fd(a->libvirt), .events = POLLIN } };
+			       { .fd = libvirt_conn_get_event_fd(a->libvirt), .events = POLLIN },
+			       { .fd = holds_fd, .events = POLLIN } };
 
 	for (;;) {
 		struct signalfd_siginfo si;
 		char why[256];
-		int n = poll(p, 4, 60 * 1000);
+		int n = poll(p, 5, 60 * 1000);
 
 		if (n == 0) { /* a minute of quiet: leases that expire with time, and a safety net */
 			agent_record_deferred(a); /* ends a full disk kept out of the ledger */
+			agent_give_back_deferred(a); /* and claims it kept from being given back */
 			agent_sweep_dead_owners(a, SWEEP_ALL);
 			agent_prune_ledger(a);
 			agent_retry_repairs(a);
@@ -282,6 +289,8 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 			agent_finish_detaches(a);
 			vm_report_foreign(a);
 		}
+		if (p[4].revents & POLLIN && hold_watch_drain(a->holds) > 0)
+			agent_sweep_dead_owners(a, SWEEP_ALL); /* a held file went */
 		if (!(p[0].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGHUP) {
@@ -300,7 +309,7 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 
 static int serve(struct agent *a, const sigset_t *mask)
 {
-	int fds[AGENT_MAX_LISTEN], n, sfd, udev_fd = -1, links_fd = -1;
+	int fds[AGENT_MAX_LISTEN], n, sfd, udev_fd = -1, links_fd = -1, holds_fd = -1;
 	struct link_watch *links = NULL;
 	bool is_tcp[AGENT_MAX_LISTEN] = { false };
 	struct udev_watch *udev = NULL;
@@ -317,6 +326,8 @@ static int serve(struct agent *a, const sigset_t *mask)
 		return EXIT_FAILURE;
 	if (privileges_drop() < 0)
 		return EXIT_FAILURE;
+	if (hold_watch_new(a, &a->holds, &holds_fd) < 0)
+		log_warning("no hold watch: held files are seen only at the minute's sweep");
 	if (api_server_start(a, fds, is_tcp, n, &server) < 0) {
 		log_error("starting the HTTP server failed");
 		return EXIT_FAILURE;
@@ -334,7 +345,7 @@ static int serve(struct agent *a, const sigset_t *mask)
 	vm_report_foreign(a);
 	sd_notify(0, "READY=1\nSTATUS=serving");
 	log_info("ready");
-	main_loop(a, sfd, udev, udev_fd, links, links_fd);
+	main_loop(a, sfd, udev, udev_fd, links, links_fd, holds_fd);
 	sd_notify(0, "STOPPING=1");
 	/* streams of events end first, so their connections do not hold the stop */
 	api_server_stop_streams(a);
@@ -342,6 +353,7 @@ static int serve(struct agent *a, const sigset_t *mask)
 	api_server_stop(server, 10);
 	udev_watch_free(udev);
 	link_watch_free(links);
+	hold_watch_free(TAKE_PTR(a->holds));
 	close(sfd);
 	return EXIT_SUCCESS;
 }
@@ -355,8 +367,13 @@ static int serve(struct agent *a, const sigset_t *mask)
 static int isolate_simulated_host(void)
 {
 	const char *how = secure_getenv("VFAGENT_SIM_NETNS");
+	const char *no_cookie = secure_getenv("VFAGENT_SIM_NO_NETNS_COOKIE");
 	int r;
 
+	if (no_cookie && strcmp(no_cookie, "1") == 0) { /* a kernel before 5.14, for tests */
+		log_info("simulated host: network namespaces have no cookie (before Linux 5.14)");
+		netns_cookie_disable();
+	}
 	if (how && strcmp(how, "inherit") == 0)
 		return 0;
 	if (how && *how) {
@@ -447,12 +464,17 @@ int main(int argc, char **argv)
 			return EXIT_FAILURE;
 		}
 	}
+	agent_add_attach_path(&a, &vm_attach_path);
+	agent_add_attach_path(&a, &container_attach_path); /* every other VF: last */
 	if (agent_init(&a) < 0) {
 		agent_fini(&a);
 		return not_started(&a);
 	}
 	say_missing_verbs(&a);
 	ret = a.opt.once ? EXIT_SUCCESS : serve(&a, &mask);
+	if (agent_give_backs_pending(&a))
+		log_warning("%zu claims were not given back: they stay reserved until their owners go",
+			    agent_give_backs_pending(&a));
 	agent_fini(&a);
 	log_info("stopped");
 	return ret;

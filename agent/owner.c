@@ -28,7 +28,9 @@ static int open_owner_netns(const struct vfp_owner *o, int *ret_fd, char *err, s
  * owner_resolve() - a container owner's namespace, found at claim time
  *
  * The namespace must exist (-ENOENT otherwise, naming the field); its
- * inode goes into @o->netns_inode. A VM owner's domain may not exist yet
+ * inode goes into @o->netns_inode, its cookie (never given to another
+ * namespace while the kernel runs; 0 before Linux 5.14) into
+ * @o->netns_cookie. A VM owner's domain may not exist yet
  * (a deployment file is claimed for before the domain is defined).
  */
 int owner_resolve(struct vfp_owner *o, char *err, size_t err_size)
@@ -42,31 +44,35 @@ int owner_resolve(struct vfp_owner *o, char *err, size_t err_size)
 	if (r < 0)
 		return r;
 	r = netns_inode(fd, &inode);
+	o->netns_cookie = 0;
+	if (r >= 0 && (r = netns_cookie(fd, &o->netns_cookie)) == -ENOPROTOOPT)
+		r = 0;
 	close(fd);
 	o->netns_inode = inode;
 	return r;
 }
 
-/* The inode of @o's namespace: the one kept at claim time, or found now. */
-static int owner_inode(const struct vfp_owner *o, ino_t *ret, char *err, size_t err_size)
+/* @o's namespace: the one kept at claim time, or found now. */
+static int owner_ns(const struct vfp_owner *o, struct vfp_owner *ret, char *err, size_t err_size)
 {
-	struct vfp_owner now = *o;
 	int r = 0;
 
+	*ret = *o;
 	if (!o->netns_inode)
-		r = owner_resolve(&now, err, err_size);
-	*ret = (ino_t)now.netns_inode;
+		r = owner_resolve(ret, err, err_size);
 	return r;
 }
 
 /**
- * owner_check_netns() - the namespace @spec (inode @target) is @o's own:
- * -EPERM when it is another's, or @o is a VM
+ * owner_check_netns() - the namespace @spec (inode @target, cookie
+ * @target_cookie, 0 when the kernel has none) is @o's own: -EPERM when it
+ * is another's (a namespace made since under a freed inode included), or
+ * @o is a VM
  */
-int owner_check_netns(const struct vfp_owner *o, ino_t target, const char *spec, char *err,
-		      size_t err_size)
+int owner_check_netns(const struct vfp_owner *o, ino_t target, unsigned long long target_cookie,
+		      const char *spec, char *err, size_t err_size)
 {
-	ino_t own = 0;
+	struct vfp_owner own;
 	int r;
 
 	if (o->kind != VFP_OWNER_CONTAINER) {
@@ -74,8 +80,9 @@ int owner_check_netns(const struct vfp_owner *o, ino_t target, const char *spec,
 			 "domain", o->name ? o->name : "?");
 		return -EPERM;
 	}
-	r = owner_inode(o, &own, err, err_size);
-	if (r >= 0 && own != target) {
+	r = owner_ns(o, &own, err, err_size);
+	if (r >= 0 && ((ino_t)own.netns_inode != target ||
+		       (own.netns_cookie && target_cookie && own.netns_cookie != target_cookie))) {
 		snprintf(err, err_size, "netns: \"%.64s\" is not the namespace of the allocation's "
 			 "owner", spec);
 		r = -EPERM;
@@ -127,5 +134,7 @@ int owner_exists(const struct vfp_owner *o)
 		return 0;
 	if (r < 0)
 		return r;
+	if (o->netns_cookie && now.netns_cookie && now.netns_cookie != o->netns_cookie)
+		return 0; /* another namespace, under the inode the owner's had */
 	return !o->netns_inode || now.netns_inode == o->netns_inode;
 }

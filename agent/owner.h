@@ -13,8 +13,8 @@
 #include "libvfpool/libvfpool.h"
 
 int owner_resolve(struct vfp_owner *o, char *err, size_t err_size);
-int owner_check_netns(const struct vfp_owner *o, ino_t target, const char *spec, char *err,
-		      size_t err_size);
+int owner_check_netns(const struct vfp_owner *o, ino_t target, unsigned long long target_cookie,
+		      const char *spec, char *err, size_t err_size);
 int owner_check_domain(const struct vfp_owner *o, const char *name, const char *uuid, char *err,
 		       size_t err_size);
 int owner_exists(const struct vfp_owner *o);

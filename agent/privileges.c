@@ -8,7 +8,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "agent/agent.h"
+#include "agent/log.h"
 #include "libvfpool/macro.h"
 #include "agent/privileges.h"
 

@@ -9,9 +9,13 @@
 #include <time.h>
 
 #include "agent/container/container.h"
+#include "agent/container/netns-pin.h"
 #include "agent/vm/libvirt.h"
 #include "agent/vm/vm.h"
+#include "agent/attach.h"
 #include "agent/events.h"
+#include "agent/hold-look.h"
+#include "agent/hold-watch.h"
 #include "agent/owner.h"
 #include "agent/release.h"
 #include "agent/vf-reset.h"
@@ -148,6 +152,8 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 			log_error("allocation %s: restore failed, VFs quarantined: %s", id, why);
 	}
 	vfp_allocation_unref(alloc);
+	if (r >= 0 || r == -ENOENT)
+		netns_unpin(id);
 	if (r < 0)
 		return r;
 	log_info("allocation %s: released", id);
@@ -183,11 +189,10 @@ static bool reserved_orphan(struct agent *a, const struct vfp_allocation *alloc)
 	const char *hold = vfp_allocation_get_hold_path(alloc);
 	struct libvirt_domain d;
 	char ignored[256];
-	struct stat st;
 	int r;
 
 	if (hold) { /* held while the file exists, and while its owner does, as any */
-		r = stat(hold, &st) == 0 ? 0 : -errno;
+		r = hold_look(hold); /* off this thread: a path that hangs keeps only its hold */
 		if (r < 0 && r != -ENOENT)
 			look_failed(a, alloc, "hold file", r);
 		if (r != -ENOENT)
@@ -205,6 +210,23 @@ static bool reserved_orphan(struct agent *a, const struct vfp_allocation *alloc)
 			      sizeof(ignored)) == -ENOENT;
 }
 
+/* An attached allocation whose domain ended while its hold file exists: kept, reserved. */
+static const char domain_ended_held[] = "its domain ended; held while its file exists";
+
+/* Whether @alloc is held on a file that exists (a look that fails counts as there). */
+static bool hold_file_exists(struct agent *a, const struct vfp_allocation *alloc)
+{
+	const char *hold = vfp_allocation_get_hold_path(alloc);
+	int r;
+
+	if (!hold)
+		return false;
+	r = hold_look(hold); /* off this thread, as reserved_orphan()'s */
+	if (r < 0 && r != -ENOENT)
+		look_failed(a, alloc, "hold file", r);
+	return r != -ENOENT;
+}
+
 /*
  * Whether @alloc's owner is gone, asking only about the kinds in @owners.
  * An attached allocation's owner is where its VFs went; a reserved one's
@@ -218,9 +240,11 @@ static const char *owner_gone(struct agent *a, const struct vfp_allocation *allo
 	enum vfp_allocation_state state = vfp_allocation_get_state(alloc);
 	int r;
 
+	/* a held reservation's lease is its file: no orphan lease once it is gone */
 	if (state == VFP_ALLOCATION_RESERVED)
 		return owners == SWEEP_ALL &&
-				       time(NULL) - vfp_allocation_get_updated(alloc) >= orphan_seconds &&
+				       (vfp_allocation_get_hold_path(alloc) ||
+					time(NULL) - vfp_allocation_get_updated(alloc) >= orphan_seconds) &&
 				       reserved_orphan(a, alloc)
 			       ? (vfp_allocation_get_hold_path(alloc)
 					  ? "reserved, held while a file existed, and both it and its owner are gone"
@@ -236,8 +260,48 @@ static const char *owner_gone(struct agent *a, const struct vfp_allocation *allo
 			look_failed(a, alloc, "network namespace", r);
 	}
 	if (owners & SWEEP_DOMAINS && vm_domain_alive(a, alloc) == 0)
-		return "its domain is gone";
+		return hold_file_exists(a, alloc) ? domain_ended_held : "its domain is gone";
 	return NULL;
+}
+
+/*
+ * The VFs of @alloc, whose domain ended (a guest powered off, or a
+ * poweroff), back to the host; it stays reserved for its owner, held while
+ * its file exists (OpenNebula keeps a powered-off VM's devices booked).
+ */
+static void keep_held(struct agent *a, const struct vfp_allocation *alloc)
+{
+	const char *id = vfp_allocation_get_id(alloc);
+	const char *hold = vfp_allocation_get_hold_path(alloc);
+	char err[512];
+
+	log_info("allocation %s: its domain ended: kept for its owner while %s exists", id, hold);
+	if (agent_detach(a, id, hold, err, sizeof(err)) < 0)
+		log_error("allocation %s: keeping it after its domain ended: %s", id, err);
+}
+
+/*
+ * The namespaces of the live reservations held, and only those (netns-pin.h):
+ * the ones a start finds, or a claim held while an attach or a release let go.
+ */
+static void pin_reservations(struct vfp_allocation **list, size_t count)
+{
+	const char **ids = calloc(count ? count : 1, sizeof(*ids));
+	size_t n = 0;
+
+	if (!ids)
+		return;
+	for (size_t i = 0; i < count; i++) {
+		const struct vfp_owner *o = vfp_allocation_get_owner(list[i]);
+
+		if (vfp_allocation_get_state(list[i]) != VFP_ALLOCATION_RESERVED ||
+		    o->kind != VFP_OWNER_CONTAINER || o->netns_cookie)
+			continue;
+		ids[n++] = vfp_allocation_get_id(list[i]);
+		netns_pin(ids[n - 1], o);
+	}
+	netns_pins_keep_only(ids, n);
+	free(ids);
 }
 
 /**
@@ -264,6 +328,7 @@ unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners)
 	vfp_config_unref(config);
 	if (ledger_list_allocations(a, NULL, false, &list, &count, msg, sizeof(msg)) < 0)
 		log_error("sweep: %s", msg);
+	pin_reservations(list, count);
 	for (size_t i = 0; i < count; i++) {
 		const char *id = vfp_allocation_get_id(list[i]);
 		const char *why;
@@ -271,6 +336,10 @@ unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners)
 
 		if (!(why = owner_gone(a, list[i], owners, orphan_seconds)))
 			continue;
+		if (why == domain_ended_held) {
+			keep_held(a, list[i]);
+			continue;
+		}
 		log_info("allocation %s: %s: releasing", id, why);
 		if (agent_release_allocation(a, id, err, sizeof(err)) >= 0)
 			n++;
@@ -278,5 +347,7 @@ unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners)
 			log_error("allocation %s: release after its owner went: %s", id, err);
 	}
 	vfp_allocation_list_free(list, count);
+	if (n)
+		hold_watch_changed(a->holds);
 	return n;
 }

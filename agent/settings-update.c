@@ -9,6 +9,13 @@
  * the attach, and the VF's restore point gains the values the update is the
  * first to change, so that a release puts back what the host had. All or
  * nothing: a VF that refuses puts the others and the ledger back.
+ *
+ * The allocation can be released between the ledger's update and a VF's
+ * turn (the ledger lock is not held while PFs are asked), and its VF
+ * claimed and attached by the next tenant; so each VF is touched only under
+ * its PF's lock, which a release's restore and an attach hold too, and only
+ * while the ledger still says the VF is this allocation's: never by its PCI
+ * address alone.
  */
 #include "config.h"
 
@@ -19,6 +26,7 @@
 
 #include "agent/pf/pf-side.h"
 #include "agent/settings-update.h"
+#include "agent/settings-update-priv.h"
 
 /* What one VF had before the update, to put back if a later one refuses. */
 struct vf_undo {
@@ -134,7 +142,31 @@ out:
 	return r;
 }
 
-static int update_vf(struct agent *a, const struct vfp_allocation_vf *vf,
+/*
+ * Under @vf's PF lock: whether the ledger still gives @vf to allocation @id,
+ * in use or reserved; -EBUSY naming both when not (released meanwhile, and
+ * maybe another tenant's now).
+ */
+static int still_held(struct agent *a, const char *id, const struct vfp_allocation_vf *vf,
+		      char *err, size_t err_size)
+{
+	struct vfp_ledger_vf v;
+	int r;
+
+	r = ledger_get_vf(a, vf->pci, &v);
+	if (r < 0)
+		snprintf(err, err_size, "VF %s: the ledger: %s", vf->pci, strerror(-r));
+	if (r >= 0 && (strcmp(v.allocation, id) != 0 ||
+		       (v.state != VFP_VF_ATTACHED && v.state != VFP_VF_RESERVED))) {
+		snprintf(err, err_size, "allocation %s was released meanwhile: VF %s is not its "
+			 "any more (%s%s%s)", id, vf->pci, vfp_vf_state_to_string(v.state),
+			 v.allocation[0] ? " by allocation " : "", v.allocation);
+		r = -EBUSY;
+	}
+	return r;
+}
+
+static int update_vf(struct agent *a, const char *id, const struct vfp_allocation_vf *vf,
 		     const struct vfp_settings *delta, struct vf_undo *u, char *err, size_t err_size)
 {
 	struct vfp_vf_config want;
@@ -144,7 +176,9 @@ static int update_vf(struct agent *a, const struct vfp_allocation_vf *vf,
 	if (r < 0)
 		return r;
 	pthread_mutex_lock(lock);
-	r = apply_in_use(a, vf, &want, u, err, err_size);
+	r = still_held(a, id, vf, err, err_size);
+	if (r >= 0)
+		r = apply_in_use(a, vf, &want, u, err, err_size);
 	pthread_mutex_unlock(lock);
 	return r;
 }
@@ -163,7 +197,8 @@ static void undo(struct agent *a, const struct vfp_allocation *alloc, const stru
 			continue;
 		t = pf_side_target(a, &u[i].facts);
 		pthread_mutex_lock(pf_side_lock(vf));
-		if (vfconfig_apply(&t, &u[i].before, msg, sizeof(msg)) < 0)
+		if (still_held(a, vfp_allocation_get_id(alloc), vf, msg, sizeof(msg)) >= 0 &&
+		    vfconfig_apply(&t, &u[i].before, msg, sizeof(msg)) < 0)
 			log_error("rollback: VF %s: %s", vf->pci, msg);
 		pthread_mutex_unlock(pf_side_lock(vf));
 	}
@@ -184,22 +219,34 @@ int agent_update_settings(struct agent *a, const char *id, const struct vfp_sett
 {
 	struct vfp_allocation *alloc = NULL;
 	struct vfp_settings old;
-	struct vf_undo *u = NULL;
-	size_t n = 0, i = 0;
 	int r = store(a, id, delta, &old, &alloc, err, err_size);
 
-	if (r >= 0) {
-		n = vfp_allocation_get_vf_count(alloc);
-		u = calloc(n ? n : 1, sizeof(*u));
-		r = u ? 0 : -ENOMEM;
-	}
+	if (r >= 0)
+		r = settings_update_vfs(a, alloc, delta, &old, err, err_size);
+	vfp_allocation_unref(alloc);
+	return r;
+}
+
+/**
+ * settings_update_vfs() - the second half of agent_update_settings(): each
+ * VF of @alloc (as the ledger gave it when @delta was stored over @old)
+ * that is still @alloc's, changed on its PF; all or nothing
+ */
+int settings_update_vfs(struct agent *a, const struct vfp_allocation *alloc,
+			const struct vfp_settings *delta, const struct vfp_settings *old,
+			char *err, size_t err_size)
+{
+	const char *id = vfp_allocation_get_id(alloc);
+	size_t n = vfp_allocation_get_vf_count(alloc), i = 0;
+	struct vf_undo *u = calloc(n ? n : 1, sizeof(*u));
+	int r = u ? 0 : -ENOMEM;
+
 	for (; r >= 0 && i < n; i++)
-		r = update_vf(a, vfp_allocation_get_vf(alloc, i), delta, &u[i], err, err_size);
-	if (r < 0 && alloc)
-		undo(a, alloc, u, u ? i : 0, &old);
+		r = update_vf(a, id, vfp_allocation_get_vf(alloc, i), delta, &u[i], err, err_size);
+	if (r < 0)
+		undo(a, alloc, u, u ? i : 0, old);
 	if (r >= 0)
 		log_info("allocation %s: settings updated on %zu VF(s)", id, n);
 	free(u);
-	vfp_allocation_unref(alloc);
 	return r;
 }

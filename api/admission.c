@@ -20,6 +20,7 @@
 
 const struct admission_limits admission_defaults = {
 	.per_client = 64, .per_uid = 256, .total = 1024, .streams = 64, .streams_per_client = 8,
+	.streams_per_uid = 16,
 	.request_seconds = 10,
 };
 
@@ -397,20 +398,24 @@ void admission_busy(struct MHD_Connection *conn, bool busy)
 
 /**
  * admission_open_stream() - @conn may become an event stream: false when
- * the listener, or its client, has as many as it may
+ * the listener, its client, or its client's local user (a uid's processes
+ * together) has as many as it may
  */
 bool admission_open_stream(struct admission *adm, struct MHD_Connection *conn)
 {
 	struct client_conn *c = record_of(conn);
-	unsigned mine = 0;
+	unsigned mine = 0, my_uid = 0;
 	bool ok;
 
 	if (!c)
 		return false;
 	pthread_mutex_lock(&adm->lock);
-	for (const struct client_conn *o = adm->conns; o; o = o->next)
+	for (const struct client_conn *o = adm->conns; o; o = o->next) {
 		mine += o->stream && strcmp(o->client, c->client) == 0;
-	ok = adm->streams < adm->limits.streams && mine < adm->limits.streams_per_client;
+		my_uid += o->stream && c->uid != (unsigned)-1 && o->uid == c->uid;
+	}
+	ok = adm->streams < adm->limits.streams && mine < adm->limits.streams_per_client &&
+	     my_uid < adm->limits.streams_per_uid;
 	if (ok) {
 		c->stream = true;
 		adm->streams++;

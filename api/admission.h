@@ -8,7 +8,8 @@
  * refused with a 503 beyond the client's share or the total.
  * A request must arrive whole, headers and body, within a total time from
  * the connection's start (or its previous answer): a slow sender is cut
- * off however steadily it trickles. Event streams are bounded in number.
+ * off however steadily it trickles. Event streams are bounded in number, per
+ * client and per local user: one user's processes cannot hold them all.
  */
 #pragma once
 
@@ -23,6 +24,7 @@ struct admission_limits {
 	unsigned total;		 /* connections of all listeners together */
 	unsigned streams;	 /* event streams in all */
 	unsigned streams_per_client;
+	unsigned streams_per_uid; /* a local user's (unix, loopback TCP), whatever its processes */
 	unsigned request_seconds; /* from a connection's start, or its last answer, to a whole request */
 };
 

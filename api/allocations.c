@@ -261,13 +261,38 @@ static int parse_pool(struct api_request *req, json_t *body, const char **ret, c
 	return 0;
 }
 
+/* "near": a PCI device the VFs should be closest to; "max_distance": how far they may be. */
+static int parse_near(struct api_request *req, json_t *body, struct vfp_claim *c)
+{
+	const char *near = NULL, *max = NULL;
+	char pci[VFP_PCI_ADDR_LEN + 1];
+	int r = api_get_string(req, body, "near", false, &near), d = VFP_PCIE_SELF;
+
+	if (r >= 0)
+		r = api_get_string(req, body, "max_distance", false, &max);
+	if (r >= 0 && near && vfp_pci_addr_normalize(near, pci) < 0)
+		r = api_fail(req, -EINVAL, "near: \"%.40s\" is not a PCI address", near);
+	if (r >= 0 && max && (d = vfp_pcie_distance_from_string(max)) <= VFP_PCIE_SELF)
+		r = api_fail(req, -EINVAL, "max_distance: must be PIX, PXB, PHB, NODE or SYS");
+	if (r >= 0 && max && !near)
+		r = api_fail(req, -EINVAL, "max_distance: needs \"near\" (the device to be near)");
+	if (r >= 0 && near && json_object_get(body, "pci"))
+		r = api_fail(req, -EINVAL, "near: not with \"pci\", which names the VF itself");
+	if (r < 0)
+		return r;
+	c->near = near;
+	c->max_distance = (enum vfp_pcie_distance)d;
+	return 0;
+}
+
 static int parse_claim(struct api_request *req, json_t *body, const char *key, struct vfp_claim *c,
 		       struct vfp_owner *owner, char pool[static 128])
 {
 	static const char *const keys[] = { "pool", "network", "count", "owner", "mac", "vlan", "guid", "ip",
 					    "qos", "vlan_proto", "spoofchk", "trust", "link_state",
 					    "min_tx_rate", "max_tx_rate", "numa_node", "placement",
-					    "lease_seconds", "attach", "pci", "failover", NULL };
+					    "lease_seconds", "attach", "pci", "near", "max_distance",
+					    "failover", NULL };
 	const char *placement = NULL, *pci = NULL;
 	long long count = 1, numa = -1, lease = 0;
 	int r;
@@ -293,6 +318,8 @@ static int parse_claim(struct api_request *req, json_t *body, const char *key, s
 		r = api_get_string(req, body, "pci", false, &pci);
 	if (r >= 0 && pci && count != 1)
 		r = api_fail(req, -EINVAL, "count: must be 1 with \"pci\" (one VF by its address)");
+	if (r >= 0)
+		r = parse_near(req, body, c);
 	if (r < 0)
 		return r;
 	c->pci = pci;
@@ -413,6 +440,10 @@ int api_post_allocation(struct api_request *req)
 	r = api_parse_body(req, &body);
 	if (r >= 0)
 		r = api_parse_claim(req, body, api_header(req, "Idempotency-Key"), &b);
+	/* "cni:" keys are the CNI socket's attachments: its DEL and GC find them by key */
+	if (r >= 0 && b.c.idempotency_key && !strncmp(b.c.idempotency_key, "cni:", 4))
+		r = api_fail(req, -EINVAL, "Idempotency-Key: keys beginning \"cni:\" name the CNI "
+			     "plugin's attachments");
 	if (r >= 0)
 		r = claim(req, &b.c, json_object_get(body, "attach"), &alloc);
 	json_decref(body);

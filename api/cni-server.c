@@ -7,6 +7,11 @@
  * runtime runs its plugins as root, and an ADD moves netdevs between
  * namespaces. A thread per connection, as the HTTP server has: an ADD waits
  * for the kernel to move a netdev, and others must not wait behind it.
+ * Connections are counted as the HTTP listener counts them (api/admission.c),
+ * at accept, before a thread or a read: CNI_PER_PID a process, CNI_TOTAL in
+ * all; beyond, the answer is an EBUSY error and the connection is closed at
+ * once, so that idle connections cannot take the descriptors the REST API
+ * and the agent's own work need.
  */
 #include "config.h"
 
@@ -18,10 +23,14 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api/api.h"
 #include "libvfpool/macro.h"
+
+#define CNI_PER_PID 8 /* a plugin process asks one thing at a time */
+#define CNI_TOTAL 128
 
 struct api_cni_server {
 	struct agent *agent;
@@ -30,11 +39,14 @@ struct api_cni_server {
 	pthread_mutex_t lock;
 	pthread_cond_t idle;
 	unsigned busy; /* connections being answered */
+	pid_t pids[CNI_TOTAL]; /* their peers, 0 in a free slot */
+	time_t logged;	       /* the last refusal logged: one line a second at most */
 };
 
 struct conn {
 	struct api_cni_server *s;
 	int fd;
+	unsigned slot;
 };
 
 static json_t *answer(struct api_cni_server *s, int fd, const char *buf, ssize_t n)
@@ -80,28 +92,90 @@ static void *serve_conn(void *arg)
 	free(out);
 	free(buf);
 	close(c->fd);
-	free(c);
 	pthread_mutex_lock(&s->lock);
+	s->pids[c->slot] = 0;
+	free(c);
 	if (--s->busy == 0)
 		pthread_cond_signal(&s->idle);
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
 }
 
+/* A connection refused at accept: the reason as the plugin reads errors, and closed. */
+static void refuse(struct api_cni_server *s, int fd, int r, const char *why)
+{
+	json_t *reply = api_error_body(r, why);
+	char *out = reply ? json_dumps(reply, JSON_COMPACT) : NULL;
+	time_t now = time(NULL);
+
+	if (out)
+		(void)send(fd, out, strlen(out), MSG_NOSIGNAL | MSG_DONTWAIT);
+	free(out);
+	json_decref(reply);
+	close(fd);
+	pthread_mutex_lock(&s->lock);
+	if (now != s->logged)
+		log_warning("CNI socket: %s", why);
+	s->logged = now;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * Under the lock: a slot for a connection of @pid, or -1 when the process
+ * has CNI_PER_PID already, or all CNI_TOTAL are taken.
+ */
+static int take_slot(struct api_cni_server *s, pid_t pid)
+{
+	unsigned same = 0;
+	int free_slot = -1;
+
+	for (unsigned i = 0; i < CNI_TOTAL; i++) {
+		same += s->pids[i] == pid;
+		if (!s->pids[i] && free_slot < 0)
+			free_slot = (int)i;
+	}
+	if (same >= CNI_PER_PID || free_slot < 0)
+		return -1;
+	s->pids[free_slot] = pid;
+	s->busy++;
+	return free_slot;
+}
+
 static void spawn(struct api_cni_server *s, int fd)
 {
-	struct conn *c = malloc(sizeof(*c));
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct conn *c;
 	pthread_attr_t attr;
 	pthread_t t;
+	int slot;
 
-	if (!c) {
-		close(fd);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != 0 ||
+	    cred.pid <= 0) {
+		refuse(s, fd, -EPERM, "the CNI socket answers root only");
 		return;
 	}
-	*c = (struct conn){ .s = s, .fd = fd };
 	pthread_mutex_lock(&s->lock);
-	s->busy++;
+	slot = take_slot(s, cred.pid);
 	pthread_mutex_unlock(&s->lock);
+	if (slot < 0) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "refusing connections of pid %d: %d a process, %d in all",
+			 (int)cred.pid, CNI_PER_PID, CNI_TOTAL);
+		refuse(s, fd, -EBUSY, why);
+		return;
+	}
+	c = malloc(sizeof(*c));
+	if (!c) {
+		close(fd);
+		pthread_mutex_lock(&s->lock);
+		s->pids[slot] = 0;
+		s->busy--;
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	*c = (struct conn){ .s = s, .fd = fd, .slot = (unsigned)slot };
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	if (pthread_create(&t, &attr, serve_conn, c) != 0) {
@@ -109,6 +183,7 @@ static void spawn(struct api_cni_server *s, int fd)
 		c->fd = -1;
 		close(fd);
 		pthread_mutex_lock(&s->lock);
+		s->pids[slot] = 0;
 		s->busy--;
 		pthread_mutex_unlock(&s->lock);
 		free(c);

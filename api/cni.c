@@ -33,26 +33,41 @@
 static const char *const config_keys[] = { "pool", "network", "mac", "vlan", "qos", "vlan_proto",
 					   "spoofchk", "trust", "link_state", "min_tx_rate",
 					   "max_tx_rate", "guid", "mtu", "numa_node", "placement",
-					   NULL };
+					   "near", "max_distance", NULL };
+
+/* The PID of "/proc/PID/ns/net", exactly (digits only, nothing after); 0 for anything else. */
+static long long proc_netns_pid(const char *netns)
+{
+	const char *digits = strncmp(netns, "/proc/", 6) == 0 ? netns + 6 : "";
+	size_t n = strspn(digits, "0123456789");
+	long long pid = 0;
+
+	if (n == 0 || n > 7 || digits[0] == '0' || strcmp(digits + n, "/ns/net") != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		pid = pid * 10 + (digits[i] - '0');
+	return pid <= 4194304 ? pid : 0;
+}
 
 /*
- * The owner a CNI_NETNS path names: a /run/netns namespace, or the process
- * of /proc/PID/ns/net; @attach_netns as agent_attach_netns() takes it.
+ * The owner a CNI_NETNS path names: a namespace path, exactly: a /run/netns
+ * (or /var/run/netns) namespace, or the process of /proc/PID/ns/net (not
+ * /proc/PID/ns/netfoo, nor a bare name); @attach_netns as
+ * agent_attach_netns() takes it. Anything else is refused before a claim.
  */
 static int netns_owner(struct api_request *req, const char *netns, struct vfp_owner *o,
 		       char attach_netns[static 80])
 {
-	long long pid;
-	char tail;
+	long long pid = proc_netns_pid(netns);
 
 	*o = (struct vfp_owner){ .kind = VFP_OWNER_CONTAINER };
-	if (sscanf(netns, "/proc/%lld/ns/ne%c", &pid, &tail) == 2 && tail == 't' &&
-	    strlen(netns) < 40 && pid > 0 && pid <= 4194304) {
+	if (pid > 0) {
 		o->pid = pid;
 		snprintf(attach_netns, 80, "pid:%lld", pid);
 		return 0;
 	}
-	o->netns = vfp_owner_netns_name(netns);
+	if (netns[0] == '/')
+		o->netns = vfp_owner_netns_name(netns);
 	if (!o->netns)
 		return api_fail(req, -EINVAL, "CNI_NETNS: \"%.64s\" is neither a /run/netns "
 				"namespace nor /proc/PID/ns/net", netns);

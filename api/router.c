@@ -30,6 +30,7 @@ const struct api_route api_routes[] = {
 	{ "GET", "/v1/vfs/{pci}", api_get_vf, NULL },
 	{ "POST", "/v1/vfs/{pci}/repair", api_repair_vf, NULL },
 	{ "GET", "/v1/pools", api_list_pools, NULL },
+	{ "GET", "/v1/pcie", api_get_pcie, NULL },
 	{ "POST", "/v1/allocations", api_post_allocation, NULL },
 	{ "GET", "/v1/allocations", api_list_allocations, allocations_query },
 	{ "GET", "/v1/allocations/{id}", api_get_allocation, NULL },
@@ -38,6 +39,7 @@ const struct api_route api_routes[] = {
 	{ "POST", "/v1/allocations/{id}/attach", api_attach, NULL },
 	{ "POST", "/v1/allocations/{id}/detach", api_detach, NULL },
 	{ "POST", "/v1/allocations/{id}/swap", api_swap, NULL },
+	{ "POST", "/v1/allocations/{id}/hold", api_hold, NULL },
 	{ "POST", "/v1/domain-xml", api_domain_xml, domain_xml_query },
 	{ "GET", "/v1/events", api_get_events, NULL },
 };

@@ -107,9 +107,13 @@ fatal_config() {
 		fail "a config that does not load: $(systemctl status --no-pager vfagentd | tail -n 5)"
 	journalctl -u vfagentd.service --no-pager --since "@$t0" | grep -q "Start request repeated too quickly" ||
 		fail "the start limit is not in the journal"
-	figure "vfagentd.socket after the start limit: $(systemctl show -P ActiveState vfagentd.socket)," \
-		"$(systemctl show -P Result vfagentd.socket)"
-	figure "a fatal config: the unit stopped after $(($(date +%s) - t0)) s, $(systemctl show -P NRestarts vfagentd.service) restarts"
+	for s in vfagentd.socket vfagentd-cni.socket; do
+		figure "$s after the start limit: $(systemctl show -P ActiveState $s), $(systemctl show -P Result $s)"
+	done
+	# NRestarts counts the restart the start limit refused too: the starts are the exits
+	figure "a fatal config: the unit stopped after $(($(date +%s) - t0)) s, $(journalctl -u vfagentd.service \
+		--no-pager --since "@$t0" | grep -c 'status=78/CONFIG') starts exited 78," \
+		"NRestarts $(systemctl show -P NRestarts vfagentd.service)"
 	systemctl status --no-pager -n 20 vfagentd.service >/root/status.txt 2>&1 || :
 	# systemd 252 prints "Main PID: N (code=exited, status=78)" and the agent's STATUS= (its
 	# journal lines may have scrolled out of status's: systemd's own of the last tries)
@@ -127,7 +131,7 @@ fatal_config() {
 	systemctl reset-failed vfagentd.service vfagentd.socket vfagentd-cni.socket || :
 	systemctl start vfagentd.socket vfagentd-cni.socket
 	wait_active
-	ok "a fatal config stopped the unit and its socket (start limit, the reason in systemctl status); back after the fix"
+	ok "a fatal config stopped the unit and its sockets (start limit, the reason in systemctl status); after the fix, the sockets started and vfctl's connect started the agent"
 }
 
 booted_steps() {
@@ -135,9 +139,11 @@ booted_steps() {
 	without_libvirt
 	fatal_config
 }
+# vfctl first: its connect starts a stopped service through the socket (after a fatal
+# config, the sockets alone are started again)
 wait_active() {
 	for _ in $(seq 100); do
-		systemctl is-active --quiet vfagentd.service && as_op vfctl pools >/dev/null 2>&1 && return 0
+		as_op vfctl pools >/dev/null 2>&1 && systemctl is-active --quiet vfagentd.service && return 0
 		sleep 0.1
 	done
 	fail "vfagentd did not come up: $(systemctl status --no-pager vfagentd.service | tail -n 5)"
@@ -146,7 +152,10 @@ wait_active() {
 if [ "$mode" = booted ]; then
 	systemctl is-active --quiet vfagentd.socket || fail "vfagentd.socket is not active after install"
 	systemctl is-active --quiet vfagentd.service || fail "vfagentd.service is not active after install: $(systemctl status --no-pager vfagentd.service | tail -n 5)"
-	ok "vfagentd.socket and vfagentd.service active after install (default config, no libvirt, no /run/netns)"
+	systemctl is-active --quiet vfagentd-cni.socket || fail "vfagentd-cni.socket is not active after install"
+	[ "$(stat -c '%a %U %G' /run/vfagent/vfagent-cni.sock)" = "600 root root" ] ||
+		fail "the CNI socket is $(stat -c '%a %U %G' /run/vfagent/vfagent-cni.sock)"
+	ok "vfagentd.socket, vfagentd-cni.socket (600 root) and vfagentd.service active after install (default config, no libvirt, no /run/netns)"
 	systemctl daemon-reload
 	systemctl restart vfagentd.service
 	wait_active

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The main job: build vfagent, start vfagentd on a simulated host, and drive it
-# with vfctl the way an operator would: list, pools, alloc, numvfs, release, and
-# rewrite an OpenNebula deployment file the way the deploy hook does.
+# with vfctl the way an operator would: list, pools, topo, alloc (near a GPU too),
+# numvfs, release, and rewrite an OpenNebula deployment file the way the deploy
+# hook does.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/contrib/deps.sh"
@@ -30,7 +31,9 @@ run() {
 echo "vfagentd is serving a simulated host (sysfs in $sim, socket $sock, log $sim.log; removed at exit unless KEEP_TMP=1), its links in a network namespace of its own"
 run list
 run pools
-run alloc ib --owner vm:one-42 -n 2 --ip 10.1.0.5/16
+run topo
+echo "(the simulated host's GPU at 0000:39:00.0 shares a PCIe switch with the ConnectX-6: two VFs beside it)"
+run alloc ib --owner vm:one-42 -n 2 --ip 10.1.0.5/16 --near 0000:39:00.0 --max-distance PIX
 # a container owner must exist: this shell's own process stands in for one
 id=$("$b/agent/vfctl/vfctl" -o json alloc eth --owner "pid:$$" --pack | sed -n 's/^  "id": "\(.*\)",$/\1/p')
 printf '\n$ vfctl alloc eth --owner pid:%s --pack\nallocation %s\n' "$$" "$id"

@@ -36,7 +36,8 @@ int vfp_allocation_set_owner(struct vfp_allocation *a, const struct vfp_owner *o
 		r = dup_or_null(o->netns, &a->owner_netns);
 	a->owner = (struct vfp_owner){ .kind = o->kind, .name = a->owner_name,
 				       .uuid = a->owner_uuid, .netns = a->owner_netns,
-				       .pid = o->pid, .netns_inode = o->netns_inode };
+				       .pid = o->pid, .netns_inode = o->netns_inode,
+				       .netns_cookie = o->netns_cookie };
 	return r;
 }
 

@@ -49,6 +49,20 @@ static int set_facts(json_t *o, const char *vendor, const char *device, const ch
 	       set(o, "driver", str_or_null(driver)) & set(o, "netdev", str_or_null(netdev));
 }
 
+/*
+ * DRA's standard attributes, named as Kubernetes names them
+ * (resource.kubernetes.io/pcieRoot and numaNode), so a DRA driver publishes
+ * them unchanged: a device without a NUMA node has no numaNode at all.
+ */
+static int set_dra(json_t *o, const char *pcie_root, struct vfp_opt_int numa)
+{
+	int ok = set(o, "pcieRoot", str_or_null(pcie_root));
+
+	if (numa.valid && numa.value >= 0)
+		ok &= set(o, "numaNode", json_integer(numa.value));
+	return ok;
+}
+
 VFP_EXPORT json_t *vfp_vf_to_json(const struct vfp_vf *vf)
 {
 	json_t *o = json_object();
@@ -64,7 +78,8 @@ VFP_EXPORT json_t *vfp_vf_to_json(const struct vfp_vf *vf)
 	     set(o, "link_type", json_string_nocheck(vfp_link_type_to_string(vf->link_type))) &
 	     set(o, "rdma_device", str_or_null(vf->rdma_device)) &
 	     set(o, "numa_node", opt_int(vf->numa_node)) &
-	     set(o, "iommu_group", opt_int(vf->iommu_group));
+	     set(o, "iommu_group", opt_int(vf->iommu_group)) &
+	     set_dra(o, vfp_pf_get_pcie_root(vfp_vf_get_pf(vf)), vf->numa_node);
 	if (!ok)
 		json_decref(o);
 	return ok ? o : NULL;
@@ -83,7 +98,8 @@ static json_t *pf_facts_to_json(const struct vfp_pf *pf)
 	     set(o, "rdma_device", str_or_null(pf->rdma_device)) &
 	     set(o, "numa_node", opt_int(pf->numa_node)) &
 	     set(o, "totalvfs", opt_int(pf->totalvfs)) & set(o, "numvfs", opt_int(pf->numvfs)) &
-	     set(o, "numvfs_writable", json_boolean(pf->numvfs_writable));
+	     set(o, "numvfs_writable", json_boolean(pf->numvfs_writable)) &
+	     set_dra(o, vfp_pf_get_pcie_root(pf), pf->numa_node);
 	if (!ok)
 		json_decref(o);
 	return ok ? o : NULL;

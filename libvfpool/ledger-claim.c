@@ -40,12 +40,17 @@ static int new_allocation_id(char buf[static 37])
  */
 static char *fingerprint(const struct vfp_claim *req)
 {
-	json_t *o = json_pack("{s:s, s:i, s:o*, s:o*, s:i, s:s, s:I}", "pool", req->pool, "count",
-			      (int)req->count, "owner", vfp_owner_to_json(req->owner), "settings",
+	/* near and max_distance only when asked: requests kept before them still match */
+	json_t *o = json_pack("{s:s, s:i, s:o*, s:o*, s:i, s:s, s:I, s:s*, s:s*}", "pool",
+			      req->pool, "count", (int)req->count, "owner",
+			      vfp_owner_to_json(req->owner), "settings",
 			      req->settings ? vfp_settings_to_json(req->settings) : json_object(),
 			      "numa_node", req->numa_node, "placement",
 			      req->placement == VFP_PLACE_PACK ? "pack" : "spread", "lease_seconds",
-			      (json_int_t)req->lease_seconds);
+			      (json_int_t)req->lease_seconds, "near", req->near, "max_distance",
+			      req->near && req->max_distance != VFP_PCIE_SELF
+				      ? vfp_pcie_distance_to_string(req->max_distance)
+				      : NULL);
 	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 
 	json_decref(o);
@@ -225,6 +230,74 @@ static int choose_named(struct vfp_ledger *l, const struct vfp_claim *req, struc
 }
 
 /*
+ * Each PF's distance to the device @req->near names: -EINVAL for no PCI
+ * address, -ENOENT for no device of this host.
+ */
+static int measure_near(struct vfp_ledger *l, const struct vfp_claim *req,
+			struct vfp_pf_free *pfs, size_t n)
+{
+	char near[VFP_PCI_ADDR_LEN + 1];
+	enum vfp_pcie_distance d;
+
+	if (vfp_pci_addr_normalize(req->near, near) < 0)
+		return vfp_ledger_fail(l, -EINVAL, "near: \"%.40s\" is not a PCI address",
+				       req->near);
+	if (!req->topo)
+		return vfp_ledger_fail(l, -EIO, "near: the host's PCIe tree could not be read");
+	if (!vfp_pcie_topo_get_root(req->topo, near))
+		return vfp_ledger_fail(l, -ENOENT, "near: no PCI device %s on this host", near);
+	for (size_t i = 0; i < n; i++)
+		pfs[i].distance = vfp_pcie_topo_distance(req->topo, pfs[i].pf, near, &d) < 0
+					  ? -1
+					  : (int)d;
+	return 0;
+}
+
+/* A claim near a device that its bound cannot meet: -EBUSY naming the best there is. */
+static int refuse_near(struct vfp_ledger *l, const struct vfp_claim *req,
+		       const struct vfp_pf_free *pfs, size_t n, int best)
+{
+	unsigned at_best = 0;
+
+	if (best < 0)
+		return vfp_ledger_fail(l, -EBUSY,
+				       "near: no free VF of pool \"%s\" has a known distance to %s",
+				       req->pool, req->near);
+	for (size_t i = 0; i < n; i++)
+		at_best += pfs[i].distance == best ? pfs[i].n_free : 0;
+	return vfp_ledger_fail(l, -EBUSY,
+			       "max_distance: no %u free VF%s of pool \"%s\" within %s of %s; "
+			       "the closest free VFs are %s (%u)",
+			       req->count, req->count == 1 ? "" : "s", req->pool,
+			       vfp_pcie_distance_to_string(req->max_distance ? req->max_distance
+										: VFP_PCIE_SYS),
+			       req->near,
+			       vfp_pcie_distance_to_string((enum vfp_pcie_distance)best), at_best);
+}
+
+static int place(struct vfp_ledger *l, const struct vfp_claim *req, struct vfp_pf_free *pfs,
+		 size_t n, size_t *seq)
+{
+	unsigned total = 0;
+	int r = 0, best;
+
+	for (size_t i = 0; i < n; i++)
+		total += pfs[i].n_free;
+	if (req->count > total) /* too few whatever the distance: growing the pool may help */
+		return vfp_ledger_fail(l, -ENOBUFS, "pool \"%s\" has %u free VF%s, %u requested",
+				       req->pool, total, total == 1 ? "" : "s", req->count);
+	if (!req->near)
+		return vfp_place(pfs, n, req->count, req->numa_node, req->placement, seq);
+	r = measure_near(l, req, pfs, n);
+	if (r >= 0)
+		r = vfp_place_near(pfs, n, req->count, req->max_distance, req->numa_node,
+				   req->placement, seq, &best);
+	if (r == -EBUSY)
+		r = refuse_near(l, req, pfs, n, best);
+	return r;
+}
+
+/*
  * The VFs a claim takes, in hand-out order: placement says which PF each
  * comes from; each PF gives its lowest free VFs.
  */
@@ -232,18 +305,12 @@ static int choose(struct vfp_ledger *l, const struct vfp_claim *req, struct pick
 {
 	struct vfp_pf_free *pfs = NULL;
 	size_t n = 0, seq[MAX_CLAIM];
-	unsigned total = 0;
 	int r;
 
 	r = load_free_per_pf(l, req->pool, &pfs, &n);
 	if (r < 0)
 		return r;
-	r = vfp_place(pfs, n, req->count, req->numa_node, req->placement, seq);
-	for (size_t i = 0; i < n; i++)
-		total += pfs[i].n_free;
-	if (r == -EBUSY)
-		r = vfp_ledger_fail(l, -ENOBUFS, "pool \"%s\" has %u free VF%s, %u requested",
-				    req->pool, total, total == 1 ? "" : "s", req->count);
+	r = place(l, req, pfs, n, seq);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		struct pick got[MAX_CLAIM];
 		unsigned k = 0, used = 0;

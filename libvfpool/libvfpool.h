@@ -110,6 +110,40 @@ json_t *vfp_pf_to_json(const struct vfp_pf *pf, bool with_vfs);
 json_t *vfp_vf_to_json(const struct vfp_vf *vf);
 json_t *vfp_inventory_to_json(const struct vfp_inventory *inv);
 
+/* ---- PCIe topology: what a VF is near ----------------------------------- */
+
+/*
+ * How far apart two PCI devices are, in the words of `nvidia-smi topo`:
+ * through at most one switch (PIX), several switches below one root port
+ * (PXB), the host bridge of one root complex (PHB), two root complexes of
+ * one NUMA node (NODE), or the interconnect between NUMA nodes (SYS).
+ * Ordered: a smaller value is closer.
+ */
+enum vfp_pcie_distance {
+	VFP_PCIE_SELF = 0, /* "X": the device itself */
+	VFP_PCIE_PIX,
+	VFP_PCIE_PXB,
+	VFP_PCIE_PHB,
+	VFP_PCIE_NODE,
+	VFP_PCIE_SYS,
+	_VFP_PCIE_DISTANCE_MAX,
+};
+
+const char *vfp_pcie_distance_to_string(enum vfp_pcie_distance d);
+int vfp_pcie_distance_from_string(const char *s);
+
+/* A snapshot of the host's PCI tree: every function, its bridges up to its root complex. */
+struct vfp_pcie_topo;
+
+int vfp_pcie_topo_scan(struct vfp_ctx *ctx, struct vfp_pcie_topo **ret_topo);
+struct vfp_pcie_topo *vfp_pcie_topo_ref(struct vfp_pcie_topo *t);
+struct vfp_pcie_topo *vfp_pcie_topo_unref(struct vfp_pcie_topo *t);
+int vfp_pcie_topo_distance(const struct vfp_pcie_topo *t, const char *a, const char *b,
+			   enum vfp_pcie_distance *ret_distance);
+const char *vfp_pcie_topo_get_root(const struct vfp_pcie_topo *t, const char *pci);
+json_t *vfp_pcie_topo_to_json(const struct vfp_pcie_topo *t, const struct vfp_inventory *inv);
+const char *vfp_pf_get_pcie_root(const struct vfp_pf *pf);
+
 /* ---- configuration (vfagent.json) -------------------------------------- */
 
 struct vfp_config;
@@ -201,6 +235,7 @@ struct vfp_owner {
 	const char *netns; /* a container: its namespace's /run/netns name, or */
 	long long pid;	   /* a container: a process in its namespace; 0 for none */
 	unsigned long long netns_inode; /* a container: its namespace when claimed; 0 unknown */
+	unsigned long long netns_cookie; /* and its cookie (never given twice); 0 unknown */
 };
 
 int vfp_owner_key(const struct vfp_owner *owner, char **ret_key, char **ret_error);
@@ -325,6 +360,7 @@ struct vfp_restore_point {
 	/* a container's */
 	char *netns;		      /* the namespace as the request named it */
 	unsigned long long netns_inode;
+	unsigned long long netns_cookie; /* SO_NETNS_COOKIE; 0: not known */
 	char *ifname;		      /* the netdev's name inside */
 	char *rdma_device;	      /* moved along in exclusive RDMA netns mode */
 	char *name;		      /* the netdev before it moved: name, MAC, MTU, up */
@@ -374,6 +410,9 @@ struct vfp_claim {
 	unsigned lease_seconds; /* 0: a reservation never expires */
 	const char *pci; /* this one VF of the pool (count 1): the scheduler's choice, or Multus'
 			  * deviceID; NULL: any */
+	const char *near; /* the closest free VFs to this PCI device win; NULL: no preference */
+	enum vfp_pcie_distance max_distance; /* with near: none farther; SELF (0): no bound */
+	const struct vfp_pcie_topo *topo;    /* where near is looked up (required with near) */
 };
 
 /* How reconcile asks the host about an allocation and acts on it; any may be NULL. */

@@ -117,6 +117,8 @@ json_t *vfp_owner_to_json(const struct vfp_owner *o)
 		json_object_set_new(j, "pid", json_integer(o->pid));
 	if (o->netns_inode)
 		json_object_set_new(j, "netns_inode", json_integer((json_int_t)o->netns_inode));
+	if (o->netns_cookie)
+		json_object_set_new(j, "netns_cookie", json_integer((json_int_t)o->netns_cookie));
 	return j;
 }
 
@@ -135,6 +137,8 @@ int vfp_owner_from_json(json_t *j, struct vfp_owner *o)
 		.pid = json_integer_value(json_object_get(j, "pid")),
 		.netns_inode =
 			(unsigned long long)json_integer_value(json_object_get(j, "netns_inode")),
+		.netns_cookie =
+			(unsigned long long)json_integer_value(json_object_get(j, "netns_cookie")),
 	};
 	return 0;
 }

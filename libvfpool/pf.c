@@ -160,6 +160,9 @@ int vfp_pf_read(struct vfp_inventory *inv, const char *pci, const char *totalvfs
 	if (r < 0)
 		return r;
 	pf->numvfs_writable = driver_takes_numvfs_writes(pf->driver);
+	/* its VFs sit beside it, under the same bridge: one root for all */
+	if (vfp_pcie_root_read(inv->ctx, pci, pf->pcie_root, sizeof(pf->pcie_root)) < 0)
+		pf->pcie_root[0] = '\0';
 	r = pf_read_link_type(inv, pf, f.netdev_type);
 	if (r < 0)
 		return r;
@@ -199,6 +202,12 @@ VFP_EXPORT const char *vfp_pf_get_rdma_device(const struct vfp_pf *pf)
 VFP_EXPORT enum vfp_link_type vfp_pf_get_link_type(const struct vfp_pf *pf)
 {
 	return pf->link_type;
+}
+
+/* The root complex the PF hangs off, as DRA's pcieRoot ("pci0000:3a"); NULL: unknown. */
+VFP_EXPORT const char *vfp_pf_get_pcie_root(const struct vfp_pf *pf)
+{
+	return pf->pcie_root[0] ? pf->pcie_root : NULL;
 }
 
 /* -ENODATA when sysfs did not say; -1 is a valid answer ("no NUMA affinity"). */

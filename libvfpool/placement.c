@@ -10,6 +10,9 @@
  *  - pack: the PF with the fewest free VFs that still has enough (best
  *    fit, keeping large PFs whole for large claims); when no PF has
  *    enough, the fullest PFs first.
+ *  - near a device (vfp_place_near()): the PFs closest to it first, a
+ *    distance class at a time (PIX, then PXB, …), the rules above among
+ *    the PFs of one class; none farther than the bound.
  */
 #include "config.h"
 
@@ -132,4 +135,82 @@ int vfp_place(const struct vfp_pf_free *pfs, size_t n, unsigned count, int prefe
 		memcpy(ret_seq, seq, count * sizeof(*seq));
 	free(seq);
 	return got == count ? 0 : -ENOMEM;
+}
+
+/*
+ * The PFs of @pfs at @distance into @sub (their indexes into @pfs in @idx);
+ * their free VFs.
+ */
+static unsigned select_class(const struct vfp_pf_free *pfs, size_t n, int distance,
+			     struct vfp_pf_free *sub, size_t *idx, size_t *ret_n)
+{
+	unsigned free_vfs = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (pfs[i].distance == distance) {
+			sub[k] = pfs[i];
+			idx[k++] = i;
+			free_vfs += pfs[i].n_free;
+		}
+	*ret_n = k;
+	return free_vfs;
+}
+
+/* The closest distance any PF with a free VF has; -1 when none has one. */
+static int best_distance(const struct vfp_pf_free *pfs, size_t n)
+{
+	int best = -1;
+
+	for (size_t i = 0; i < n; i++)
+		if (pfs[i].n_free > 0 && pfs[i].distance >= 0 &&
+		    (best < 0 || pfs[i].distance < best))
+			best = pfs[i].distance;
+	return best;
+}
+
+/**
+ * vfp_place_near() - vfp_place() with the PFs closest to a device first
+ * @pfs: each with its distance to the device (-1: unknown, never taken)
+ * @max_distance: none farther; VFP_PCIE_SELF: no bound
+ * @ret_best: the closest distance a free VF has (-1: none), set always
+ *
+ * -EBUSY when fewer than @count free VFs are within @max_distance;
+ * @ret_seq is then untouched.
+ */
+int vfp_place_near(const struct vfp_pf_free *pfs, size_t n, unsigned count,
+		   enum vfp_pcie_distance max_distance, int prefer_numa,
+		   enum vfp_placement placement, size_t *ret_seq, int *ret_best)
+{
+	struct vfp_pf_free *sub = calloc(n + 1, sizeof(*sub));
+	size_t *idx = calloc(n + 1, sizeof(*idx)), *seq = calloc(count + 1, sizeof(*seq));
+	int bound = max_distance == VFP_PCIE_SELF ? VFP_PCIE_SYS : (int)max_distance, r = 0;
+	unsigned got = 0, within = 0;
+
+	*ret_best = best_distance(pfs, n);
+	for (size_t i = 0; i < n; i++)
+		if (pfs[i].distance >= 0 && pfs[i].distance <= bound)
+			within += pfs[i].n_free;
+	if (!sub || !idx || !seq)
+		r = -ENOMEM;
+	else if (count == 0 || within < count)
+		r = -EBUSY;
+	for (int d = VFP_PCIE_SELF; r >= 0 && d <= bound && got < count; d++) {
+		size_t k;
+		unsigned avail = select_class(pfs, n, d, sub, idx, &k), take;
+
+		if (avail == 0)
+			continue;
+		take = avail < count - got ? avail : count - got;
+		r = vfp_place(sub, k, take, prefer_numa, placement, seq + got);
+		for (unsigned j = 0; r >= 0 && j < take; j++)
+			seq[got + j] = idx[seq[got + j]];
+		got += take;
+	}
+	if (r >= 0)
+		memcpy(ret_seq, seq, count * sizeof(*seq));
+	free(sub);
+	free(idx);
+	free(seq);
+	return r;
 }

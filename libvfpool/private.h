@@ -58,6 +58,7 @@ struct vfp_pf {
 	enum vfp_link_type link_type;
 	struct vfp_opt_int numa_node, totalvfs, numvfs;
 	bool numvfs_writable;
+	char pcie_root[24];	/* "pci0000:3a"; "" when the tree does not say */
 	size_t first_vf, n_vfs; /* a slice of inv->vfs */
 };
 
@@ -111,6 +112,7 @@ enum vfp_link_type vfp_link_type_from_arphrd(int type);
 int vfp_pf_read(struct vfp_inventory *inv, const char *pci, const char *totalvfs);
 int vfp_vf_read(struct vfp_inventory *inv, size_t pf_index, unsigned index, const char *pci);
 void vfp_pf_clear(struct vfp_pf *pf);
+int vfp_pcie_root_read(struct vfp_ctx *ctx, const char *pci, char *buf, size_t size);
 void vfp_vf_clear(struct vfp_vf *vf);
 
 static inline int vfp_hex_digit(char c)

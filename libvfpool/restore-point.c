@@ -77,6 +77,8 @@ char *vfp_restore_point_to_text(const struct vfp_restore_point *c)
 		json_object_set_new(o, "vf_settings", vfp_vf_config_to_json(&rp->pf_side));
 	if (rp->netns)
 		json_object_set_new(o, "netns_inode", json_integer((json_int_t)rp->netns_inode));
+	if (rp->netns_cookie)
+		json_object_set_new(o, "netns_cookie", json_integer((json_int_t)rp->netns_cookie));
 	if (rp->name) {
 		json_object_set_new(o, "mtu", json_integer(rp->mtu));
 		json_object_set_new(o, "up", json_boolean(rp->up));
@@ -113,6 +115,7 @@ static int from_json(json_t *o, struct vfp_restore_point *rp)
 	if (r >= 0 && pf)
 		r = vfp_vf_config_from_json(pf, 0, &rp->pf_side);
 	rp->netns_inode = (unsigned long long)json_integer_value(json_object_get(o, "netns_inode"));
+	rp->netns_cookie = (unsigned long long)json_integer_value(json_object_get(o, "netns_cookie"));
 	rp->mtu = (unsigned)json_integer_value(json_object_get(o, "mtu"));
 	rp->up = json_is_true(json_object_get(o, "up"));
 	rp->ifindex = (int)json_integer_value(json_object_get(o, "ifindex"));

@@ -338,3 +338,79 @@ VFP_EXPORT void vfp_iommu_group_devices_free(char **list, size_t n)
 {
 	vfp_strv_free(list, n);
 }
+
+/*
+ * "devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0" for @pci: where its
+ * bus/pci/devices link leads, relative to the root, resolved by text (the
+ * kernel's links are relative and point straight into devices/), so one
+ * readlink serves where realpath(3) would lstat every component. -EINVAL
+ * when the entry is no such link (a tree that flattened it).
+ */
+int vfp_sysfs_pci_device_path(const struct vfp_ctx *ctx, const char *pci, char *buf, size_t size)
+{
+	char rel[64], target[PATH_MAX], out[PATH_MAX] = "bus/pci/devices";
+	size_t len = strlen(out);
+	char *save = NULL;
+	int r;
+
+	r = vfp_sysfs_dev(rel, sizeof(rel), pci, NULL);
+	if (r >= 0)
+		r = vfp_sysfs_readlink(ctx, rel, target, sizeof(target));
+	if (r < 0)
+		return r == -ENOENT ? r : -EINVAL;
+	if (target[0] == '/')
+		return -EINVAL;
+	for (char *c = strtok_r(target, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			char *slash = memrchr(out, '/', len);
+
+			if (len == 0)
+				return -EINVAL; /* above the root */
+			len = slash ? (size_t)(slash - out) : 0;
+			out[len] = '\0';
+			continue;
+		}
+		r = append_str(out, sizeof(out), (int)len, len ? "/" : "", len ? 1 : 0);
+		r = append_str(out, sizeof(out), r, c, strlen(c));
+		if (r < 0)
+			return r;
+		len = (size_t)r;
+	}
+	if (strncmp(out, "devices/", 8) != 0)
+		return -EINVAL;
+	return append_str(buf, size, 0, out, len);
+}
+
+/*
+ * Up to @size bytes of a binary attribute (a device's config space); the
+ * count read. A short file is not an error: without CAP_SYS_ADMIN the
+ * kernel gives only the first 64 bytes of config.
+ */
+int vfp_sysfs_read_bin(const struct vfp_ctx *ctx, const char *rel, void *buf, size_t size)
+{
+	char path[PATH_MAX];
+	_cleanup_close_ int fd = -1;
+	size_t got = 0;
+	int r;
+
+	r = vfp_sysfs_path(ctx, path, sizeof(path), "%s", rel);
+	if (r < 0)
+		return r;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return negative_errno();
+	while (got < size) {
+		ssize_t n = read(fd, (char *)buf + got, size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return negative_errno();
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (int)got;
+}

@@ -18,6 +18,8 @@ int vfp_sysfs_class(char *buf, size_t size, const char *cls, const char *name, c
 int vfp_sysfs_read(const struct vfp_ctx *ctx, const char *rel, char *buf, size_t size);
 int vfp_sysfs_readlink(const struct vfp_ctx *ctx, const char *rel, char *buf, size_t size);
 int vfp_sysfs_link_basename(const struct vfp_ctx *ctx, const char *rel, char *buf, size_t size);
+int vfp_sysfs_pci_device_path(const struct vfp_ctx *ctx, const char *pci, char *buf, size_t size);
+int vfp_sysfs_read_bin(const struct vfp_ctx *ctx, const char *rel, void *buf, size_t size);
 int vfp_sysfs_exists(const struct vfp_ctx *ctx, const char *rel);
 int vfp_sysfs_write(const struct vfp_ctx *ctx, const char *rel, const char *value);
 int vfp_sysfs_list_dir(const struct vfp_ctx *ctx, const char *rel, char ***ret_names,

@@ -34,6 +34,18 @@ start_agent() {
 	fail "vfagentd did not answer"
 }
 
+# SIGHUP, waited for until the agent has done all it does on one (reload, rescan, sweep,
+# repairs), never for a fixed time: two pending SIGHUPs are one, and the main loop handles one
+# after the other, so the reload line of a second means the first is over.
+reload_lines() { grep -c 'reload: ' "$tmp/agent.log" || :; }
+hup_once() {
+	n=$(reload_lines)
+	kill -HUP "$agent_pid"
+	for _ in $(seq 300); do [ "$(reload_lines)" -gt "$n" ] && return 0; sleep 0.1; done
+	fail "SIGHUP not handled: no reload line"
+}
+hup_done() { hup_once; hup_once; }
+
 stop_agent() {
 	kill "$agent_pid"
 	wait "$agent_pid" || fail "vfagentd exited $? on SIGTERM"

@@ -300,7 +300,7 @@ stop_agent
 printf '{"pools":[{"name":"ib","selector":{"vendors":["15b3"]}}]}' >"$tmp/ok.json"
 start_agent --config "$tmp/ok.json"
 printf '{"pools":[{"name":"ib","selector":{"vendor":["15b3"]}}]}' >"$tmp/ok.json"
-kill -HUP "$agent_pid"; sleep 0.5
+hup_done
 grep -q 'unknown key \\"vendor\\"\|unknown key "vendor"' "$tmp/agent.log" || fail "reload error not logged"
 api GET /v1/pools; [ "$(jget '.pools | length')" = 1 ] || fail "pools after bad reload: $body"
 stop_agent

@@ -43,16 +43,16 @@ static void assert_json(json_t *got, const char *expected_text)
 static const char *const pfs[] = {
 	"{\"pci\":\"0000:3b:00.0\",\"vendor\":\"15b3\",\"device\":\"101b\",\"driver\":\"mlx5_core\","
 	"\"netdev\":\"ib0\",\"link_type\":\"infiniband\",\"rdma_device\":\"mlx5_0\",\"numa_node\":0,"
-	"\"totalvfs\":16,\"numvfs\":4,\"numvfs_writable\":true}",
+	"\"totalvfs\":16,\"numvfs\":4,\"numvfs_writable\":true,\"pcieRoot\":\"pci0000:36\",\"numaNode\":0}",
 	"{\"pci\":\"0000:5e:00.0\",\"vendor\":\"15b3\",\"device\":\"1003\",\"driver\":\"mlx4_core\","
 	"\"netdev\":\"ib1\",\"link_type\":\"infiniband\",\"rdma_device\":\"mlx4_10\",\"numa_node\":0,"
-	"\"totalvfs\":4,\"numvfs\":4,\"numvfs_writable\":false}",
+	"\"totalvfs\":4,\"numvfs\":4,\"numvfs_writable\":false,\"pcieRoot\":\"pci0000:36\",\"numaNode\":0}",
 	"{\"pci\":\"0000:af:00.0\",\"vendor\":\"8086\",\"device\":\"159b\",\"driver\":\"ice\","
 	"\"netdev\":\"ens5f0\",\"link_type\":\"ethernet\",\"rdma_device\":null,\"numa_node\":1,"
-	"\"totalvfs\":128,\"numvfs\":4,\"numvfs_writable\":true}",
+	"\"totalvfs\":128,\"numvfs\":4,\"numvfs_writable\":true,\"pcieRoot\":\"pci0000:ae\",\"numaNode\":1}",
 	"{\"pci\":\"0000:d8:00.0\",\"vendor\":\"8086\",\"device\":\"10fb\",\"driver\":\"ixgbe\","
 	"\"netdev\":\"enp216s0f0\",\"link_type\":\"ethernet\",\"rdma_device\":null,\"numa_node\":-1,"
-	"\"totalvfs\":63,\"numvfs\":2,\"numvfs_writable\":true}",
+	"\"totalvfs\":63,\"numvfs\":2,\"numvfs_writable\":true,\"pcieRoot\":\"pci0000:d7\"}",
 };
 
 START_TEST(test_pfs_in_order_with_exact_fields)
@@ -73,13 +73,16 @@ static const char *const cx6_vfs[] = {
 	"{\"pci\":\"0000:3b:00.1\",\"pf\":\"0000:3b:00.0\",\"index\":0,\"vendor\":\"15b3\","
 	"\"device\":\"101c\",\"driver\":\"mlx5_core\",\"netdev\":\"ib0v0\",\"mac\":"
 	"\"00:00:10:87:fe:80:00:00:00:00:00:00:02:c9:03:00:00:00:29:29\",\"link_type\":"
-	"\"infiniband\",\"rdma_device\":\"mlx5_1\",\"numa_node\":0,\"iommu_group\":41}",
+	"\"infiniband\",\"rdma_device\":\"mlx5_1\",\"numa_node\":0,\"iommu_group\":41,"
+	"\"pcieRoot\":\"pci0000:36\",\"numaNode\":0}",
 	"{\"pci\":\"0000:3b:00.2\",\"pf\":\"0000:3b:00.0\",\"index\":1,\"vendor\":\"15b3\","
 	"\"device\":\"101c\",\"driver\":\"vfio-pci\",\"netdev\":null,\"mac\":null,\"link_type\":"
-	"\"infiniband\",\"rdma_device\":null,\"numa_node\":0,\"iommu_group\":42}",
+	"\"infiniband\",\"rdma_device\":null,\"numa_node\":0,\"iommu_group\":42,"
+	"\"pcieRoot\":\"pci0000:36\",\"numaNode\":0}",
 	"{\"pci\":\"0000:3b:00.3\",\"pf\":\"0000:3b:00.0\",\"index\":2,\"vendor\":\"15b3\","
 	"\"device\":\"101c\",\"driver\":null,\"netdev\":null,\"mac\":null,\"link_type\":"
-	"\"infiniband\",\"rdma_device\":null,\"numa_node\":0,\"iommu_group\":43}",
+	"\"infiniband\",\"rdma_device\":null,\"numa_node\":0,\"iommu_group\":43,"
+	"\"pcieRoot\":\"pci0000:36\",\"numaNode\":0}",
 };
 
 START_TEST(test_cx6_vfs)
@@ -106,12 +109,14 @@ START_TEST(test_intel_vfs)
 		    "{\"pci\":\"0000:af:01.3\",\"pf\":\"0000:af:00.0\",\"index\":3,"
 		    "\"vendor\":\"8086\",\"device\":\"1889\",\"driver\":\"iavf\",\"netdev\":"
 		    "\"ens5f0v3\",\"mac\":\"fa:16:3e:00:54:54\",\"link_type\":\"ethernet\","
-		    "\"rdma_device\":null,\"numa_node\":1,\"iommu_group\":84}");
+		    "\"rdma_device\":null,\"numa_node\":1,\"iommu_group\":84,"
+		    "\"pcieRoot\":\"pci0000:ae\",\"numaNode\":1}");
 	assert_json(vfp_vf_to_json(vfp_inventory_find_vf(inv, "0000:d8:10.2")),
 		    "{\"pci\":\"0000:d8:10.2\",\"pf\":\"0000:d8:00.0\",\"index\":1,"
 		    "\"vendor\":\"8086\",\"device\":\"10ed\",\"driver\":\"ixgbevf\",\"netdev\":"
 		    "\"enp216s0f0v1\",\"mac\":\"fa:16:3e:00:66:66\",\"link_type\":\"ethernet\","
-		    "\"rdma_device\":null,\"numa_node\":-1,\"iommu_group\":102}");
+		    "\"rdma_device\":null,\"numa_node\":-1,\"iommu_group\":102,"
+		    "\"pcieRoot\":\"pci0000:d7\"}");
 	vfp_inventory_unref(inv);
 }
 END_TEST
@@ -159,8 +164,8 @@ START_TEST(test_inventory_json_shape)
 	ck_assert_uint_eq(json_array_size(vfs), 4);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(vfs, 3), "pci")),
 			 "0000:3b:00.4");
-	ck_assert_uint_eq(json_object_size(pf0), 12);
-	ck_assert_uint_eq(json_object_size(json_array_get(vfs, 0)), 12);
+	ck_assert_uint_eq(json_object_size(pf0), 14);
+	ck_assert_uint_eq(json_object_size(json_array_get(vfs, 0)), 14);
 	json_decref(o);
 	vfp_inventory_unref(inv);
 }

@@ -261,6 +261,85 @@ START_TEST(test_claim_named_vf)
 }
 END_TEST
 
+/*
+ * Near the simulated host's GPU (0000:39:00.0): the ConnectX-6 on its PCIe
+ * switch is PIX (3 free VFs of pool ib: 3b:00.4 is excluded), the
+ * ConnectX-3 on the other switch of its root complex PHB (4 free).
+ */
+START_TEST(test_claim_near_a_device)
+{
+	static const struct vfp_owner owner = { .kind = VFP_OWNER_CONTAINER, .netns = "c1" };
+	struct vfp_pcie_topo *topo = NULL;
+	struct vfp_claim req = { .pool = "ib", .count = 2, .owner = &owner, .numa_node = -1,
+				 .near = "0000:39:00.0" };
+	struct vfp_allocation *a = NULL, *b = NULL, *c = NULL;
+
+	ck_assert_int_eq(vfp_pcie_topo_scan(t.fx.ctx, &topo), 0);
+	req.topo = topo;
+	/* spread would take one VF per PF: near takes both beside the GPU */
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &a), 0);
+	ck_assert_str_eq(vfp_allocation_get_vf(a, 0)->pf, "0000:3b:00.0");
+	ck_assert_str_eq(vfp_allocation_get_vf(a, 1)->pf, "0000:3b:00.0");
+	/* 2 more within PIX: 1 is left there; refused, naming what is */
+	req.max_distance = VFP_PCIE_PIX;
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &b), -EBUSY);
+	ck_assert_str_eq(vfp_ledger_get_error(t.l),
+			 "max_distance: no 2 free VFs of pool \"ib\" within PIX of 0000:39:00.0; "
+			 "the closest free VFs are PIX (1)");
+	ck_assert_int_eq(lfx_count(&t, "ib", "free"), 5);
+	/* within PHB: the last one beside the GPU first, then the other switch */
+	req.max_distance = VFP_PCIE_PHB;
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &b), 0);
+	ck_assert_str_eq(vfp_allocation_get_vf(b, 0)->pf, "0000:3b:00.0");
+	ck_assert_str_eq(vfp_allocation_get_vf(b, 1)->pf, "0000:5e:00.0");
+	req.max_distance = VFP_PCIE_PIX;
+	req.count = 1;
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &c), -EBUSY);
+	ck_assert_ptr_nonnull(strstr(vfp_ledger_get_error(t.l), "the closest free VFs are PHB (3)"));
+	req.near = "0000:99:00.0";
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &c), -ENOENT);
+	ck_assert_str_eq(vfp_ledger_get_error(t.l), "near: no PCI device 0000:99:00.0 on this host");
+	req.near = "gpu0";
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &c), -EINVAL);
+	req.near = "0000:39:00.0";
+	req.topo = NULL;
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &c), -EIO);
+	/* too few free VFs in all stays what growing the pool may fix */
+	req.topo = topo;
+	req.count = 9;
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &c), -ENOBUFS);
+	ck_assert_int_eq(lfx_count(&t, "ib", "free"), 3);
+	lfx_assert_invariants(&t);
+	vfp_allocation_unref(a);
+	vfp_allocation_unref(b);
+	vfp_pcie_topo_unref(topo);
+}
+END_TEST
+
+/* An Idempotency-Key replays a claim near a device only for the same device and bound. */
+START_TEST(test_claim_near_idempotency)
+{
+	static const struct vfp_owner owner = { .kind = VFP_OWNER_CONTAINER, .netns = "c1" };
+	struct vfp_pcie_topo *topo = NULL;
+	struct vfp_claim req = { .pool = "ib", .count = 1, .owner = &owner, .numa_node = -1,
+				 .near = "0000:39:00.0", .idempotency_key = "k1" };
+	struct vfp_allocation *a = NULL, *b = NULL;
+
+	ck_assert_int_eq(vfp_pcie_topo_scan(t.fx.ctx, &topo), 0);
+	req.topo = topo;
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &a), 0);
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &b), 1);
+	vfp_allocation_unref(b);
+	req.max_distance = VFP_PCIE_PIX;
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &b), -EEXIST);
+	req.near = NULL;
+	req.max_distance = VFP_PCIE_SELF;
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &b), -EEXIST);
+	vfp_allocation_unref(a);
+	vfp_pcie_topo_unref(topo);
+}
+END_TEST
+
 START_TEST(test_transitions)
 {
 	struct vfp_allocation *a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
@@ -823,6 +902,8 @@ Suite *suite_ledger(void)
 	tcase_add_test(tc, test_claim_batch);
 	tcase_add_test(tc, test_key_lookup_and_forget);
 	tcase_add_test(tc, test_claim_named_vf);
+	tcase_add_test(tc, test_claim_near_a_device);
+	tcase_add_test(tc, test_claim_near_idempotency);
 	tcase_add_test(tc, test_idempotency);
 	tcase_add_test(tc, test_transitions);
 	tcase_add_test(tc, test_intents_many);

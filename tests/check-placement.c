@@ -97,12 +97,61 @@ START_TEST(test_not_enough)
 }
 END_TEST
 
+/* Near a device: A is PIX (2 free), B PXB (3), C SYS (4), D's distance unknown (5). */
+static const struct vfp_pf_free near_pfs[] = {
+	{ "0000:3b:00.0", 0, 2, VFP_PCIE_PIX },
+	{ "0000:5e:00.0", 0, 3, VFP_PCIE_PXB },
+	{ "0000:86:00.0", 1, 4, VFP_PCIE_SYS },
+	{ "0000:d8:00.0", -1, 5, -1 },
+};
+enum { NA, NB, NC, ND };
+
+START_TEST(test_near_closest_class_first)
+{
+	size_t out[9];
+	static const size_t want3[] = { NA, NA, NB };
+	static const size_t want9[] = { NA, NA, NB, NB, NB, NC, NC, NC, NC };
+	int best = 99;
+
+	ck_assert_int_eq(vfp_place_near(near_pfs, 4, 3, VFP_PCIE_SELF, -1, VFP_PLACE_SPREAD, out,
+					&best), 0);
+	assert_seq(out, want3, 3);
+	ck_assert_int_eq(best, VFP_PCIE_PIX);
+	/* a PF whose distance is unknown is never taken */
+	ck_assert_int_eq(vfp_place_near(near_pfs, 4, 9, VFP_PCIE_SELF, -1, VFP_PLACE_PACK, out,
+					&best), 0);
+	assert_seq(out, want9, 9);
+	ck_assert_int_eq(vfp_place_near(near_pfs, 4, 10, VFP_PCIE_SYS, -1, VFP_PLACE_PACK, out,
+					&best), -EBUSY);
+}
+END_TEST
+
+START_TEST(test_near_bound_refuses)
+{
+	size_t out[6] = { 7, 7, 7, 7, 7, 7 };
+	int best = 99;
+
+	ck_assert_int_eq(vfp_place_near(near_pfs, 4, 6, VFP_PCIE_PXB, -1, VFP_PLACE_SPREAD, out,
+					&best), -EBUSY);
+	ck_assert_int_eq(best, VFP_PCIE_PIX);
+	ck_assert_uint_eq(out[0], 7); /* untouched */
+	ck_assert_int_eq(vfp_place_near(near_pfs + 1, 3, 1, VFP_PCIE_PIX, -1, VFP_PLACE_SPREAD,
+					out, &best), -EBUSY);
+	ck_assert_int_eq(best, VFP_PCIE_PXB);
+	ck_assert_int_eq(vfp_place_near(near_pfs + 3, 1, 1, VFP_PCIE_SYS, -1, VFP_PLACE_SPREAD,
+					out, &best), -EBUSY);
+	ck_assert_int_eq(best, -1);
+}
+END_TEST
+
 Suite *suite_placement(void)
 {
 	Suite *s = suite_create("placement");
 	TCase *tc = tcase_create("place");
 
 	tcase_add_test(tc, test_spread_one_per_pf);
+	tcase_add_test(tc, test_near_closest_class_first);
+	tcase_add_test(tc, test_near_bound_refuses);
 	tcase_add_test(tc, test_spread_wraps_around);
 	tcase_add_test(tc, test_pack_best_fit);
 	tcase_add_test(tc, test_pack_overflows_to_fullest);

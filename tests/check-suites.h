@@ -11,6 +11,7 @@ Suite *suite_inventory(void);
 Suite *suite_garbage(void);
 Suite *suite_config(void);
 Suite *suite_placement(void);
+Suite *suite_pcie_topo(void);
 Suite *suite_ledger(void);
 Suite *suite_ledger_sync(void);
 Suite *suite_numvfs(void);

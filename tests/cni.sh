@@ -112,6 +112,9 @@ bad 6 stdin 'not json'
 bad 4 CNI_IFNAME "$(conf 1.0.0)" 'a/b'
 bad 101 0000:af:01.0 "$(conf 1.0.0 ',"runtimeConfig":{"deviceID":"0000:af:01.0"}')"
 bad 7 deviceID "$(conf 1.0.0 ',"runtimeConfig":{"deviceID":"nonsense"}')"
+# near the simulated host's GPU: the pool's E810 VFs are across the sockets (SYS)
+bad 7 max_distance "$(conf 1.0.0 ',"near":"0000:39:00.0","max_distance":"NV1"')"
+bad 101 'the closest free VFs are SYS' "$(conf 1.0.0 ',"near":"0000:39:00.0","max_distance":"PHB"')"
 # a failed ADD gives IPAM's reservation back, and the agent's error names its reason
 cni ADD ctr-bad "/run/netns/$ns2" net1 "$(conf 1.0.0 ',"mac":"zz:00","ipam":{"type":"static","addresses":[{"address":"10.9.0.9/24"}]}')"
 code 7 "bad mac with IPAM"

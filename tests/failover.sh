@@ -61,11 +61,14 @@ alias=$(x "string($sb/alias/@name)")
 [ "$(x 'count(/domain/devices/hostdev[@type="pci"])')" = 2 ] || fail "the IB VFs are hostdevs as before"
 [ "$(x 'count(/domain/devices/hostdev/teaming)')" = 0 ] || fail "an IB VF got a teaming"
 ids=$(sed -n 's/^X-Allocation-Id: *//Ip' "$tmp/headers" | tr -d '\r')
-# the eth allocation keeps its NICs' standby in its settings (a swap, a migration read it)
+# the eth NIC's allocation keeps its standby in its settings (a swap, a migration read it)
 api GET "/v1/allocations?owner=vm:one-42"
 [ "$(jget '.allocations[] | select(.pool == "eth") | .settings.failover.bridge')" = 'onebr.{vlan}' ] ||
 	fail "the standby is not in the allocation's settings: $body"
-[ "$(jget '.allocations[] | select(.pool == "ib") | .settings.failover')" = null ] || fail "ib: $body"
+# each IB NIC an allocation of its own, neither with a standby
+[ "$(jget '[.allocations[] | select(.pool == "ib")] | length')" = 2 ] || fail "two IB allocations: $body"
+[ "$(jget '[.allocations[] | select(.pool == "ib") | .settings.failover // empty] | length')" = 0 ] ||
+	fail "ib: $body"
 # libvirt takes it: defined, started and read back on its test driver with the pair
 sed 's/type="kvm"/type="test"/' "$tmp/out.xml" >"$tmp/test.xml"
 virsh -q -c test:///default "define $tmp/test.xml; start one-42; dumpxml one-42" >"$tmp/back.xml" ||

@@ -14,7 +14,7 @@ JSON
 dev=$tmp/sys/bus/pci/devices
 echo up >"$tmp/sys/class/net/ens5f0/operstate"
 start_agent --config "$tmp/vfagent.json"
-hup() { kill -HUP "$agent_pid"; sleep 0.5; }
+hup() { hup_done; }
 state_of() { api GET "/v1/vfs/$1"; jget .state; }
 reason_of() { api GET "/v1/vfs/$1"; jget .reason; }
 free_count() { api GET /v1/pools; jget '.pools[0].vfs.free // 0'; }

@@ -34,6 +34,7 @@ setup() {
 # prints the UUID of the domain its file defines, as the stock one does
 echo "\$*" >"$dir/$a.args"
 [ "$a" = deploy ] && cat >"$dir/deploy.stdin"
+[ "$a" = save ] && : >"\$2" # the checkpoint, before the domain goes
 [ "\${FAIL_STOCK:-}" = "$a" ] && { echo "stock $a failed" >&2; exit 1; }
 [ "$a" = deploy ] && xmllint --xpath 'string(/domain/uuid)' "$dir/deploy.stdin" && echo
 exit 0
@@ -80,12 +81,12 @@ pci_vm_at() { pci_vm 0000 "$(echo "$1" | cut -c6-7)" "$(echo "$1" | cut -c9-10)"
 	[ "$status" -eq 0 ]
 	[ ${#output} = 36 ]
 	[ "$output" = "$(q src '/v1/allocations?owner=vm:one-42' '.allocations[0].owner.uuid')" ]
-	[ "$(q src "/v1/allocations?owner=vm:$output" '.allocations | length')" = 2 ]
+	[ "$(q src "/v1/allocations?owner=vm:$output" '.allocations | length')" = 3 ]
 	[ "$(cat "$dir/deploy.args")" = "$dir/deployment.0 host1 42 host1" ]
 	[ "$(xmllint --xpath 'count(//hostdev)' "$dir/deploy.stdin")" = 2 ]
 	[ "$(xmllint --xpath 'count(//interface[@type="hostdev"])' "$dir/deploy.stdin")" = 1 ]
 	[ "$(xmllint --xpath 'count(//interface[@type="ethernet"])' "$dir/deploy.stdin")" = 2 ]
-	[ "$(q src '/v1/allocations?owner=vm:one-42' '[.allocations[] | .state] | join(",")')" = attached,attached ]
+	[ "$(q src '/v1/allocations?owner=vm:one-42' '[.allocations[] | .state] | join(",")')" = attached,attached,attached ]
 }
 
 @test "deploy: a bridge NIC's SPOOFCHK and TRUST from vm.xml reach the PF (refused here: no PF netdev), nothing claimed" {
@@ -111,7 +112,7 @@ pci_vm_at() { pci_vm 0000 "$(echo "$1" | cut -c6-7)" "$(echo "$1" | cut -c9-10)"
 @test "deploy: more VFs than are free fails with a message and claims nothing" {
 	run deploy "$one/too-many.xml"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *'pool "ib" has 8 free VFs, 9 requested'* ]]
+	[[ "$output" == *'pool "ib" has '*' free VFs'*'9 requested of pool "ib"'* ]]
 	[ ! -e "$dir/deploy.args" ] # the stock deploy never ran
 	[ "$(q src /v1/allocations '.allocations | length')" = 0 ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
@@ -122,6 +123,50 @@ pci_vm_at() { pci_vm 0000 "$(echo "$1" | cut -c6-7)" "$(echo "$1" | cut -c9-10)"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"stock deploy failed"* ]]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+}
+
+@test "IM probe: its state directory private, a link planted in it never written through, another user's directory refused" {
+	VFAGENT_STATE_DIR=$dir/state run sh "$top/hooks/one/im/vfagent-pci.sh"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %a "$dir/state")" = 700 ]
+	[ "$(wc -l <"$dir/state/offered")" = 14 ]
+	# another user's files beside it: links named as the old probe's temporary file and as the
+	# note itself, to a file of the probe's user (oneadmin's)
+	echo precious >"$dir/victim"
+	ln -s "$dir/victim" "$dir/state/offered.new"
+	rm "$dir/state/offered" && ln -s "$dir/victim" "$dir/state/offered"
+	VFAGENT_STATE_DIR=$dir/state run sh "$top/hooks/one/im/vfagent-pci.sh"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'VFAGENT_STATUS = "ok"'* ]]
+	[ "$(cat "$dir/victim")" = precious ]
+	[ ! -L "$dir/state/offered" ] && [ "$(wc -l <"$dir/state/offered")" = 14 ]
+	# a directory another user made (or anyone may write): nothing written, the status says why
+	mkdir -m 1777 "$dir/open"
+	chown nobody "$dir/open"
+	ln -s "$dir/victim" "$dir/open/offered.new"
+	VFAGENT_STATE_DIR=$dir/open run sh "$top/hooks/one/im/vfagent-pci.sh"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'VFAGENT_STATUS = "'"$dir/open"' is not a directory of this user'* ]]
+	[ "$(printf '%s\n' "$output" | grep -c '^PCI = \[')" = 14 ]
+	[ "$(cat "$dir/victim")" = precious ] && [ ! -e "$dir/open/offered" ]
+}
+
+@test "deploy: the agent down, a note of the VFs offered that another user could write is not believed" {
+	pci_vm 0000 d8 10 2 >"$dir/vm.xml"
+	# the VF is not in the note: believed, the VM would deploy without the agent
+	mkdir -m 0777 "$dir/state" && : >"$dir/state/offered"
+	VFAGENT_STATE_DIR=$dir/state VFAGENT_SOCKET=$dir/nowhere.sock run deploy "$one/no-sriov.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"could have been written by another user: not believed"* ]]
+	[ ! -e "$dir/deploy.args" ]
+	chmod 0755 "$dir/state" && chmod 0666 "$dir/state/offered"
+	VFAGENT_STATE_DIR=$dir/state VFAGENT_SOCKET=$dir/nowhere.sock run deploy "$one/no-sriov.xml"
+	[ "$status" -eq 1 ]
+	[ ! -e "$dir/deploy.args" ]
+	# the probe's own note, and the VF not in it: the stock deploy alone
+	chmod 0644 "$dir/state/offered"
+	VFAGENT_STATE_DIR=$dir/state VFAGENT_SOCKET=$dir/nowhere.sock run deploy "$one/no-sriov.xml"
+	[ "$status" -eq 0 ]
 }
 
 @test "deploy: the agent down, a VM none of whose devices is the agent's goes to the stock deploy" {
@@ -284,7 +329,7 @@ JSON
 	FAIL_STOCK=migrate run sh "$hooks/migrate" "$uuid" dst src 42 src
 	[ "$status" -eq 1 ]
 	[ "$(q dst '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
-	[ "$(q src '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 2 ]
+	[ "$(q src '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 3 ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
 }
 
@@ -311,6 +356,12 @@ JSON
 	printf '%s\n' "$output" | grep -qx '  CLASS = "0207",'
 	printf '%s\n' "$output" | grep -qx '  CLASS_NAME = "Infiniband controller",'
 	printf '%s\n' "$output" | grep -qx '  VENDOR = "15b3",'
+	# where the VF sits: its NUMA node and root complex (the simulated host's IB PFs are on
+	# pci0000:36, node 0), as the host's PCI_DEVICES keep them for SCHED_REQUIREMENTS
+	printf '%s\n' "$output" | grep -A20 "ADDRESS = \"${free%.*}:${free##*.}\"" |
+		grep -qx '  PCIE_ROOT = "pci0000:36",'
+	printf '%s\n' "$output" | grep -A20 "ADDRESS = \"${free%.*}:${free##*.}\"" |
+		grep -qx '  NUMA_NODE = "0",'
 	held=$(q src '/v1/allocations?owner=vm:one-9' '.allocations[0].vfs[0].pci')
 	printf '%s\n' "$output" | grep -q "ADDRESS = \"${held%.*}:${held##*.}\"" && false
 	# the state file names every VF of the pools offered, held or not, for the actions
@@ -439,21 +490,22 @@ nic_message() { # BRIDGE MAC [VLAN]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
 }
 
-@test "detach_nic: a VF that attach_nic made is given back; one deployed with the VM is refused alone" {
+@test "detach_nic: a VF that attach_nic made is given back, and so is one deployed with the VM (its own allocation), the VM's others untouched" {
 	uuid=$(deploy "$one/two-ib-one-eth.xml")
 	# a VF hot-plugged earlier (here: claimed as attach_nic claims it)
 	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations -d \
 		"{\"network\":\"sriov_eth0\",\"mac\":\"02:00:c0:a8:02:09\",\"owner\":{\"kind\":\"vm\",\"name\":\"one-42\",\"uuid\":\"$uuid\"}}" >/dev/null
-	[ "$(q src "/v1/allocations?owner=vm:$uuid" '.allocations | length')" = 3 ]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '.allocations | length')" = 4 ]
 	nic_message sriov_eth0 02:00:C0:A8:02:09 >"$dir/msg"
 	run sh "$hooks/detach_nic" "$uuid" 02:00:C0:A8:02:09 42 host1 <"$dir/msg"
 	[ "$status" -eq 0 ]
-	[ "$(q src "/v1/allocations?owner=vm:$uuid" '.allocations | length')" = 2 ]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '.allocations | length')" = 3 ]
+	# the Ethernet NIC deployed with the VM: its VF alone, the two IB NICs' stay
 	nic_message sriov_eth0 02:00:c0:a8:02:2a >"$dir/msg"
 	run sh "$hooks/detach_nic" "$uuid" 02:00:c0:a8:02:2a 42 host1 <"$dir/msg"
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"leaves with the VM, not alone"* ]]
-	[ ! -e "$dir/detach_nic.args" ]
+	[ "$status" -eq 0 ]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[] | .settings.mac] | sort | join(" ")')" = "02:00:0a:01:00:05 02:00:0a:02:00:05" ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 12 ]
 }
 
 # oned's deployment file for VM 42 with the PCI device it booked, as LibVirtDriverKVM.cc
@@ -522,9 +574,12 @@ JSON
 @test "save: a suspended VM keeps its VFs booked (oned keeps its capacity); stop gives them back" {
 	uuid=$(deploy "$one/two-ib-one-eth.xml")
 	LCM=6 pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
+	# the simulated libvirt has no domain: the checkpoint stands for it from the start (a
+	# held reservation whose file and owner are both gone is released at once)
+	: >"$dir/checkpoint"
 	run sh "$hooks/save" "$uuid" "$dir/checkpoint" host1 42 host1 <"$dir/msg"
 	[ "$status" -eq 0 ]
-	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].state] | join(",")')" = reserved,reserved ]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].state] | join(",")')" = reserved,reserved,reserved ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
 	[ "$(jq -s 'map(.count) | add' "$dir/checkpoint.vfagent")" = 3 ]
 	# held while the checkpoint exists, not while a domain does: a suspended VM has none
@@ -543,18 +598,22 @@ JSON
 	uuid=$(deploy "$one/two-ib-one-eth.xml")
 	LCM=6 pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
 	mkdir "$dir/ds-src" "$dir/ds-dst"
+	: >"$dir/ds-src/checkpoint" # the simulated libvirt has no domain to stand for it
 	run sh "$hooks/save" "$uuid" "$dir/ds-src/checkpoint" host1 42 host1 <"$dir/msg"
 	[ "$status" -eq 0 ]
-	: >"$dir/ds-src/checkpoint" # what the stock save wrote
 	# PROLOG_MIGRATE_SUSPEND: no VMM action on the source; the tm mv moves the VM's directory
 	mv "$dir/ds-src/checkpoint" "$dir/ds-src/checkpoint.vfagent" "$dir/ds-dst/"
 	VFAGENT_SOCKET=$dir/dst.sock run sh "$hooks/restore" "$dir/ds-dst/checkpoint" dst "$uuid" 42 dst <"$dir/msg"
 	[ "$status" -eq 0 ]
 	[ "$(q dst "/v1/allocations?owner=vm:$uuid" '[.allocations[] | .pool] | sort | join(",")')" = eth,ib,ib ]
 	[ "$(q dst "/v1/allocations?owner=vm:$uuid" '[.allocations[].vfs[]] | length')" = 3 ]
-	# here: held while the checkpoint existed; it has gone, so the hold is over
-	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].hold_while] | unique | join(",")')" = "$dir/ds-src/checkpoint" ]
+	# here: held while the checkpoint existed; it has gone, so they go back at once (watched)
 	[ ! -e "$dir/ds-src/checkpoint" ]
+	for _ in $(seq 50); do
+		[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ] && break
+		sleep 0.1
+	done
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
 }
 
 @test "restore after stop: the noted claims are made even when the VM still holds a VF here (a release that failed)" {
@@ -578,7 +637,7 @@ JSON
 	[ "$status" -eq 0 ]
 	[ "$(cat "$dir/migrate.args")" = "$uuid src src 42 src" ]
 	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].vfs[].pci] | sort | join(",")')" = "$before" ]
-	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].state] | join(",")')" = attached,attached ]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[].state] | join(",")')" = attached,attached,attached ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 11 ]
 }
 
@@ -635,6 +694,21 @@ updated_vm() {
 	run update_nic 11111111-2222-4333-8444-555555555555 "$dir/vm.xml"
 	[ "$status" -eq 0 ]
 	[ "$(q src "/v1/allocations?owner=vm:$u" '.allocations[0].settings.vlan')" = 140 ]
+}
+
+@test "update_nic: a NIC deployed on an SR-IOV bridge reaches its own VF, not the VM's other NICs'" {
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	# oned copied network 2's new VLAN_ID 140 into the VM's NIC on it (sriov_eth0, MAC ...:2a)
+	printf '<VM><ID>42</ID><LCM_STATE>3</LCM_STATE><TEMPLATE><NIC><BRIDGE>sriov_ib0</BRIDGE><MAC>02:00:0a:01:00:05</MAC><NETWORK_ID>1</NETWORK_ID></NIC><NIC><BRIDGE>sriov_eth0</BRIDGE><MAC>02:00:c0:a8:02:2a</MAC><NETWORK_ID>2</NETWORK_ID><VLAN_ID><![CDATA[140]]></VLAN_ID></NIC><VNET_UPDATE><VLAN_ID><![CDATA[120]]></VLAN_ID></VNET_UPDATE></TEMPLATE></VM>' >"$dir/vm.xml"
+	# the simulated PF has no netdev to set it on: the update fails naming that NIC's own
+	# allocation (oned marks the network UPDATE_FAILURE), the VF as it was; one-lifecycle.sh
+	# sees it set on a simulated host that answers
+	id=$(q src "/v1/allocations?owner=vm:$uuid" '.allocations[] | select(.settings.mac == "02:00:c0:a8:02:2a") | .id')
+	[ -n "$id" ]
+	run update_nic "$uuid" "$dir/vm.xml" 2
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"allocation $id: not updated"* ]]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[] | .settings.vlan] | unique | join(",")')" = "" ]
 }
 
 @test "update_nic: a VF in the guest whose PF refuses fails the update, the VF as it was" {

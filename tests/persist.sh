@@ -84,8 +84,7 @@ vfctl numvfs 0000:d8:00.0 5 --persist >/dev/null
 ls "$tmp"/vfagent.json.* 2>/dev/null && fail "a temporary file was left"
 [ "$(sha256sum <"$tmp/vfagent.json")" = "$sum" ] || fail "a second persist wrote the config"
 # SIGHUP re-reads the file; the persisted count still wins over its ixgbe rule (2)
-kill -HUP "$agent_pid"
-sleep 0.5
+hup_done
 want 0000:d8:00.0 5
 stop_agent
 reboot

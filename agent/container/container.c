@@ -80,6 +80,7 @@ static int record_target(const char *netdev, const char *pci, const struct conta
 	if (r >= 0)
 		r = vfp_restore_point_set(&rp->ifname, ifname);
 	rp->netns_inode = t->inode;
+	rp->netns_cookie = t->cookie;
 	return r;
 }
 
@@ -124,6 +125,7 @@ static int userspace_target(struct agent *a, const char *pci, const struct conta
 	}
 	r = vfp_restore_point_set(&rp->netns, t->netns);
 	rp->netns_inode = t->inode;
+	rp->netns_cookie = t->cookie;
 	if (r >= 0)
 		r = restore_point_update(a, pci, rp);
 	return r;
@@ -306,7 +308,7 @@ static int vf_netns_alive(struct agent *a, const struct vfp_allocation_vf *vf)
 	int r = -ENXIO;
 
 	if (rp && rp->netns) /* with an ifname, or a userspace VF's lease */
-		r = netns_alive(rp->netns, (ino_t)rp->netns_inode);
+		r = netns_alive(rp->netns, (ino_t)rp->netns_inode, rp->netns_cookie);
 	vfp_restore_point_free(rp);
 	return r;
 }
@@ -332,6 +334,19 @@ int container_netns_alive(struct agent *a, const struct vfp_allocation *alloc)
  * be in the namespace its restore point names (found by its device); else
  * 0, and the attach is rolled back; -errno when a look failed.
  */
+/* For reconcile: a VF back from wherever it is, its namespace being unknown. */
+static int restore_any(struct agent *a, const struct vfp_allocation_vf *vf, char *err,
+		       size_t err_size)
+{
+	return container_restore_vf(a, vf, -1, err, err_size);
+}
+
+/* Every VF no other path owns is a container's: added last. */
+const struct agent_attach_path container_attach_path = {
+	.is_attached = container_is_attached,
+	.restore_vf = restore_any,
+};
+
 int container_is_attached(struct agent *a, const struct vfp_allocation *alloc)
 {
 	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {

@@ -16,6 +16,7 @@ struct container_target {
 	const char *netns; /* as the request named it */
 	int fd;
 	ino_t inode;
+	unsigned long long cookie; /* 0: the kernel has none (before 5.14) */
 	const char *const *addresses; /* for the first VF */
 	size_t n_addresses;
 	const char *gateway;
@@ -36,3 +37,4 @@ int container_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, in
 			 char *err, size_t err_size);
 int container_netns_alive(struct agent *a, const struct vfp_allocation *alloc);
 int container_is_attached(struct agent *a, const struct vfp_allocation *alloc);
+extern const struct agent_attach_path container_attach_path;

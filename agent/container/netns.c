@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -100,19 +101,88 @@ int netns_inode(int fd, ino_t *ret)
 	return 0;
 }
 
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71 /* Linux 5.14 */
+#endif
+
+/**
+ * netns_cookie() - the cookie of the namespace @fd: a number the kernel
+ * gives each network namespace once and never again until it reboots (an
+ * inode is given again as soon as its namespace is freed)
+ *
+ * Read off a socket made inside (SO_NETNS_COOKIE, Linux 5.14): the calling
+ * thread enters the namespace for that and comes back. -ENOPROTOOPT on an
+ * older kernel (the caller keeps 0: unknown).
+ */
+static bool cookie_off; /* a simulated host said the kernel has none (netns_cookie_disable()) */
+
+/**
+ * netns_cookie_disable() - from now on the kernel is taken to give no
+ * cookie, as before Linux 5.14: for a simulated host
+ * (VFAGENT_SIM_NO_NETNS_COOKIE), so that tests cover that kernel too
+ */
+void netns_cookie_disable(void)
+{
+	cookie_off = true;
+}
+
+int netns_cookie(int fd, unsigned long long *ret)
+{
+	_cleanup_close_ int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int s = -1;
+	uint64_t cookie = 0;
+	socklen_t len = sizeof(cookie);
+	int r = 0;
+
+	if (cookie_off)
+		return -ENOPROTOOPT;
+	if (self < 0 || setns(fd, CLONE_NEWNET) < 0)
+		return negative_errno();
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || getsockopt(s, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) < 0)
+		r = negative_errno();
+	if (setns(self, CLONE_NEWNET) < 0) /* back home, or this thread is lost to us */
+		abort();
+	if (r >= 0)
+		*ret = cookie;
+	return r;
+}
+
+/*
+ * Whether @fd is still the namespace recorded as @inode and @cookie (0: not
+ * known, as on a kernel before 5.14 or in a record made before this check):
+ * 1 yes, 0 another, -errno when the cookie could not be read.
+ */
+static int netns_is(int fd, ino_t inode, unsigned long long cookie)
+{
+	unsigned long long now_cookie = 0;
+	ino_t now = 0;
+	int r = netns_inode(fd, &now);
+
+	if (r < 0)
+		return r;
+	if (now != inode)
+		return 0;
+	if (!cookie)
+		return 1;
+	r = netns_cookie(fd, &now_cookie);
+	if (r == -ENOPROTOOPT)
+		return 1;
+	return r < 0 ? r : now_cookie == cookie;
+}
+
 /**
  * netns_open_if_same() - the namespace @spec names, open, if it is still
- * the one with @inode
+ * the one with @inode and @cookie (0: not known)
  *
  * -ENOENT when it is gone: the name leads nowhere, or to another namespace
- * (another inode, or no namespace at all). Any other error (EMFILE, ENOMEM,
- * EACCES…) says nothing of the namespace and comes back as it is: errors
- * are not absence.
+ * (another inode or cookie, or no namespace at all). Any other error
+ * (EMFILE, ENOMEM, EACCES…) says nothing of the namespace and comes back as
+ * it is: errors are not absence.
  */
-int netns_open_if_same(const char *spec, ino_t inode, int *ret_fd)
+int netns_open_if_same(const char *spec, ino_t inode, unsigned long long cookie, int *ret_fd)
 {
 	char ignored[256];
-	ino_t now = 0;
 	int fd, r;
 
 	if (!spec)
@@ -122,8 +192,8 @@ int netns_open_if_same(const char *spec, ino_t inode, int *ret_fd)
 		return -ENOENT; /* no namespace there any more (or never: a bad spec) */
 	if (r < 0)
 		return r;
-	r = netns_inode(fd, &now);
-	if (r >= 0 && now != inode)
+	r = netns_is(fd, inode, cookie);
+	if (r == 0)
 		r = -ENOENT;
 	if (r < 0) {
 		close(fd);
@@ -134,15 +204,16 @@ int netns_open_if_same(const char *spec, ino_t inode, int *ret_fd)
 }
 
 /**
- * netns_alive() - @spec still names the namespace whose inode is @inode
+ * netns_alive() - @spec still names the namespace whose inode is @inode (and
+ * cookie @cookie, when known)
  *
  * 1 while it does; 0 when the name is gone (ip netns del, the process
  * exited) or now names another namespace: the one the VF went into is gone
  * for us; -errno when the look failed and says nothing either way.
  */
-int netns_alive(const char *spec, ino_t inode)
+int netns_alive(const char *spec, ino_t inode, unsigned long long cookie)
 {
-	int fd = -1, r = netns_open_if_same(spec, inode, &fd);
+	int fd = -1, r = netns_open_if_same(spec, inode, cookie, &fd);
 
 	if (r >= 0)
 		close(fd);

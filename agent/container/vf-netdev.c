@@ -415,7 +415,8 @@ int vf_netdev_detach(const char *pci, const struct vfp_restore_point *rp, int ne
 		return 0; /* never attached */
 	snprintf(fallback, sizeof(fallback), "vfr%.12s", rp->name);
 	if (fd < 0 && rp->netns)
-		r = netns_open_if_same(rp->netns, (ino_t)rp->netns_inode, &fd);
+		r = netns_open_if_same(rp->netns, (ino_t)rp->netns_inode, rp->netns_cookie,
+				       &fd);
 	if (r == -ENOENT)
 		r = 0, fd = -1; /* gone: the netdev is in the host, or went with it */
 	else if (r < 0) /* the namespace may be there: nothing is known */
@@ -489,7 +490,8 @@ int vf_netdev_in_netns(const char *pci, const struct vfp_restore_point *rp)
 {
 	struct vf_link_id id = link_id(pci, rp);
 	struct nl_link l;
-	int fd = -1, r = netns_open_if_same(rp->netns, (ino_t)rp->netns_inode, &fd);
+	int fd = -1, r = netns_open_if_same(rp->netns, (ino_t)rp->netns_inode, rp->netns_cookie,
+					    &fd);
 
 	if (r >= 0) {
 		r = vf_link_find(&id, fd, &l);

@@ -218,6 +218,8 @@ int sim_add_pf(const char *root, const struct sim_pf_spec *spec)
 		return -EINVAL;
 	bus = bus ? bus - 1 : 0;
 	sim_pathf(parent, sizeof(parent), "pci%04x:%02x/%04x:%02x:00.0", dom, bus, dom, bus);
+	if (spec->parent)
+		d.parent = spec->parent;
 	r = sim_add_pci_device(root, &d);
 	if (r >= 0)
 		r = sim_device_dir(root, spec->addr, pf_dev, sizeof(pf_dev));
@@ -252,25 +254,59 @@ static int add_plain_devices(const char *root)
 	return r;
 }
 
+#define SWITCH_A "pci0000:36/0000:36:00.0/0000:37:00.0/"
+#define SWITCH_B "pci0000:36/0000:36:02.0/0000:5c:00.0/"
+
+/*
+ * The PCIe tree of socket 0's first stack, as a GPU server has it: two
+ * PCIe switches (Broadcom PEX 8747) under two root ports of root complex
+ * pci0000:36, a GPU (an A100, class 0x0302) beside the ConnectX-6 on the
+ * first, the ConnectX-3 alone on the second. ACS as Linux sets it with an
+ * IOMMU on the root ports; off on the switches' downstream ports, as
+ * GPUDirect set-ups want it.
+ */
+static int add_gpu_switches(const char *root)
+{
+	static const struct sim_pcie_fn tree[] = {
+		{ "0000:36:00.0", "pci0000:36", "8086", "2030", 0x060400, 0, 4, 0x001d, "pcieport" },
+		{ "0000:37:00.0", "pci0000:36/0000:36:00.0", "10b5", "8747", 0x060400, 0, 5, -1,
+		  "pcieport" },
+		{ "0000:38:00.0", SWITCH_A, "10b5", "8747", 0x060400, 0, 6, 0, "pcieport" },
+		{ "0000:38:02.0", SWITCH_A, "10b5", "8747", 0x060400, 0, 6, 0, "pcieport" },
+		{ "0000:39:00.0", SWITCH_A "0000:38:00.0", "10de", "20b5", 0x030200, 0, 0, -1, NULL },
+		{ "0000:36:02.0", "pci0000:36", "8086", "2032", 0x060400, 0, 4, 0x001d, "pcieport" },
+		{ "0000:5c:00.0", "pci0000:36/0000:36:02.0", "10b5", "8747", 0x060400, 0, 5, -1,
+		  "pcieport" },
+		{ "0000:5d:00.0", SWITCH_B, "10b5", "8747", 0x060400, 0, 6, 0, "pcieport" },
+	};
+
+	return sim_add_pcie_tree(root, tree, ELEMENTSOF(tree));
+}
+
 /**
  * sim_host_build_default() - the simulated host of the demo
  *
- * A ConnectX-6 InfiniBand PF (VFs on mlx5_core, vfio-pci and none), a
- * ConnectX-3 (mlx4_core, VFs sized by module parameter), an Intel E810 and
- * an 82599 Ethernet PF, and three devices that are not SR-IOV PFs.
+ * A ConnectX-6 InfiniBand PF (VFs on mlx5_core, vfio-pci and none) beside a
+ * GPU on one PCIe switch, a ConnectX-3 (mlx4_core, VFs sized by module
+ * parameter) on another switch of the same root complex, an Intel E810 and
+ * an 82599 Ethernet PF behind root ports of their own, and three devices
+ * that are not SR-IOV PFs.
  */
 int sim_host_build_default(const char *root)
 {
 	static const char *const cx6_drivers[] = { "mlx5_core", "vfio-pci", NULL, "mlx5_core" };
 	const struct sim_pf_spec pfs[] = {
-		{ SIM_CX6_IB, "0000:3b:00.0", "ib0", 0, 0, 40, 16, 4, cx6_drivers },
-		{ SIM_CX3_IB, "0000:5e:00.0", "ib1", 10, 0, 60, 4, 4, NULL },
+		{ SIM_CX6_IB, "0000:3b:00.0", "ib0", 0, 0, 40, 16, 4, cx6_drivers,
+		  SWITCH_A "0000:38:02.0" },
+		{ SIM_CX3_IB, "0000:5e:00.0", "ib1", 10, 0, 60, 4, 4, NULL, SWITCH_B "0000:5d:00.0" },
 		{ SIM_E810, "0000:af:00.0", "ens5f0", 0, 1, 80, 128, 4, NULL },
 		{ SIM_X520, "0000:d8:00.0", "enp216s0f0", 0, -1, 100, 63, 2, NULL },
 	};
 	int r;
 
 	r = add_plain_devices(root);
+	if (r >= 0)
+		r = add_gpu_switches(root);
 	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(pfs); i++)
 		r = sim_add_pf(root, &pfs[i]);
 	/* the module parameters a well-kept host has: mlx4's VF count, RDMA netns exclusive */

@@ -20,6 +20,22 @@ struct sim_pci_dev {
 	int iommu_group;      /* < 0: no group */
 };
 
+/* A function of the PCIe tree that is not an SR-IOV PF: a bridge, a GPU, an NVMe drive. */
+struct sim_pcie_fn {
+	const char *addr;
+	const char *parent; /* its place under devices/; NULL: on the root bus pci0000:00 */
+	const char *vendor, *device;
+	unsigned class;
+	int numa_node;
+	int port_type;	    /* PCIe capability: 4 root port, 5 upstream, 6 downstream, 0 endpoint;
+			     * -1: no config file (as a tree read without root shows less) */
+	int acs_ctrl;	    /* ACS control register; -1: no ACS capability */
+	const char *driver; /* NULL: unbound */
+};
+
+int sim_add_pcie_fn(const char *root, const struct sim_pcie_fn *f);
+int sim_add_pcie_tree(const char *root, const struct sim_pcie_fn *fns, size_t n);
+
 /* Kinds of SR-IOV card whose sysfs shape the simulated host reproduces. */
 enum sim_card {
 	SIM_CX6_IB,   /* ConnectX-6, InfiniBand, mlx5_core, 15b3:101b / VF 101c */
@@ -39,6 +55,8 @@ struct sim_pf_spec {
 	unsigned totalvfs;
 	unsigned numvfs;
 	const char *const *vf_drivers; /* per VF, NULL entries unbound; NULL: the card's VF driver */
+	const char *parent; /* its place under devices/ ("pci0000:00/0000:00:02.0/…"); NULL:
+			     * behind a root port of its own on the bus before it */
 };
 
 void sim_pathf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -33,6 +33,7 @@ struct vfctl {
 	int spoofchk, trust; /* -1: not asked */
 	const char *link_state;
 	char vf[VFP_PCI_ADDR_LEN + 1], pf[VFP_PCI_ADDR_LEN + 1]; /* swap --vf, --pf; "": none */
+	const char *near, *max_distance; /* alloc: the device to be near, and how far at most */
 	int argc;
 	char **argv;
 };
@@ -333,6 +334,48 @@ static int cmd_pools(struct vfctl *c)
 	return ret;
 }
 
+/* GET /v1/pcie, or the same read from sysfs here with --local. */
+static int get_pcie(struct vfctl *c, json_t **ret)
+{
+	struct vfp_inventory *inv = NULL;
+	struct vfp_pcie_topo *t = NULL;
+	struct vfp_ctx *ctx = NULL;
+	int r;
+
+	if (!c->local)
+		return vfctl_request(&c->http, "GET", "/v1/pcie", NULL, NULL, ret);
+	r = local_ctx(c, &ctx);
+	if (r >= 0)
+		r = vfp_inventory_scan(ctx, &inv);
+	if (r >= 0)
+		r = vfp_pcie_topo_scan(ctx, &t);
+	if (r >= 0) {
+		*ret = vfp_pcie_topo_to_json(t, inv);
+		r = *ret ? 0 : -ENOMEM;
+	}
+	if (r < 0)
+		fprintf(stderr, "vfctl: reading the PCIe tree: %s\n", strerror(-r));
+	vfp_pcie_topo_unref(t);
+	vfp_inventory_unref(inv);
+	vfp_ctx_unref(ctx);
+	return r;
+}
+
+static int cmd_topo(struct vfctl *c)
+{
+	json_t *o = NULL;
+	int ret = EXIT_SUCCESS;
+
+	if (get_pcie(c, &o) < 0)
+		return EXIT_FAILURE;
+	if (c->json)
+		ret = print_json(o);
+	else
+		vfctl_print_topo(stdout, o);
+	json_decref(o);
+	return ret;
+}
+
 /* "vm:one-42" → {"kind":"vm","name":"one-42"}; "netns:/run/netns/x"; "pid:1234". */
 static json_t *parse_owner(const char *s)
 {
@@ -388,6 +431,10 @@ static int cmd_alloc(struct vfctl *c)
 		json_object_set_new(body, "guid", json_string(c->guid));
 	if (c->ip)
 		json_object_set_new(body, "ip", json_string(c->ip));
+	if (c->near) /* the agent checks both, naming the field */
+		json_object_set_new(body, "near", json_string(c->near));
+	if (c->max_distance)
+		json_object_set_new(body, "max_distance", json_string(c->max_distance));
 	alloc_pf_settings(c, body);
 	if (c->netns || c->domain)
 		json_object_set_new(body, "attach", c->netns ? netns_target(c) : domain_target(c));
@@ -729,8 +776,12 @@ static const struct command commands[] = {
 	{ "allocations", "[--pool P] [--state S] [--owner O]   who holds what, and where", 0, 0,
 	  cmd_allocations },
 	{ "pools", "the pools and their VFs per state", 0, 0, cmd_pools },
+	{ "topo", "[--local]   where PFs sit in the PCIe tree, and their distance (PIX PXB PHB\n"
+		  "           NODE SYS) to GPUs, accelerators and NVMe drives", 0, 0, cmd_topo },
 	{ "alloc", "POOL --owner OWNER [-n N] [--netns NS … | --domain D …]   reserve VFs\n"
-		   "           (and attach them in the same request)", 1, 1, cmd_alloc },
+		   "           (and attach them in the same request); --near PCI [--max-distance\n"
+		   "           PIX|PXB|PHB|NODE|SYS]: the free VFs closest to that device", 1, 1,
+	  cmd_alloc },
 	{ "attach", "ID --netns NS [--ifname N] [--address A/P]... [--mtu N] [--gateway GW]\n"
 		    "           VFs into a container's network namespace\n"
 		    "  attach   ID --domain NAME [--live] [--config]   VFs into a libvirt domain",
@@ -815,7 +866,8 @@ static int parse_number(const char *opt, const char *s, long min, long max, long
 enum { O_SOCKET = 256, O_URL, O_TOKEN, O_LOCAL, O_OWNER, O_MAC, O_VLAN, O_GUID, O_IP,
        O_PACK, O_KEY, O_DRY, O_NETNS, O_IFNAME, O_ADDRESS, O_MTU, O_GATEWAY, O_DOMAIN,
        O_LIVE, O_CONFIG, O_POOL, O_STATE, O_CONFIG_FILE, O_PROC_ROOT, O_MODULES_DIR, O_PERSIST, O_FORGET,
-       O_SPOOFCHK, O_TRUST, O_LINK_STATE, O_MAX_RATE, O_MIN_RATE, O_TIMEOUT, O_VF, O_PF };
+       O_SPOOFCHK, O_TRUST, O_LINK_STATE, O_MAX_RATE, O_MIN_RATE, O_TIMEOUT, O_VF, O_PF, O_NEAR,
+       O_MAX_DISTANCE };
 static const struct option options[] = {
 	{ "sysfs-root", required_argument, NULL, 'r' }, { "output", required_argument, NULL, 'o' },
 	{ "count", required_argument, NULL, 'n' },	{ "socket", required_argument, NULL, O_SOCKET },
@@ -844,6 +896,8 @@ static const struct option options[] = {
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
 	{ "vf", required_argument, NULL, O_VF },
 	{ "pf", required_argument, NULL, O_PF },
+	{ "near", required_argument, NULL, O_NEAR },
+	{ "max-distance", required_argument, NULL, O_MAX_DISTANCE },
 	{}
 };
 
@@ -875,6 +929,8 @@ static int apply_option(struct vfctl *c, int o)
 	case O_GUID: c->guid = optarg; break;
 	case O_IP: c->ip = optarg; break;
 	case O_PACK: c->pack = true; break;
+	case O_NEAR: c->near = optarg; break;
+	case O_MAX_DISTANCE: c->max_distance = optarg; break;
 	case O_KEY: c->key = optarg; break;
 	case O_DRY: c->dry_run = true; break;
 	case O_PERSIST: c->persist = true; break;
@@ -953,8 +1009,9 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (c.local && strcmp(cmd->name, "list") != 0 && strcmp(cmd->name, "show") != 0 &&
-	    strcmp(cmd->name, "bind") != 0 && strcmp(cmd->name, "doctor") != 0) {
-		fprintf(stderr, "vfctl: --local works with list, show, doctor and bind only\n");
+	    strcmp(cmd->name, "bind") != 0 && strcmp(cmd->name, "doctor") != 0 &&
+	    strcmp(cmd->name, "topo") != 0) {
+		fprintf(stderr, "vfctl: --local works with list, show, topo, doctor and bind only\n");
 		return EXIT_USAGE;
 	}
 	ret = cmd->run(&c);

@@ -32,6 +32,7 @@ void vfctl_print_allocations(FILE *out, json_t *list);
 json_t *vfctl_holders(const struct vfctl_http *h);
 void vfctl_print_fields(FILE *out, const char *kind, json_t *o);
 void vfctl_print_pools(FILE *out, json_t *pools);
+void vfctl_print_topo(FILE *out, json_t *tree);
 void vfctl_print_allocation(FILE *out, json_t *a);
 void vfctl_print_plan(FILE *out, json_t *plan);
 int vfctl_doctor_local(struct vfp_ctx *ctx, const struct vfp_host_env *env, json_t **ret);

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/agent.h"
+#include "agent/log.h"
 #include "agent/vm/libvirt-api.h"
 #include "agent/vm/libvirt.h"
 

@@ -5,8 +5,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "agent/agent.h"
-#include "agent/pf/pf-side.h"
+/* Declared, not included: agent.h and pf-side.h lead back to vm.h (tests/layout.sh). */
+struct agent;
+struct vf_facts;
+struct vfp_restore_point;
 
 int bind_vfio(struct agent *a, const struct vf_facts *f, struct vfp_restore_point *rp, char *err,
 	      size_t err_size);

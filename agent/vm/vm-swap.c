@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent/pf/pf-side.h"
 #include "agent/vm/hostdev-xml.h"
 #include "agent/vm/libvirt.h"
 #include "agent/vm/private.h"

@@ -30,15 +30,18 @@ static bool libvirt_managed(struct agent *a)
 	return managed;
 }
 
-/* libvirt sets an Ethernet VF's MAC and VLAN itself (<interface type='hostdev'>). */
+/*
+ * libvirt sets an Ethernet VF's MAC and VLAN itself (<interface type='hostdev'>).
+ * An InfiniBand VF has no Ethernet MAC: a VM's claim names its NIC's (OpenNebula's
+ * lease, its IPoIB dummy's), which tells the NIC's allocation apart, not the VF's.
+ */
 static struct vfp_settings pf_side_settings(const struct vfp_settings *settings, bool ethernet)
 {
 	struct vfp_settings s = *settings;
 
-	if (ethernet) {
-		s.mac[0] = '\0';
+	s.mac[0] = '\0';
+	if (ethernet)
 		s.vlan = s.qos = s.vlan_proto = VFP_UNSET;
-	}
 	return s;
 }
 
@@ -739,3 +742,10 @@ void vm_report_foreign(struct agent *a)
 	vfp_inventory_unref(inv);
 	libvirt_domain_descs_free(doms, n);
 }
+
+/* Reconcile's questions about a VF a domain has (agent_add_attach_path()). */
+const struct agent_attach_path vm_attach_path = {
+	.owns = vm_is_vm_vf,
+	.is_attached = vm_is_attached,
+	.restore_vf = vm_restore_vf,
+};

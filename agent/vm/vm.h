@@ -39,4 +39,5 @@ bool vm_detach_finishable(struct agent *a, const char *pci);
 bool vm_is_vm_vf(struct agent *a, const struct vfp_allocation_vf *vf);
 int vm_domain_alive(struct agent *a, const struct vfp_allocation *alloc);
 int vm_is_attached(struct agent *a, const struct vfp_allocation *alloc);
+extern const struct agent_attach_path vm_attach_path;
 void vm_report_foreign(struct agent *a);

@@ -13,7 +13,9 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/container/container.h"
 #include "agent/release.h"
+#include "agent/vm/vm.h"
 #include "api/api.h"
 #include "fuzz.h"
 
@@ -30,6 +32,8 @@ static void setup(void)
 	snprintf(dir, sizeof(dir), "%s/host", fuzz_tmpdir("api"));
 	a.opt.simulate_dir = dir;
 	agent_set_log_priority(3);
+	agent_add_attach_path(&a, &vm_attach_path);
+	agent_add_attach_path(&a, &container_attach_path);
 	if (agent_init(&a) < 0)
 		abort();
 	{

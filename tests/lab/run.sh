@@ -3,7 +3,8 @@
 # vfagent from the build tree in $VFAGENT_LAB_BUILD (make check-lab and CI pass
 # theirs; alone, it builds one in build-lab/), builds the initramfs, boots a
 # q35 guest under TCG with an emulated IOMMU, an NVMe PF (sriov_max_vfs=4)
-# and an igb PF, runs
+# and an igb PF behind root ports, a second igb PF and a display controller (a
+# GPU's class) behind a PCIe switch (x3130-upstream, xio3130-downstream), runs
 # tests/lab/scenario.sh in it, and prints one line per step and the wall
 # time. Exit 77 when the downloads cannot be reached; 1 when a step fails or
 # the guest does not finish. QEMU's intel-iommu gives the guest IOMMU groups,
@@ -44,6 +45,12 @@ timeout 900 "$q/bin/qemu-system-x86_64" -machine q35 -accel tcg -cpu max -smp 2 
 	-device nvme,serial=vfagentlab,subsys=subsys0,bus=rp1,sriov_max_vfs=4,sriov_vq_flexible=8,sriov_vi_flexible=4 \
 	-device pcie-root-port,id=rp2,bus=pcie.0,chassis=2 \
 	-netdev user,id=n1,restrict=on -device igb,netdev=n1,bus=rp2,romfile= \
+	-device pcie-root-port,id=rp3,bus=pcie.0,chassis=3 \
+	-device x3130-upstream,id=up1,bus=rp3 \
+	-device xio3130-downstream,id=dn1,bus=up1,chassis=4,slot=0 \
+	-device xio3130-downstream,id=dn2,bus=up1,chassis=5,slot=1 \
+	-netdev user,id=n2,restrict=on -device igb,netdev=n2,bus=dn1,romfile= \
+	-device bochs-display,bus=dn2 \
 	>"$cache/qemu.log" 2>&1 || true
 t1=$(date +%s)
 grep '^LAB ' "$log" | tr -d '\r' | sed 's/^LAB //'
@@ -58,6 +65,6 @@ if ! grep -q '^LAB END' "$log"; then
 fi
 # every step, not only no failure: a step that did not run proved nothing; a
 # step may skip only where it says what this machine refused
-steps=32
+steps=33
 [ $((passed + skipped)) = "$steps" ] || echo "lab: $passed of the $steps steps passed, $skipped skipped"
 [ "$failed" = 0 ] && [ $((passed + skipped)) = "$steps" ]

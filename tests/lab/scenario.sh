@@ -23,6 +23,8 @@ api() { vfctl -o json "$@" 2>&1; }
 . /lab/cni.sh
 # shellcheck source=tests/lab/one-hooks.sh
 . /lab/one-hooks.sh
+# shellcheck source=tests/lab/pcie.sh
+. /lab/pcie.sh
 
 pf_of() { # VENDOR DEVICE → the PF's address
 	for d in /sys/bus/pci/devices/*; do
@@ -181,6 +183,8 @@ vlan_isolation_cleanup
 pf_settings_steps
 # -- the CNI plugin: ADD, CHECK, DEL on a real igb VF
 cni_steps
+# -- the PCIe tree (two switches, a GPU-class device) and claims near the GPU
+pcie_steps
 
 # -- rxe: an RDMA device on a VF netdev is inventoried; in exclusive mode its move is refused
 if ! rdma system | grep -q exclusive; then

@@ -5,10 +5,12 @@
 # with the fields the stock pci.rb prints and HostSharePCI reads (ADDRESS is
 # the key; VENDOR, DEVICE, CLASS and SHORT_ADDRESS are what a VM's PCI = [...]
 # matches), so that oned books each VF to one VM and the scheduler counts
-# them exactly. Offered: the free VFs of the OpenNebula pools. Never a VF
-# held (by a container, by any VM: one of oned's keeps its booking while the
-# probe is silent about it), quarantined or unavailable: oned drops a device
-# it no longer sees unless a VM has it booked.
+# them exactly; NUMA_NODE (copied into the VM's PCI) and PCIE_ROOT (the VF's
+# root complex, kept in the host's PCI_DEVICES for SCHED_REQUIREMENTS).
+# Offered: the free VFs of the OpenNebula pools. Never a VF held (by a
+# container, by any VM: one of oned's keeps its booking while the probe is
+# silent about it), quarantined or unavailable: oned drops a device it no
+# longer sees unless a VM has it booked.
 # With the agent down nothing is offered (the free VFs leave oned's list at
 # the next run) and VFAGENT_STATUS says why; the probe always exits 0 (a
 # failing probe puts the whole host in ERROR). It prints no count: oned's
@@ -67,6 +69,7 @@ print='
 	f("SHORT_ADDRESS"; if $domains then .pci else "\($d[1]):\($d[2])" end),
 	f("DOMAIN"; $d[0]), f("BUS"; $d[1]), f("SLOT"; $sf[0]), f("FUNCTION"; $sf[1]),
 	f("NUMA_NODE"; if (.numa_node // -1) < 0 then "-" else .numa_node end),
+	f("PCIE_ROOT"; .pcieRoot // "-"),
 	f("IFNAME"; .netdev // "-"), f("SRIOV"; "vf"),
 	f("DEVICE_NAME"; "\(.link_type) VF of pool \(.pool) (vfagent)"),
 	f("VFAGENT_POOL"; .pool)] | join(",\n")), "]"'
@@ -84,10 +87,19 @@ if ! out=$(query "$print") || ! mine=$(query .pci); then
 	exit 0
 fi
 # every VF of those pools, whoever holds it, for the actions to know a device of the agent's
-# when it is down (oned may have booked any of them)
-if mkdir -p "$state" 2>/dev/null; then
-	printf '%s\n' "$mine" | grep . >"$state/offered.new"
-	mv "$state/offered.new" "$state/offered"
+# when it is down (oned may have booked any of them). /var/tmp/one_db is open to every user:
+# the directory is made private (or refused when it is another user's, a link, or writable by
+# others) and the file is written under a name mktemp makes (O_EXCL: a name planted there is
+# never written through) and renamed over the last one (a rename replaces a planted link).
+note=ok
+if ! (umask 077 && mkdir -p "$state") 2>/dev/null ||
+	[ -z "$(find "$state" -maxdepth 0 -type d -user "$(id -u)" ! -perm /022 2>/dev/null)" ]; then
+	note="$state is not a directory of this user's that others cannot write: the VFs offered are not noted there for the actions"
+elif tmp=$(mktemp "$state/offered.XXXXXX" 2>/dev/null); then
+	printf '%s\n' "$mine" | grep . >"$tmp"
+	mv -f "$tmp" "$state/offered" || { rm -f "$tmp"; note="cannot note the VFs offered in $state"; }
+else
+	note="cannot note the VFs offered in $state"
 fi
 [ -z "$out" ] || printf '%s\n' "$out"
-status ok
+status "$note"

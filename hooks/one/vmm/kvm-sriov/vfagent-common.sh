@@ -175,9 +175,30 @@ vm_pcis() {
 	done
 }
 
+# Whether file (or directory, $2 = d) $1 is this user's or root's, no link, and no one else
+# may write it: what another user could have written is not believed.
+trusted() { # PATH [TYPE]
+	[ -n "$(find "$1" -maxdepth 0 -type "${2:-f}" \( -user "$(id -u)" -o -user 0 \) ! -perm /022 \
+		2>/dev/null)" ]
+}
+
 # Whether VF $1 (a PCI address) is one the probe last offered to oned (for when the agent
-# does not answer: such a device needs it).
-offered() { [ -r "$VFAGENT_STATE_DIR/offered" ] && grep -qx "$1" "$VFAGENT_STATE_DIR/offered"; }
+# does not answer: such a device needs it). A note that another user could have written (the
+# state directory or the file theirs, a link, or writable by others) is not believed: every
+# device then counts as the agent's.
+offered() {
+	[ -e "$VFAGENT_STATE_DIR" ] || [ -L "$VFAGENT_STATE_DIR" ] || return 1 # never probed
+	if ! trusted "$VFAGENT_STATE_DIR" d; then
+		warn "$VFAGENT_STATE_DIR could have been written by another user: not believed"
+		return 0
+	fi
+	[ -e "$VFAGENT_STATE_DIR/offered" ] || [ -L "$VFAGENT_STATE_DIR/offered" ] || return 1
+	if ! trusted "$VFAGENT_STATE_DIR/offered"; then
+		warn "$VFAGENT_STATE_DIR/offered could have been written by another user: not believed"
+		return 0
+	fi
+	grep -qx "$1" "$VFAGENT_STATE_DIR/offered"
+}
 
 # The VM's PCI devices that were the agent's when the probe last ran, with the agent down.
 offered_pcis() {
@@ -242,9 +263,31 @@ pci_pools_match() { # XML [PREDICATE]
 	done
 }
 
+# VF $1, booked by oned for VM $2, kept here for another VM of oned's since that one's domain
+# ended (reserved, held on its VM directory's file): oned books only a device it has freed, so
+# that VM was undeployed, terminated or moved where its directory stayed (a shared system
+# datastore) and has no VF here any more. Every VF kept for it on that file is given back,
+# said in the log. Anything else holding the VF stays as it is (the claim then fails naming it).
+take_back_kept() { # PCI VM_ID
+	held=$(vf_holder "$1")
+	[ -n "$held" ] || return 0
+	a=$(api GET "/v1/allocations/${held%% *}" 2>/dev/null) || return 0
+	f=$(printf '%s' "$a" | jq -r 'select(.state == "reserved" and .owner.kind == "vm" and
+		(.owner.name // "" | startswith("one-")) and (.hold_while // "" |
+		test("/\\.vfagent-held\\.[^/]*$"))) | .hold_while')
+	[ -n "$f" ] || return 0
+	who=$(printf '%s' "$a" | jq -r .owner.name)
+	[ "$who" != "one-$2" ] || return 0
+	warn "VF $1 was kept for VM $who since its domain ended (held on $f); oned booked it for VM $2, so VM $who has it no more: its VFs kept on that file go back"
+	api GET "/v1/allocations?owner=vm:$who" | jq -r --arg f "$f" \
+		'.allocations[] | select(.state == "reserved" and .hold_while == $f) | .id' |
+		while read -r id; do api DELETE "/v1/allocations/$id" >/dev/null || exit 1; done
+}
+
 # Each PCI device of VM XML $1 that is the agent's VF, claimed for domain $2 by its address
 # ($3: predicate), after pci_pools_match. The new ids on stdout; a VF the domain holds already
-# counts as claimed (a retried action); one held by another (a lost race, a container): fails,
+# counts as claimed (a retried action); one kept for another VM of oned's whose domain ended
+# goes back first (take_back_kept); one held by another (a lost race, a container): fails,
 # naming it.
 claim_pcis() { # XML UUID [PREDICATE]
 	pci_pools_match "$1" "${3:-}" || return 1
@@ -252,6 +295,8 @@ claim_pcis() { # XML UUID [PREDICATE]
 		agent_vf "$pci" || continue
 		held=$(vf_holder "$pci")
 		[ "${held#* }" != "$(printf '%s' "$2" | tr 'A-F' 'a-f')" ] || [ -z "$2" ] || continue
+		[ -z "$held" ] || take_back_kept "$pci" "$(x "$1" //VM/ID)" ||
+			warn "VF $pci: the VFs kept for its earlier VM not all given back"
 		body=$(pci_claim "$1" "$i" "$2" "${3:-}" "$pci") || exit 1
 		out=$(api POST /v1/allocations "$body") || exit 1
 		printf '%s' "$out" | jq -r .id
@@ -260,4 +305,63 @@ claim_pcis() { # XML UUID [PREDICATE]
 
 give_back() { # IDS
 	for id in $1; do api DELETE "/v1/allocations/$id" >/dev/null || warn "allocation $id: not given back"; done
+}
+
+# ---- a VM without a domain keeps its VFs (oned's poweroff keeps its devices booked) ----
+# The file VM $2's allocations on this host are held on ($1: the VM's directory in the system
+# datastore, where deploy finds DEPLOYMENT_FILE; $3: the host as oned names it). While the
+# VM has no domain (powered off, by oned or by its guest) the agent keeps them reserved for it
+# while this file exists: terminating the VM deletes its directory (tm delete), undeploying or
+# migrating it moves it away (tm mv), and the agent gives the VFs back at once. On a shared
+# system datastore the directory stays: the next deploy of the VM, on whichever host, removes
+# the other hosts' files, and theirs go back then.
+hold_file() { # VM_DIR HOST
+	printf '%s/.vfagent-held.%s' "$1" "$2"
+}
+
+# The UUID the domain of VM ID $1 had when its VFs were kept here (a resume reuses it, so
+# that the domain finds them), or "".
+held_uuid() { # VM_ID
+	api GET "/v1/allocations?owner=vm:one-$1" 2>/dev/null | jq -r '[.allocations[] |
+		select(.state == "reserved" and .hold_while != null) | .owner.uuid // empty][0] // empty'
+}
+
+# Every allocation of domain $1 on this host held on file $2 (null: no longer held).
+hold_all() { # UUID FILE
+	hold_body=$(jq -cn --arg f "$2" '{hold_while: (if $f == "" then null else $f end)}')
+	rc=0 # (api_on sets $body)
+	for id in $(allocations_of "" "$1"); do
+		api POST "/v1/allocations/$id/hold" "$hold_body" >/dev/null || rc=1
+	done
+	return $rc
+}
+
+# The domain $1 is gone (a poweroff): each allocation still attached back to the host,
+# reserved and held on its file, unless the agent has done so already. Those with no hold
+# (made before holds were set) are named on stderr and go back when the agent sees the
+# domain gone.
+keep_held() { # UUID
+	list=$(api GET "/v1/allocations?owner=vm:$1") || return 1
+	printf '%s' "$list" | jq -r '.allocations[] | select(.state == "attached") |
+		"\(.id) \(.hold_while // "")"' | {
+		rc=0
+		while read -r id f; do
+			if [ -z "$f" ]; then
+				warn "allocation $id of $1 is held on no file: its VFs go back to the host"
+				rc=1
+				continue
+			fi
+			api POST "/v1/allocations/$id/detach" "$(jq -cn --arg f "$f" '{hold_while: $f}')" \
+				>/dev/null 2>&1 ||
+				[ "$(api GET "/v1/allocations/$id" | jq -r .state)" = reserved ] || rc=1
+		done
+		exit $rc
+	}
+}
+
+# The file the allocations of domain $2 on host $1 are held on ("" when none).
+vm_hold() { # HOST UUID
+	api_on "$1" GET "/v1/allocations?owner=vm:$2" 2>/dev/null |
+		jq -r '[.allocations[] | .hold_while // empty | select(test("/\\.vfagent-held\\."))][0]
+		// empty'
 }
