@@ -20,7 +20,6 @@
 #include "agent/events.h"
 #include "agent/numvfs.h"
 #include "agent/vm/libvirt.h"
-#include "agent/release.h"
 #include "agent/sim/sim-host.h"
 #include "agent/vf-reset.h"
 

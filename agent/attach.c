@@ -13,7 +13,6 @@
 #include "agent/events.h"
 #include "agent/hold-watch.h"
 #include "agent/owner.h"
-#include "agent/release.h"
 #include "agent/vf-reset.h"
 #include "agent/vm/libvirt.h"
 #include "agent/vm/vm.h"
@@ -348,5 +347,32 @@ int agent_detach(struct agent *a, const char *id, const char *hold_while, char *
 	vfp_allocation_unref(alloc);
 	if (r >= 0)
 		events_emit_allocation(a->events, id, VFP_ALLOCATION_RESERVED);
+	return r;
+}
+
+/**
+ * agent_detach_all() - every VF of @alloc back to the host, from a domain or a namespace
+ *
+ * Each VF goes back the way its restore point says it went; every VF is
+ * tried, and the first error is returned.
+ */
+int agent_detach_all(struct agent *a, const struct vfp_allocation *alloc, char *err,
+		     size_t err_size)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {
+		const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, i);
+		char msg[512];
+		int rr = vm_is_vm_vf(a, vf) ? vm_restore_vf(a, vf, msg, sizeof(msg))
+					    : container_restore_vf(a, vf, -1, msg, sizeof(msg));
+
+		if (msg[0])
+			log_warning("VF %s: %s", vf->pci, msg);
+		if (rr < 0 && r == 0) {
+			r = rr;
+			snprintf(err, err_size, "VF %s: %s", vf->pci, msg[0] ? msg : strerror(-rr));
+		}
+	}
 	return r;
 }

@@ -18,6 +18,8 @@ struct events {
 	uint64_t first;		 /* ids of this run are above it */
 	uint64_t last;		 /* id of the newest event */
 	bool shutdown;
+	void (*on_allocation)(void *userdata, const char *id); /* after each allocation event */
+	void *on_allocation_data;
 };
 
 /*
@@ -89,6 +91,16 @@ void events_emit_allocation(struct events *e, const char *id, enum vfp_allocatio
 {
 	events_emit(e, "allocation", json_pack("{s:s, s:s}", "id", id, "state",
 					       vfp_allocation_state_to_string(state)));
+	if (e->on_allocation)
+		e->on_allocation(e->on_allocation_data, id);
+}
+
+/* @fn runs after each allocation event, in the emitter's thread, holding none of the bus's locks. */
+void events_on_allocation(struct events *e, void (*fn)(void *userdata, const char *id),
+			  void *userdata)
+{
+	e->on_allocation = fn;
+	e->on_allocation_data = userdata;
 }
 
 void events_emit_inventory(struct events *e, const char *why,

@@ -22,6 +22,8 @@ void events_emit_allocation(struct events *e, const char *id, enum vfp_allocatio
 void events_emit_inventory(struct events *e, const char *why,
 			   const struct vfp_reconcile_report *rep);
 void events_emit_numvfs(struct events *e, const struct vfp_numvfs_plan *p);
+void events_on_allocation(struct events *e, void (*fn)(void *userdata, const char *id),
+			  void *userdata);
 void events_emit_config(struct events *e, size_t pools);
 void events_emit_vf(struct events *e, const char *pci, enum vfp_vf_state state, const char *reason);
 uint64_t events_last_id(struct events *e);

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/agent.h"
+#include "agent/log.h"
 #include "agent/hold-watch.h"
 #include "agent/ledger.h"
 

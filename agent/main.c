@@ -29,6 +29,7 @@
 #include "agent/hold-watch.h"
 #include "agent/link-watch.h"
 #include "agent/listen.h"
+#include "agent/partitions.h"
 #include "agent/privileges.h"
 #include "agent/release.h"
 #include "agent/sim/sim-host.h"
@@ -269,6 +270,7 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 			agent_prune_ledger(a);
 			agent_retry_repairs(a);
 			agent_finish_detaches(a);
+			agent_partitions_retry(a);
 			continue;
 		}
 		if (n < 0) {
@@ -299,6 +301,7 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 			agent_rescan(a, "SIGHUP");
 			agent_sweep_dead_owners(a, SWEEP_ALL);
 			agent_retry_repairs(a);
+			agent_partitions_retry(a);
 			sd_notify(0, "READY=1");
 			continue;
 		}
@@ -471,6 +474,7 @@ int main(int argc, char **argv)
 		return not_started(&a);
 	}
 	say_missing_verbs(&a);
+	agent_partitions_watch(&a); /* "partitions" events from the first claim on */
 	ret = a.opt.once ? EXIT_SUCCESS : serve(&a, &mask);
 	if (agent_give_backs_pending(&a))
 		log_warning("%zu claims were not given back: they stay reserved until their owners go",

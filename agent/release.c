@@ -20,33 +20,6 @@
 #include "agent/release.h"
 #include "agent/vf-reset.h"
 
-/**
- * agent_detach_all() - every VF of @alloc back to the host, from a domain or a namespace
- *
- * Each VF goes back the way its restore point says it went; every VF is
- * tried, and the first error is returned.
- */
-int agent_detach_all(struct agent *a, const struct vfp_allocation *alloc, char *err,
-		     size_t err_size)
-{
-	int r = 0;
-
-	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {
-		const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, i);
-		char msg[512];
-		int rr = vm_is_vm_vf(a, vf) ? vm_restore_vf(a, vf, msg, sizeof(msg))
-					    : container_restore_vf(a, vf, -1, msg, sizeof(msg));
-
-		if (msg[0])
-			log_warning("VF %s: %s", vf->pci, msg);
-		if (rr < 0 && r == 0) {
-			r = rr;
-			snprintf(err, err_size, "VF %s: %s", vf->pci, msg[0] ? msg : strerror(-rr));
-		}
-	}
-	return r;
-}
-
 /* Releases between two prunes: churn keeps the ledger bounded, a prune stays cheap. */
 #define PRUNE_EVERY 64
 

@@ -6,8 +6,6 @@
 
 #include "agent/agent.h"
 
-int agent_detach_all(struct agent *a, const struct vfp_allocation *alloc, char *err,
-		     size_t err_size);
 int agent_release_allocation(struct agent *a, const char *id, char *err, size_t err_size);
 enum { SWEEP_NETNS = 1 << 0, SWEEP_DOMAINS = 1 << 1, SWEEP_ALL = SWEEP_NETNS | SWEEP_DOMAINS };
 

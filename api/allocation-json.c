@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "agent/pf/pf-side.h"
 #include "api/api.h"
 
 static json_t *string_or_null(const char *s)
@@ -39,7 +40,12 @@ json_t *api_settings_json(const struct vfp_settings *s)
 	const char *proto = s->vlan_proto < 0 ? NULL : s->vlan_proto == 0x88a8 ? "802.1ad" : "802.1Q";
 	const char *link = vfp_link_state_to_string(s->link_state);
 
-	return json_pack("{s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*}",
+	char key[7];
+
+	vfp_pkey_format(s->pkey, key);
+	return json_pack("{s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, "
+			 "s:o*, s:o*}", "pkey", s->pkey >= 0 ? json_string(key) : NULL, "membership",
+			 s->pkey >= 0 ? json_string(vfp_pkey_membership(s->pkey)) : NULL,
 			 "mac", s->mac[0] ? json_string(s->mac) : NULL, "vlan", int_if_set(s->vlan),
 			 "guid", s->guid[0] ? json_string(s->guid) : NULL, "ip",
 			 s->ip[0] ? json_string(s->ip) : NULL, "qos", int_if_set(s->qos),
@@ -106,19 +112,30 @@ static json_t *where_json(struct agent *agent, const char *pci)
 
 /**
  * api_allocation_add_where() - each attached VF of the allocation @j gets
- * "where": {"netns","ifname"} or {"domain","uuid"}; the others null
+ * "where": {"netns","ifname"} or {"domain","uuid"}, and with a P_Key
+ * "partition": "applied", "pending" or "unknown" (pf_side_partition_state());
+ * the others null
  */
 json_t *api_allocation_add_where(struct agent *agent, json_t *j)
 {
+	json_t *settings = json_object_get(j, "settings");
+	int key = VFP_UNSET;
+	const char *why;
 	size_t i;
 	json_t *vf;
 
+	if (vfp_pkey_from_json(json_object_get(settings, "pkey"),
+			       json_object_get(settings, "membership"), &key, &why) < 0)
+		key = VFP_UNSET;
 	json_array_foreach(json_object_get(j, "vfs"), i, vf) {
 		const char *state = json_string_value(json_object_get(vf, "state"));
+		const char *pci = json_string_value(json_object_get(vf, "pci"));
+		bool attached = state && strcmp(state, "attached") == 0;
 
-		json_object_set_new(vf, "where",
-				    state && strcmp(state, "attached") == 0
-					    ? where_json(agent, json_string_value(json_object_get(vf, "pci")))
+		json_object_set_new(vf, "where", attached ? where_json(agent, pci) : json_null());
+		json_object_set_new(vf, "partition",
+				    attached && key >= 0
+					    ? json_string(pf_side_partition_state(agent, pci, key))
 					    : json_null());
 	}
 	return j;

@@ -18,7 +18,7 @@ static int parse(struct api_request *req, json_t *body, struct vfp_settings *s)
 	static const char *const keys[] = { "vlan", "qos", "vlan_proto", "spoofchk", "trust",
 					    "link_state", "min_tx_rate", "max_tx_rate", NULL };
 	static const char *const fixed[] = { "mac", "guid", "ip", "pool", "count", "owner",
-					     "pci", "network", NULL };
+					     "pci", "network", "pkey", "membership", NULL };
 	long long vlan = VFP_UNSET;
 	int r = 0;
 

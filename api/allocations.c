@@ -144,7 +144,47 @@ static int parse_settings(struct api_request *req, json_t *body, struct vfp_sett
 		r = copy_string(req, "ip", ip, s->ip, sizeof(s->ip));
 	if (r >= 0)
 		r = parse_failover(req, body, s->vlan, &s->failover);
+	if (r >= 0)
+		r = api_parse_pkey(req, body, &s->pkey);
 	return r < 0 ? r : api_parse_vf_knobs(req, body, s);
+}
+
+/* "pkey" and "membership" (an IB partition), each checked with a message naming it. */
+int api_parse_pkey(struct api_request *req, json_t *body, int *ret)
+{
+	const char *why;
+
+	if (vfp_pkey_from_json(json_object_get(body, "pkey"), json_object_get(body, "membership"),
+			       ret, &why) < 0)
+		return api_fail(req, -EINVAL, "%s", why);
+	return 0;
+}
+
+/* A "network" with a partition in the config: the claim's, unless it asked for another. */
+static int network_pkey(struct api_request *req, json_t *body, struct vfp_settings *s)
+{
+	const char *network = json_string_value(json_object_get(body, "network"));
+	struct vfp_config *config;
+	char want[7], has[7];
+	int pkey;
+
+	if (!network)
+		return 0;
+	config = agent_get_config(req->agent);
+	pkey = vfp_config_pkey_for_network(config, network, network);
+	vfp_config_unref(config);
+	if (pkey < 0)
+		return 0;
+	if (s->pkey < 0) {
+		s->pkey = pkey;
+		return 0;
+	}
+	if (s->pkey == pkey)
+		return 0;
+	vfp_pkey_format(s->pkey, want);
+	vfp_pkey_format(pkey, has);
+	return api_fail(req, -EINVAL, "pkey: %s, but network \"%.64s\" is partition %s (%s)",
+			want, network, has, vfp_pkey_membership(pkey));
 }
 
 /* A VM owner: "name" (its domain's), and "uuid" if known; nothing of a container's. */
@@ -292,7 +332,7 @@ static int parse_claim(struct api_request *req, json_t *body, const char *key, s
 					    "qos", "vlan_proto", "spoofchk", "trust", "link_state",
 					    "min_tx_rate", "max_tx_rate", "numa_node", "placement",
 					    "lease_seconds", "attach", "pci", "near", "max_distance",
-					    "failover", NULL };
+					    "failover", "pkey", "membership", NULL };
 	const char *placement = NULL, *pci = NULL;
 	long long count = 1, numa = -1, lease = 0;
 	int r;
@@ -374,6 +414,8 @@ int api_parse_claim(struct api_request *req, json_t *body, const char *key,
 		r = parse_settings(req, body, &b->settings);
 	if (r >= 0)
 		r = network_failover(req, body, &b->owner, &b->settings);
+	if (r >= 0)
+		r = network_pkey(req, body, &b->settings);
 	b->c.settings = &b->settings;
 	return r;
 }

@@ -114,6 +114,7 @@ int api_detach(struct api_request *req);
 int api_swap(struct api_request *req);
 int api_hold(struct api_request *req);
 int api_domain_xml(struct api_request *req);
+int api_list_partitions(struct api_request *req);
 int api_get_events(struct api_request *req);
 int api_parse_domain_request(struct api_request *req, json_t *o, struct agent_domain_request *q);
 
@@ -138,6 +139,7 @@ struct api_claim_body {
 int api_parse_claim(struct api_request *req, json_t *body, const char *key,
 		    struct api_claim_body *b);
 int api_parse_vf_knobs(struct api_request *req, json_t *body, struct vfp_settings *s);
+int api_parse_pkey(struct api_request *req, json_t *body, int *ret);
 int api_patch_allocation(struct api_request *req);
 
 /* The CNI plugin's channel: one JSON request per datagram, one answer (api/cni.c). */

@@ -33,7 +33,8 @@
 static const char *const config_keys[] = { "pool", "network", "mac", "vlan", "qos", "vlan_proto",
 					   "spoofchk", "trust", "link_state", "min_tx_rate",
 					   "max_tx_rate", "guid", "mtu", "numa_node", "placement",
-					   "near", "max_distance", NULL };
+					   "near", "max_distance", "pkey", "membership",
+					   NULL };
 
 /* The PID of "/proc/PID/ns/net", exactly (digits only, nothing after); 0 for anything else. */
 static long long proc_netns_pid(const char *netns)

@@ -21,9 +21,9 @@ step "dependencies (contrib/deps.sh --tests; the lab's downloads)"
 # the lab's kernel, QEMU 10 and SeaBIOS are downloads too (exit 77, unreachable: the lab says so)
 sh "$top/tests/lab/fetch.sh" || [ $? = 77 ]
 
-step "build (-Werror) and make check"
+step "build (-Werror) and make -j2 check"
 "$top/contrib/build.sh" --enable-werror
-make -C "$top/build" -s check || { cat "$top"/build/tests/*.log; exit 1; }
+make -C "$top/build" -s -j2 check || { cat "$top"/build/tests/*.log; exit 1; }
 sh "$top/tests/skip-policy.sh" main "$top/build"
 
 step "make distcheck: the tarball holds every tracked file, builds, installs, uninstalls, passes its tree tests"
@@ -32,9 +32,9 @@ make -C "$top/build" -s distcheck >/dev/null 2>"$top/build/distcheck.err" \
 	TESTS="tests/check-all tests/layout.sh tests/manpages.sh tests/shellcheck.sh tests/symbols.sh tests/install.sh tests/api.sh tests/fuzz/replay.sh" ||
 	{ tail -50 "$top/build/distcheck.err"; exit 1; }
 
-step "make check under AddressSanitizer + UBSan"
+step "make -j2 check under AddressSanitizer + UBSan"
 BUILD_DIR="$top/build-asan" "$top/contrib/build.sh" --enable-werror --enable-asan
-make -C "$top/build-asan" -s check || { cat "$top"/build-asan/tests/*.log; exit 1; }
+make -C "$top/build-asan" -s -j2 check || { cat "$top"/build-asan/tests/*.log; exit 1; }
 sh "$top/tests/skip-policy.sh" asan "$top/build-asan"
 
 step "unit tests under valgrind"

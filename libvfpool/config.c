@@ -33,6 +33,7 @@ struct pool_config {
 struct network_config {
 	char *bridge, *network, *pool;
 	struct vfp_failover failover; /* its NICs' standby; VFP_STANDBY_NONE: none */
+	int pkey; /* its IB partition, VFP_UNSET for none */
 };
 
 struct vfp_config {
@@ -247,10 +248,11 @@ static int parse_exclude(struct vfp_config *c, json_t *a, char **err)
 
 static int parse_network(struct vfp_config *c, json_t *o, const char *path, char **err)
 {
-	static const char *const keys[] = { "bridge", "network", "pool", "failover", NULL };
+	static const char *const keys[] = { "bridge", "network", "pool", "failover", "pkey",
+					    "membership", NULL };
 	struct network_config *n = &c->networks[c->n_networks];
 	json_t *failover = json_object_get(o, "failover");
-	const char *bridge, *network, *pool;
+	const char *bridge, *network, *pool, *why;
 	char sub[128];
 	int r;
 
@@ -274,6 +276,11 @@ static int parse_network(struct vfp_config *c, json_t *o, const char *path, char
 	snprintf(sub, sizeof(sub), "%s.failover", path);
 	if (failover && (r = vfp_failover_from_json(failover, sub, &n->failover, err)) < 0)
 		return r;
+	if (vfp_pkey_from_json(json_object_get(o, "pkey"), json_object_get(o, "membership"),
+			       &n->pkey, &why) < 0) {
+		snprintf(sub, sizeof(sub), "%s.%.*s", path, (int)strcspn(why, ":"), why);
+		return vfp_config_error(err, sub, "%s", why + strcspn(why, ":") + 2);
+	}
 	n->bridge = bridge ? strdup(bridge) : NULL;
 	n->network = network ? strdup(network) : NULL;
 	n->pool = strdup(pool);
@@ -808,6 +815,20 @@ VFP_EXPORT const struct vfp_failover *vfp_config_failover_for_network(const stru
 	return NULL;
 }
 
+/* The IB partition of that bridge or libvirt network; VFP_UNSET for none (or no such network). */
+VFP_EXPORT int vfp_config_pkey_for_network(const struct vfp_config *c, const char *bridge,
+					   const char *network)
+{
+	for (size_t i = 0; i < c->n_networks; i++) {
+		const struct network_config *n = &c->networks[i];
+
+		if ((bridge && n->bridge && strcmp(bridge, n->bridge) == 0) ||
+		    (network && n->network && strcmp(network, n->network) == 0))
+			return n->pkey;
+	}
+	return VFP_UNSET;
+}
+
 VFP_EXPORT const unsigned char *vfp_config_get_ipoib_mac_prefix(const struct vfp_config *c)
 {
 	return c->ipoib_prefix;
@@ -831,7 +852,7 @@ VFP_EXPORT bool vfp_config_get_guid_range(const struct vfp_config *c,
 }
 
 /* [{"name":…,"selector":{…},"grow_step":N,"reset":"flr"|"none"}] in config order. */
-/* [{"bridge"|"network": …, "failover": …}]: the networks the config maps to pool @pool. */
+/* [{"bridge": …} or {"network": …}, with its "failover" and "pkey"]: the networks of @pool. */
 static json_t *pool_networks_json(const struct vfp_config *c, const char *pool)
 {
 	json_t *a = json_array();
@@ -846,6 +867,13 @@ static json_t *pool_networks_json(const struct vfp_config *c, const char *pool)
 			      : json_pack("{s:s}", "network", n->network);
 		if (o && n->failover.kind != VFP_STANDBY_NONE)
 			json_object_set_new(o, "failover", vfp_failover_to_json(&n->failover));
+		if (o && n->pkey >= 0) {
+			char key[7];
+
+			vfp_pkey_format(n->pkey, key);
+			json_object_set_new(o, "pkey", json_string(key));
+			json_object_set_new(o, "membership", json_string(vfp_pkey_membership(n->pkey)));
+		}
 		json_array_append_new(a, o);
 	}
 	return a;

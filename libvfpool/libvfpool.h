@@ -49,6 +49,9 @@ int vfp_guid_parse(const char *s, unsigned long long *ret);
 int vfp_mac_parse(const char *s, unsigned char mac[6]);
 int vfp_mac_parse_unicast(const char *s, unsigned char mac[6]);
 void vfp_guid_format(unsigned long long g, char buf[static 24]);
+int vfp_pkey_from_json(json_t *pkey, json_t *membership, int *ret_pkey, const char **ret_why);
+void vfp_pkey_format(int pkey, char buf[static 7]);
+const char *vfp_pkey_membership(int pkey);
 
 /* ---- inventory -------------------------------------------------------- */
 
@@ -166,6 +169,8 @@ const char *vfp_config_pool_for_network(const struct vfp_config *config, const c
 					const char *network);
 const struct vfp_failover *vfp_config_failover_for_network(const struct vfp_config *config,
 							   const char *bridge, const char *network);
+int vfp_config_pkey_for_network(const struct vfp_config *config, const char *bridge,
+				const char *network);
 const unsigned char *vfp_config_get_ipoib_mac_prefix(const struct vfp_config *config);
 const unsigned char *vfp_config_get_opennebula_mac_prefix(const struct vfp_config *config);
 bool vfp_config_get_guid_range(const struct vfp_config *config, unsigned long long *ret_first,
@@ -262,6 +267,8 @@ struct vfp_vf_config {
 	long long max_tx_rate; /* Mbit/s */
 	bool has_node_guid, has_port_guid;
 	unsigned long long node_guid, port_guid;
+	int pkey; /* wanted only, never read back: the tenant's IB partition (mlx4: mapped at the
+		   * VF's P_Key index 0 once the port has it); VFP_UNSET: none */
 };
 
 void vfp_vf_config_init(struct vfp_vf_config *c, unsigned index);
@@ -307,6 +314,7 @@ struct vfp_settings {
 	int link_state;
 	long long min_tx_rate, max_tx_rate;
 	struct vfp_failover failover; /* VFP_STANDBY_NONE: a VF alone */
+	int pkey; /* an IB partition, as a port's table shows it (0x8000: full member) */
 };
 
 void vfp_vf_config_to_settings(const struct vfp_vf_config *c, struct vfp_settings *s);
@@ -378,6 +386,8 @@ struct vfp_restore_point {
 	bool pending;		      /* the domain did not exist yet (deployment file) */
 	char *dummy_xml;	      /* an IPoIB dummy NIC attached with it; NULL: none */
 	char *standby_xml;	      /* a failover pair's standby, attached before it; NULL: none */
+	int pkey_idx0;		      /* mlx4: the physical P_Key index the VF's index 0 had
+				       * (VFP_PKEY_NONE: none); VFP_UNSET: untouched */
 };
 
 struct vfp_restore_point *vfp_restore_point_new(void);
@@ -528,6 +538,13 @@ int vfp_device_read_driver(struct vfp_ctx *ctx, const char *pci, char *buf, size
 int vfp_device_read_netdev(struct vfp_ctx *ctx, const char *pci, char *buf, size_t size);
 int vfp_device_bind_driver(struct vfp_ctx *ctx, const char *pci, const char *driver);
 int vfp_device_rebind(struct vfp_ctx *ctx, const char *pci);
+#define VFP_PKEY_NONE (-2) /* an mlx4 VF's P_Key index mapped to no physical one */
+int vfp_ib_mlx4_find_pkey(struct vfp_ctx *ctx, const char *pf, int pkey, int *ret_index);
+int vfp_ib_mlx4_read_pkey_idx(struct vfp_ctx *ctx, const char *pf, const char *vf, unsigned virt,
+			      int *ret);
+int vfp_ib_mlx4_write_pkey_idx(struct vfp_ctx *ctx, const char *pf, const char *vf,
+			       unsigned virt, int phys);
+int vfp_ib_port_has_pkey(struct vfp_ctx *ctx, const char *rdma, int pkey);
 int vfp_vf_write_ib_guids(struct vfp_ctx *ctx, const char *pf_pci, const char *driver,
 			  unsigned index, const char *node, const char *port);
 

@@ -14,7 +14,11 @@
 
 VFP_EXPORT struct vfp_restore_point *vfp_restore_point_new(void)
 {
-	return calloc(1, sizeof(struct vfp_restore_point));
+	struct vfp_restore_point *rp = calloc(1, sizeof(struct vfp_restore_point));
+
+	if (rp)
+		rp->pkey_idx0 = VFP_UNSET;
+	return rp;
 }
 
 VFP_EXPORT void vfp_restore_point_free(struct vfp_restore_point *rp)
@@ -93,6 +97,10 @@ char *vfp_restore_point_to_text(const struct vfp_restore_point *c)
 	}
 	if (rp->pending)
 		json_object_set_new(o, "pending", json_true());
+	if (rp->pkey_idx0 != VFP_UNSET)
+		json_object_set_new(o, "pkey_idx0", rp->pkey_idx0 == VFP_PKEY_NONE
+							    ? json_string("none")
+							    : json_integer(rp->pkey_idx0));
 	text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(o);
 	return text;
@@ -123,6 +131,10 @@ static int from_json(json_t *o, struct vfp_restore_point *rp)
 	rp->flags = (unsigned)json_integer_value(json_object_get(o, "flags"));
 	rp->since = json_integer_value(json_object_get(o, "since"));
 	rp->pending = json_is_true(json_object_get(o, "pending"));
+	rp->pkey_idx0 = json_is_integer(json_object_get(o, "pkey_idx0"))
+				? (int)json_integer_value(json_object_get(o, "pkey_idx0"))
+			: json_object_get(o, "pkey_idx0") ? VFP_PKEY_NONE
+							   : VFP_UNSET;
 	return r;
 }
 

@@ -2,8 +2,8 @@
 /*
  * What a claim asks of its VFs, and its form in the ledger: an object with
  * the keys of the request ({"mac","vlan","guid","ip","qos","vlan_proto",
- * "spoofchk","trust","link_state","min_tx_rate","max_tx_rate","failover"}), each
- * present only when asked for.
+ * "spoofchk","trust","link_state","min_tx_rate","max_tx_rate","pkey",
+ * "membership","failover"}), each present only when asked for.
  */
 #include "config.h"
 
@@ -19,7 +19,7 @@ VFP_EXPORT void vfp_settings_init(struct vfp_settings *s)
 	*s = (struct vfp_settings){
 		.vlan = VFP_UNSET,	   .qos = VFP_UNSET,	     .vlan_proto = VFP_UNSET,
 		.spoofchk = VFP_UNSET,	   .trust = VFP_UNSET,	     .link_state = VFP_UNSET,
-		.min_tx_rate = VFP_UNSET, .max_tx_rate = VFP_UNSET,
+		.min_tx_rate = VFP_UNSET, .max_tx_rate = VFP_UNSET, .pkey = VFP_UNSET,
 	};
 }
 
@@ -58,6 +58,13 @@ json_t *vfp_settings_to_json(const struct vfp_settings *s)
 	set_int(o, "max_tx_rate", s->max_tx_rate);
 	if (s->failover.kind != VFP_STANDBY_NONE)
 		json_object_set_new(o, "failover", vfp_failover_to_json(&s->failover));
+	if (s->pkey >= 0) {
+		char key[7];
+
+		vfp_pkey_format(s->pkey, key);
+		json_object_set_new(o, "pkey", json_string(key));
+		json_object_set_new(o, "membership", json_string(vfp_pkey_membership(s->pkey)));
+	}
 	return o;
 }
 
@@ -140,5 +147,11 @@ int vfp_settings_from_json(json_t *o, struct vfp_settings *s)
 	if (r >= 0 && json_object_get(o, "failover"))
 		r = vfp_failover_from_json(json_object_get(o, "failover"), "failover", &s->failover,
 					   NULL);
+	if (r >= 0) {
+		const char *why;
+
+		r = vfp_pkey_from_json(json_object_get(o, "pkey"), json_object_get(o, "membership"),
+				       &s->pkey, &why);
+	}
 	return r;
 }

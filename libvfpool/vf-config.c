@@ -36,6 +36,7 @@ VFP_EXPORT void vfp_vf_config_init(struct vfp_vf_config *c, unsigned index)
 		.index = index,	       .vlan = VFP_UNSET,	 .qos = VFP_UNSET,
 		.vlan_proto = VFP_UNSET, .spoofchk = VFP_UNSET,	 .trust = VFP_UNSET,
 		.link_state = VFP_UNSET, .min_tx_rate = VFP_UNSET, .max_tx_rate = VFP_UNSET,
+		.pkey = VFP_UNSET,
 	};
 }
 
@@ -43,7 +44,7 @@ VFP_EXPORT bool vfp_vf_config_is_empty(const struct vfp_vf_config *c)
 {
 	return !c->has_mac && c->vlan < 0 && c->spoofchk < 0 && c->trust < 0 &&
 	       c->link_state < 0 && c->min_tx_rate < 0 && c->max_tx_rate < 0 &&
-	       !c->has_node_guid && !c->has_port_guid;
+	       !c->has_node_guid && !c->has_port_guid && c->pkey < 0;
 }
 
 static void set_guid(json_t *o, const char *key, unsigned long long g)

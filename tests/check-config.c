@@ -109,6 +109,18 @@ static const struct {
 	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"is_rdma\": true}}], \"networks\": "
 	  "[{\"bridge\": \"b\", \"network\": \"n\", \"pool\": \"ib\"}]}",
 	  "networks[0]: needs exactly one of \"bridge\" or \"network\" (a string)" },
+	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"is_rdma\": true}}], \"networks\": "
+	  "[{\"network\": \"n\", \"pool\": \"ib\", \"pkey\": \"0x7fff\"}]}",
+	  "networks[0].pkey: the default partition (0x7fff/0xffff) is every port's, no tenant's own" },
+	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"is_rdma\": true}}], \"networks\": "
+	  "[{\"network\": \"n\", \"pool\": \"ib\", \"pkey\": \"0x1\\n0x2\"}]}",
+	  "networks[0].pkey: must be a P_Key like \"0x8001\" (16 bits)" },
+	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"is_rdma\": true}}], \"networks\": "
+	  "[{\"network\": \"n\", \"pool\": \"ib\", \"pkey\": 2, \"membership\": \"both\"}]}",
+	  "networks[0].membership: must be \"full\" or \"limited\"" },
+	{ "{\"pools\": [{\"name\": \"ib\", \"selector\": {\"is_rdma\": true}}], \"networks\": "
+	  "[{\"network\": \"n\", \"pool\": \"ib\", \"membership\": \"full\"}]}",
+	  "networks[0].membership: needs a \"pkey\"" },
 	{ "{\"guids\": {\"first\": \"02:c9:03:00:00:00:00\", \"count\": 4}}",
 	  "guids.first: must be a GUID like \"02:c9:03:00:00:00:00:01\"" },
 	{ "{\"guids\": {\"first\": \"02:c9:03:00:00:00:00:01\", \"count\": 0}}",
@@ -269,6 +281,42 @@ START_TEST(test_vf_range_forms)
 }
 END_TEST
 
+/* ib-sriov-cni's "pkey" forms and a membership; the key as a port's table shows it. */
+START_TEST(test_pkey_forms)
+{
+	static const struct { const char *pkey, *membership; int want; } cases[] = {
+		{ "\"0x8001\"", NULL, 0x8001 },   { "\"0x0001\"", NULL, 0x8001 },
+		{ "\"0x1\"", "\"limited\"", 0x0001 }, { "\"32770\"", NULL, 0x8002 },
+		{ "3", "\"full\"", 0x8003 },	      { "\"0X7FFE\"", NULL, 0xfffe },
+		{ "\"0x7fff\"", NULL, -1 },	      { "65535", NULL, -1 },
+		{ "\"0x8000\"", NULL, -1 },	      { "0", NULL, -1 },
+		{ "\"0x18001\"", NULL, -1 },	      { "\"0x\"", NULL, -1 },
+		{ "\"8001x\"", NULL, -1 },	      { "65536", NULL, -1 },
+		{ "-1", NULL, -1 },		      { "\"0x8001\"", "\"limited\"", -1 },
+		{ "\" 0x8001\"", NULL, -1 },	      { "1.5", NULL, -1 },
+		{ "\"0x8001=full\"", NULL, -1 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *p = json_loads(cases[i].pkey, JSON_DECODE_ANY, NULL);
+		json_t *m = cases[i].membership ? json_loads(cases[i].membership, JSON_DECODE_ANY,
+							     NULL)
+						: NULL;
+		const char *why = NULL;
+		int got = -2, r = vfp_pkey_from_json(p, m, &got, &why);
+
+		ck_assert_msg(p, "%s", cases[i].pkey);
+		if (cases[i].want < 0)
+			ck_assert_msg(r == -EINVAL && why, "%s: %d", cases[i].pkey, got);
+		else
+			ck_assert_msg(r == 0 && got == cases[i].want, "%s: %d %#x", cases[i].pkey, r,
+				      got);
+		json_decref(p);
+		json_decref(m);
+	}
+}
+END_TEST
+
 START_TEST(test_config_file)
 {
 	char path[] = "/tmp/vfagent-config-XXXXXX";
@@ -358,6 +406,7 @@ Suite *suite_config(void)
 	tcase_add_loop_test(tc, test_config_errors, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, test_config_selectors_first_match);
 	tcase_add_test(tc, test_vf_range_forms);
+	tcase_add_test(tc, test_pkey_forms);
 	tcase_add_test(tc, test_config_file);
 	tcase_add_test(tc, test_config_empty_and_defaults);
 	tcase_add_test(tc, test_config_libvirt_off);

@@ -102,6 +102,7 @@ bad 7 mac "$(conf 1.0.0 ',"mac":"zz:00"')"
 bad 7 vlan "$(conf 1.0.0 ',"vlan":5000')"
 bad 7 qos "$(conf 1.0.0 ',"qos":3')"
 bad 7 mtu "$(conf 1.0.0 ',"mtu":20')"
+bad 7 'pkey: the default partition' "$(conf 1.0.0 ',"pkey":"0x7fff"')" # ib-sriov-cni's key reaches the agent
 bad 7 pool "$(printf '{"cniVersion":"1.0.0","name":"sriovnet","type":"vfagent","pool":"nope","socket":"%s"}' "$csock")"
 bad 7 network "$(printf '{"cniVersion":"1.0.0","name":"sriovnet","type":"vfagent","network":"nope","socket":"%s"}' "$csock")"
 bad 7 runtimeConfig.mac "$(conf 1.0.0 ',"runtimeConfig":{"mac":5}')"

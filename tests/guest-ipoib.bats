@@ -107,6 +107,31 @@ teardown() {
 	[[ "$output" == *"ip link set dev ib1 mtu 2044"* ]]
 }
 
+@test "a P_Key other than ibN's own gets a child interface on it, once; ibN's own, none" {
+	echo 0xffff >"$root/sys/class/net/ib0/pkey"
+	echo 0x8002 >"$root/sys/class/net/ib1/pkey"
+	printf 'IB0_PREFIX_LENGTH="16"\nIB0_PKEY="0x8001"\nIB1_PKEY="0x0002"\n' >"$root/context.sh"
+	run sh "$script"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ip link add link ib0 name ib0.8001 type ipoib pkey 0x8001"* ]]
+	[[ "$output" == *"ip addr replace 10.1.0.5/16 dev ib0.8001"* ]]
+	[[ "$output" == *"ip link set dev ib0 up"* ]]
+	[[ "$output" == *"ip addr replace 10.2.0.7/24 dev ib1"* ]] # mlx4: the key at index 0
+	[[ "$output" != *"ib1.8002"* ]]
+	mkdir "$root/sys/class/net/ib0.8001" # made: run again, it is not made twice
+	run sh "$script"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"ip link add"* ]]
+	[[ "$output" == *"ip addr replace 10.1.0.5/16 dev ib0.8001"* ]]
+	for bad in 0x7fff 0xffff 0x8000 0x18001 "0x1 type"; do
+		printf 'IB0_PKEY="%s"\n' "$bad" >"$root/context.sh"
+		run sh "$script"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"IB0_PKEY=$bad: not a tenant's P_Key"* ]]
+		[[ "$output" != *"dev ib0"* ]]
+	done
+}
+
 @test "no dummy: nothing to do" {
 	rm -r "$root/sys/class/net/eth1" "$root/sys/class/net/eth2"
 	run sh "$script"

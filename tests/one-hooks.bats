@@ -263,7 +263,13 @@ pci_vm_at() { pci_vm 0000 "$(echo "$1" | cut -c6-7)" "$(echo "$1" | cut -c9-10)"
 
 @test "migrate: released on the source, claimed on the destination" {
 	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	# the IB VFs' GUIDs go along: the guest and the subnet manager's partitions know them
+	ib='[.allocations[] | select(.pool == "ib")]'
+	guids=$(q src '/v1/allocations?owner=vm:one-42' "[${ib}[].vfs[].guid] | sort | join(\",\")")
+	[ "$guids" = 02:c9:03:00:00:00:00:01,02:c9:03:00:00:00:00:02 ]
 	run sh "$hooks/migrate" "$uuid" dst src 42 src
+	[ "$(q dst '/v1/allocations?owner=vm:one-42' "[${ib}[].settings.guid] | sort | join(\",\")")" = "$guids" ]
+	[ "$(q dst /v1/partitions .members)" = "[]" ] # no key asked: no member
 	[ "$(cat "$dir/migrate.args")" = "$uuid dst src 42 src" ]
 	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
 	[ "$(q dst '/v1/allocations?owner=vm:one-42' '[.allocations[] | .pool] | sort | join(",")')" = eth,ib,ib ]

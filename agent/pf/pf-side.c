@@ -116,6 +116,8 @@ int pf_side_apply(struct agent *a, const struct vf_facts *f, const struct vfp_vf
 	r = restore_point_update(a, f->pci, rp);
 	if (r >= 0)
 		r = vfconfig_apply(&t, want, err, err_size);
+	if (r >= 0)
+		r = pf_side_map_partition(a, f, want->pkey, rp, err, err_size);
 	if (r < 0) {
 		char ignored[256];
 
@@ -130,16 +132,19 @@ void pf_side_restore(struct agent *a, const struct vf_facts *f, const struct vfp
 {
 	struct vf_target t = pf_side_target(a, f);
 	struct vfp_vf_config snap;
+	char unmap[256] = "";
 
 	err[0] = '\0';
-	if (!rp || !rp->has_pf_side)
-		return;
-	snap = rp->pf_side;
-	snap.index = f->index;
-	if (!vfp_vf_config_is_empty(&snap))
-		vfconfig_apply(&t, &snap, err, err_size);
+	pf_side_unmap_partition(a, f, rp, unmap, sizeof(unmap));
+	if (rp && rp->has_pf_side) {
+		snap = rp->pf_side;
+		snap.index = f->index;
+		if (!vfp_vf_config_is_empty(&snap))
+			vfconfig_apply(&t, &snap, err, err_size);
+	}
+	if (!err[0] && unmap[0])
+		snprintf(err, err_size, "%s", unmap);
 }
-
 
 /**
  * pf_side_read() - VF @pci's settings as its PF reports them now (MAC,

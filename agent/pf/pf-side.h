@@ -35,3 +35,8 @@ int pf_side_read(struct agent *a, const char *pci, struct vfp_vf_config *ret, ch
 int restore_point_save(struct agent *a, const char *pci, const struct vfp_restore_point *rp);
 int restore_point_update(struct agent *a, const char *pci, const struct vfp_restore_point *rp);
 struct vfp_restore_point *restore_point_load(struct agent *a, const char *pci);
+int pf_side_map_partition(struct agent *a, const struct vf_facts *f, int pkey,
+			  struct vfp_restore_point *rp, char *err, size_t err_size);
+void pf_side_unmap_partition(struct agent *a, const struct vf_facts *f,
+			     const struct vfp_restore_point *rp, char *err, size_t err_size);
+const char *pf_side_partition_state(struct agent *a, const char *pci, int pkey);

@@ -54,6 +54,7 @@ int vfconfig_from_request(const struct vfp_settings *settings, const struct vfp_
 		return -EINVAL;
 	}
 	s.has_mac = s.has_mac && first;
+	s.pkey = settings->pkey;
 	if (guid[0] && vfp_guid_parse(guid, &s.node_guid) == 0) {
 		s.port_guid = s.node_guid;
 		s.has_node_guid = s.has_port_guid = true;
@@ -108,11 +109,13 @@ int vfconfig_read(const struct vf_target *t, struct vfp_vf_config *ret, char *er
 	return r;
 }
 
+/* GUIDs and a partition: nothing the PF's netdev has a say in. */
 static bool only_guids(const struct vfp_vf_config *s)
 {
 	struct vfp_vf_config rest = *s;
 
 	rest.has_node_guid = rest.has_port_guid = false;
+	rest.pkey = VFP_UNSET;
 	return vfp_vf_config_is_empty(&rest);
 }
 
@@ -233,6 +236,7 @@ int vfconfig_apply(const struct vf_target *t, const struct vfp_vf_config *s, cha
 
 	err[0] = '\0';
 	rest.has_node_guid = rest.has_port_guid = false;
+	rest.pkey = VFP_UNSET; /* the partition is pf_side_map_partition()'s */
 	if (!vfp_vf_config_is_empty(&rest)) {
 		r = set_vf(t, &rest, msg, sizeof(msg));
 		if (r < 0)

@@ -146,6 +146,33 @@ int sim_add_vf_functions(const char *root, const struct sim_pf_spec *spec, const
 }
 
 /*
+ * mlx4's P_Key tables: the port's physical one (iov/ports/1/pkeys/J, the
+ * default partition at 0, as a subnet manager leaves it) and each VF's
+ * mapping onto it (iov/<vf>/ports/1/pkey_idx/I: index 0 on 0, the rest on
+ * none, as the kernel starts a VF).
+ */
+static int add_mlx4_pkey_files(const char *root, const struct sim_pf_spec *spec, const char *pf_dev)
+{
+	char rel[PATH_MAX], vf[16];
+	int r = 0;
+
+	for (unsigned j = 0; r >= 0 && j < 16; j++) {
+		sim_pathf(rel, sizeof(rel), "%s/infiniband/mlx4_%d/iov/ports/1/pkeys/%u", pf_dev,
+			  spec->rdma_index, j);
+		r = sim_write(root, rel, "%s\n", j == 0 ? "0xffff" : "0x0000");
+	}
+	for (unsigned i = 0; r >= 0 && i < spec->numvfs; i++) {
+		r = sim_vf_addr(spec, i, vf, sizeof(vf));
+		for (unsigned k = 0; r >= 0 && k < 16; k++) {
+			sim_pathf(rel, sizeof(rel), "%s/infiniband/mlx4_%d/iov/%s/ports/1/pkey_idx/%u",
+				  pf_dev, spec->rdma_index, vf, k);
+			r = sim_write(root, rel, "%s\n", k == 0 ? "0" : "none");
+		}
+	}
+	return r;
+}
+
+/*
  * GUID files of IB VFs: mlx5's device/sriov/N for VF N, mlx4's
  * iov/ports/1/admin_guids/S for slave S (0 is the PF, VF N is slave N+1).
  */
@@ -231,6 +258,8 @@ int sim_add_pf(const char *root, const struct sim_pf_spec *spec)
 		r = sim_add_vf(root, spec, i, spec->vf_drivers ? spec->vf_drivers[i] : c->vf_driver);
 	if (r >= 0)
 		r = add_guid_files(root, spec, pf_dev);
+	if (r >= 0 && spec->card == SIM_CX3_IB)
+		r = add_mlx4_pkey_files(root, spec, pf_dev);
 	return r;
 }
 

@@ -288,6 +288,9 @@ int sim_add_rdma_device(const char *root, const char *addr, const char *name,
 	sim_pathf(rel, sizeof(rel), "%s/ports/1/link_layer", ib);
 	if (r >= 0)
 		r = sim_write(root, rel, "%s\n", link_layer);
+	sim_pathf(rel, sizeof(rel), "%s/ports/1/pkeys/0", ib); /* the default partition */
+	if (r >= 0 && is_ib)
+		r = sim_write(root, rel, "0xffff\n");
 	sim_pathf(rel, sizeof(rel), "%s/device", ib);
 	if (r >= 0)
 		r = sim_symlink(root, rel, dev);

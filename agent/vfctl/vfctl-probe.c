@@ -63,9 +63,10 @@ int vfctl_probe(const struct vfctl_http *h, long timeout)
 	if (r > 0 || h->quiet)
 		return r > 0 ? 0 : r == 0 ? -ECONNRESET : r;
 	if (r == -ETIMEDOUT)
-		fprintf(stderr, "vfctl: %s takes connections but nothing answered within %d s: "
-			"vfagentd is starting, hung, or failing to start (systemctl status "
-			"vfagentd; journalctl -u vfagentd)\n", h->socket, seconds);
+		fprintf(stderr, "vfctl: no answer from the agent within %d s: %s takes "
+			"connections but nothing answered within %d s: vfagentd is starting, "
+			"hung, or failing to start (systemctl status vfagentd; journalctl -u "
+			"vfagentd)\n", seconds, h->socket, seconds);
 	else
 		fprintf(stderr, "vfctl: %s closed the connection unanswered: vfagentd stopped or "
 			"failed to start (systemctl status vfagentd; journalctl -u vfagentd)\n",

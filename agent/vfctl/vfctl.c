@@ -34,6 +34,7 @@ struct vfctl {
 	const char *link_state;
 	char vf[VFP_PCI_ADDR_LEN + 1], pf[VFP_PCI_ADDR_LEN + 1]; /* swap --vf, --pf; "": none */
 	const char *near, *max_distance; /* alloc: the device to be near, and how far at most */
+	struct vfctl_partitions partitions; /* every --socket and --url, for partitions write */
 	int argc;
 	char **argv;
 };
@@ -89,6 +90,9 @@ static void usage(FILE *out)
 		"                          " VFAGENT_CONFIG_FILE ")\n"
 		"      --proc-root DIR, --modules-dir DIR   doctor --local: /proc and the\n"
 		"                          kernel's modules elsewhere (a test tree)\n"
+		"      --file PATH         partitions write: OpenSM's partitions.conf\n"
+		"      --opensm-pid FILE   partitions write: SIGHUP to that OpenSM on a change\n"
+		"      --follow            partitions write: again on each agent's change\n"
 		"  -h, --help, -V, --version\n");
 }
 
@@ -765,6 +769,17 @@ static int cmd_doctor(struct vfctl *c)
 	return ret;
 }
 
+static int cmd_partitions(struct vfctl *c)
+{
+	if (strcmp(c->argv[0], "write") != 0) {
+		fprintf(stderr, "vfctl: partitions: unknown action \"%s\" (write)\n", c->argv[0]);
+		return EXIT_USAGE;
+	}
+	if (c->partitions.n_sources == 0) /* the agent of this host, as every other command */
+		c->partitions.sources[c->partitions.n_sources++] = c->http;
+	return vfctl_partitions_write(&c->partitions);
+}
+
 static int cmd_events(struct vfctl *c)
 {
 	return vfctl_follow_events(&c->http, c->json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
@@ -802,6 +817,10 @@ static const struct command commands[] = {
 	  1, 2, cmd_numvfs },
 	{ "events", "follow inventory and allocation changes (through agent restarts)", 0, 0,
 	  cmd_events },
+	{ "partitions", "write --file PATH [--socket S | --url U --token-file F]... [--opensm-pid\n"
+			"           PIDFILE] [--follow]   every agent's InfiniBand partition members into\n"
+			"           OpenSM's partitions.conf (its own block; SIGHUP on a change)",
+	  1, 1, cmd_partitions },
 	{ "repair", "PCI   a quarantined VF: reset, checked, and free again", 1, 1, cmd_repair },
 	{ "doctor", "[--local]   check the host: IOMMU, vfio-pci, SR-IOV firmware, IB ports, "
 		    "RDMA\n           netns mode, config, socket group, pools (exit 0/1/2: "
@@ -812,13 +831,22 @@ static const struct command commands[] = {
 	{}
 };
 
-static char token_buf[512];
+/* One per --token-file: partitions write names an agent per --url, each with its own. */
+static char token_bufs[VFCTL_MAX_SOURCES + 1][512];
+static size_t n_tokens;
 
 static int read_token(const char *path, const char **ret)
 {
 	FILE *f = fopen(path, "re");
+	char *token_buf = token_bufs[n_tokens];
 
-	if (!f || !fgets(token_buf, sizeof(token_buf), f)) {
+	if (n_tokens == VFCTL_MAX_SOURCES) {
+		fprintf(stderr, "vfctl: --token-file: at most %d\n", VFCTL_MAX_SOURCES);
+		if (f)
+			fclose(f);
+		return -EINVAL;
+	}
+	if (!f || !fgets(token_buf, sizeof(token_bufs[0]), f)) {
 		fprintf(stderr, "vfctl: --token-file %s: %s\n", path, f ? "empty" : strerror(errno));
 		if (f)
 			fclose(f);
@@ -826,6 +854,7 @@ static int read_token(const char *path, const char **ret)
 	}
 	fclose(f);
 	token_buf[strcspn(token_buf, "\r\n")] = '\0';
+	n_tokens++;
 	*ret = token_buf;
 	return 0;
 }
@@ -867,7 +896,7 @@ enum { O_SOCKET = 256, O_URL, O_TOKEN, O_LOCAL, O_OWNER, O_MAC, O_VLAN, O_GUID, 
        O_PACK, O_KEY, O_DRY, O_NETNS, O_IFNAME, O_ADDRESS, O_MTU, O_GATEWAY, O_DOMAIN,
        O_LIVE, O_CONFIG, O_POOL, O_STATE, O_CONFIG_FILE, O_PROC_ROOT, O_MODULES_DIR, O_PERSIST, O_FORGET,
        O_SPOOFCHK, O_TRUST, O_LINK_STATE, O_MAX_RATE, O_MIN_RATE, O_TIMEOUT, O_VF, O_PF, O_NEAR,
-       O_MAX_DISTANCE };
+       O_MAX_DISTANCE, O_FILE, O_OPENSM_PID, O_FOLLOW };
 static const struct option options[] = {
 	{ "sysfs-root", required_argument, NULL, 'r' }, { "output", required_argument, NULL, 'o' },
 	{ "count", required_argument, NULL, 'n' },	{ "socket", required_argument, NULL, O_SOCKET },
@@ -898,8 +927,22 @@ static const struct option options[] = {
 	{ "pf", required_argument, NULL, O_PF },
 	{ "near", required_argument, NULL, O_NEAR },
 	{ "max-distance", required_argument, NULL, O_MAX_DISTANCE },
+	{ "file", required_argument, NULL, O_FILE },
+	{ "opensm-pid", required_argument, NULL, O_OPENSM_PID },
+	{ "follow", no_argument, NULL, O_FOLLOW },
 	{}
 };
+
+/* Each --socket and --url is one more agent for partitions write; the last is every command's. */
+static int add_source(struct vfctl *c)
+{
+	if (c->partitions.n_sources == VFCTL_MAX_SOURCES) {
+		fprintf(stderr, "vfctl: --socket, --url: at most %d agents\n", VFCTL_MAX_SOURCES);
+		return -EINVAL;
+	}
+	c->partitions.sources[c->partitions.n_sources++] = c->http;
+	return 0;
+}
 
 /* One option of the command line into @c. */
 static int apply_option(struct vfctl *c, int o)
@@ -916,12 +959,27 @@ static int apply_option(struct vfctl *c, int o)
 		c->json = strcmp(optarg, "json") == 0;
 		break;
 	case 'n': r = parse_number("--count", optarg, 1, 64, &c->count); break;
-	case O_SOCKET: c->http.socket = c->host.socket_path = optarg; break;
+	case O_SOCKET:
+		c->http.socket = c->host.socket_path = optarg;
+		r = add_source(c);
+		if (r >= 0) /* this agent by its socket, whatever --url said before */
+			c->partitions.sources[c->partitions.n_sources - 1].url = NULL;
+		break;
 	case O_TIMEOUT: r = parse_number("--timeout", optarg, 0, 86400, &c->http.timeout); break;
 	case O_VF: r = parse_pci("--vf", optarg, c->vf); break;
 	case O_PF: r = parse_pci("--pf", optarg, c->pf); break;
-	case O_URL: c->http.url = optarg; break;
-	case O_TOKEN: r = read_token(optarg, &c->http.token); break;
+	case O_URL:
+		c->http.url = optarg;
+		r = add_source(c);
+		break;
+	case O_TOKEN:
+		r = read_token(optarg, &c->http.token);
+		if (r >= 0 && c->partitions.n_sources) /* the --url before it */
+			c->partitions.sources[c->partitions.n_sources - 1].token = c->http.token;
+		break;
+	case O_FILE: c->partitions.file = optarg; break;
+	case O_OPENSM_PID: c->partitions.opensm_pid = optarg; break;
+	case O_FOLLOW: c->partitions.follow = true; break;
 	case O_LOCAL: c->local = true; break;
 	case O_OWNER: c->owner = optarg; break;
 	case O_MAC: c->mac = optarg; break;

@@ -41,3 +41,16 @@ int vfctl_doctor_exit_status(json_t *report);
 int vfctl_swap(const struct vfctl_http *h, const char *id, const char *vf, const char *pf,
 	       bool json);
 int vfctl_drain(const struct vfctl_http *h, const char *pf, bool json);
+
+#define VFCTL_MAX_SOURCES 64
+
+/* `vfctl partitions write`'s options (vfctl-partitions.c). */
+struct vfctl_partitions {
+	const char *file;	/* OpenSM's partitions.conf */
+	const char *opensm_pid; /* a file with OpenSM's pid, to signal; NULL: none */
+	bool follow;
+	struct vfctl_http sources[VFCTL_MAX_SOURCES]; /* the agents, as --socket/--url named them */
+	size_t n_sources;
+};
+
+int vfctl_partitions_write(const struct vfctl_partitions *o);

@@ -136,6 +136,10 @@ await check("POST", "/v1/domain-xml",
 	"<mac address='02:00:0a:00:00:01'/></interface></devices></domain>", 200,
 	{ "Content-Type": "application/xml" });
 await check("GET", "/v1/events", undefined, 200);
+const pk = await check("POST", "/v1/allocations", { pool: "ib", owner, pkey: "0x8001", membership: "full" }, 201);
+await check("POST", "/v1/allocations", { pool: "ib", owner, pkey: "0xffff" }, 400);
+await check("GET", "/v1/partitions", undefined, 200);
+await check("DELETE", `/v1/allocations/${pk.json?.id}`, undefined, 204);
 await check("PATCH", `/v1/allocations/${id}`, { trust: true, max_tx_rate: 10 }, 200);
 await check("PATCH", `/v1/allocations/${id}`, { mac: "02:00:0a:00:00:09" }, 400);
 await check("PATCH", "/v1/allocations/00000000-0000-4000-8000-000000000000", { vlan: 5 }, 404);

@@ -79,14 +79,20 @@ allocations_of() {
 
 # One claim a line for each VF of VM $1 on this host, that another host (or
 # this one after a save) can make to give the VM the same devices: its pool
-# and owner, a failover NIC's standby, and the settings its PF reports (the
-# ones the guest knew: MAC, VLAN, rate, spoofchk, trust). VFs at the
-# addresses in $2 (oned's bookings, which oned books again) are left out.
+# and owner, and the settings its PF reports (the ones the guest knew: MAC,
+# VLAN, rate, spoofchk, trust); an IB VF's GUID (node and port: the guest and
+# the subnet manager's partitions know it by it) and partition, a failover
+# NIC's standby, and the allocation's first VF's IP (its IPoIB dummy NIC's
+# address), from the allocation. VFs at the addresses in $2 (oned's bookings,
+# which oned books again) are left out.
 vf_claims() {
 	list=$(api GET "/v1/allocations?owner=vm:$1") || return 1
-	printf '%s' "$list" | jq -c '.allocations[] | {pool, owner} +
-		(if .settings.failover then {failover: .settings.failover} else {} end) +
-		(.vfs[] | {pci})' |
+	printf '%s' "$list" | jq -c '.allocations[] | . as $a | .vfs | to_entries[] |
+		{pool: $a.pool, owner: $a.owner, pci: .value.pci,
+		 guid: (if .key == 0 and $a.settings.guid then $a.settings.guid else .value.guid end),
+		 ip: (if .key == 0 then $a.settings.ip else null end),
+		 pkey: $a.settings.pkey, membership: $a.settings.membership,
+		 failover: $a.settings.failover}' |
 		while read -r vf; do
 			pci=$(printf '%s' "$vf" | jq -r .pci)
 			case " ${2:-} " in *" $pci "*) continue ;; esac
@@ -97,7 +103,9 @@ vf_claims() {
 				{spoofchk, trust, max_tx_rate} | with_entries(select(.value != null and
 				.value != 0))) + (if .link_type == "ethernet" then
 				(.pf_settings // {} | {mac, vlan} | with_entries(select(.value != null
-				and .value != 0))) else {} end)' || exit 1
+				and .value != 0))) else ($vf | {guid, pkey, membership} |
+				with_entries(select(.value != null))) end) + ($vf | {ip} |
+				with_entries(select(.value != null)))' || exit 1
 		done
 }
 
