@@ -312,18 +312,25 @@ void ledger_set_domains(struct agent *a, struct agent_foreign_vfs *foreign,
 	free(old_running.d);
 }
 
+/* A copy of @n elements of @size at @src (never NULL, even for none), the caller's to free. */
+static void *copy_of(const void *src, size_t n, size_t size)
+{
+	void *copy = calloc(n ? n : 1, size);
+
+	if (copy && n)
+		memcpy(copy, src, n * size);
+	return copy;
+}
+
 /* Copies of the lists, the caller's to free. */
 int ledger_get_foreign_vfs(struct agent *a, struct agent_foreign_vf **ret, size_t *ret_n)
 {
 	LEDGER_GUARD(g, a);
-	size_t n = g.owner->foreign.n;
 
-	*ret = calloc(n ? n : 1, sizeof(**ret));
+	*ret = copy_of(g.owner->foreign.vfs, g.owner->foreign.n, sizeof(**ret));
 	if (!*ret)
 		return -ENOMEM;
-	if (n)
-		memcpy(*ret, g.owner->foreign.vfs, n * sizeof(**ret));
-	*ret_n = n;
+	*ret_n = g.owner->foreign.n;
 	return 0;
 }
 
@@ -331,14 +338,11 @@ int ledger_get_running_domains(struct agent *a, struct agent_running_domain **re
 			       size_t *ret_n)
 {
 	LEDGER_GUARD(g, a);
-	size_t n = g.owner->running.n;
 
-	*ret = calloc(n ? n : 1, sizeof(**ret));
+	*ret = copy_of(g.owner->running.d, g.owner->running.n, sizeof(**ret));
 	if (!*ret)
 		return -ENOMEM;
-	if (n)
-		memcpy(*ret, g.owner->running.d, n * sizeof(**ret));
-	*ret_n = n;
+	*ret_n = g.owner->running.n;
 	return 0;
 }
 
