@@ -4,7 +4,9 @@
  * bridges from its root complex down and its VFs, then the devices worth
  * being near (GPUs, accelerators, NVMe) with their distance to every PF.
  * Root and NUMA node carry DRA's attribute names (pcieRoot, numaNode); a
- * device without a NUMA node has none, as DRA wants.
+ * device without a NUMA node has none, as DRA wants. A PF whose data goes
+ * through a Data Direct function names it, with its place: distances are
+ * measured from there.
  */
 #include "config.h"
 
@@ -90,6 +92,23 @@ static json_t *vf_to_json(const struct vfp_pcie_topo *t, const struct vfp_vf *vf
 	return o;
 }
 
+/* The Data Direct function @d's data goes through, with its place; null when none. */
+static json_t *data_direct_to_json(const struct vfp_pcie_topo *t, const struct pcie_dev *d)
+{
+	const struct pcie_dev *dd = d ? pcie_topo_data_path(t, d) : NULL;
+	json_t *o;
+
+	if (!dd || dd == d)
+		return json_null();
+	o = json_pack("{s:s, s:s, s:o}", "pci", dd->pci, "vpd_v3", dd->vpd_v3, "path",
+		      path_to_json(t, dd));
+	if (o && !set_place(o, dd)) {
+		json_decref(o);
+		o = NULL;
+	}
+	return o;
+}
+
 static json_t *pf_to_json(const struct vfp_pcie_topo *t, const struct vfp_pf *pf)
 {
 	const struct pcie_dev *d = pcie_topo_find(t, vfp_pf_get_pci(pf));
@@ -103,6 +122,7 @@ static json_t *pf_to_json(const struct vfp_pcie_topo *t, const struct vfp_pf *pf
 		     json_object_set_new(o, "path", json_null()) == 0;
 	for (size_t i = 0; ok && i < vfp_pf_get_vf_count(pf); i++)
 		ok = json_array_append_new(vfs, vf_to_json(t, vfp_pf_get_vf(pf, i))) == 0;
+	ok = ok && json_object_set_new(o, "data_direct", data_direct_to_json(t, d)) == 0;
 	ok = ok && json_object_set_new(o, "vfs", vfs) == 0;
 	if (!ok) {
 		json_decref(o);
@@ -128,7 +148,8 @@ static json_t *distances_to_json(const struct vfp_pcie_topo *t, const struct pci
 		ok = json_array_append_new(a, json_pack("{s:s, s:s, s:b}", "pf", pci, "distance",
 							vfp_pcie_distance_to_string(dist),
 							"acs_redirect",
-							pcie_topo_acs_redirects(t, pf, d))) == 0;
+							pcie_topo_acs_redirects(
+								t, pcie_topo_data_path(t, pf), d))) == 0;
 	}
 	if (!ok)
 		json_decref(a);

@@ -13,6 +13,12 @@
  * root port, for two functions of one card), PXB through several switches
  * below one root port, PHB through the root complex, NODE between root
  * complexes of one NUMA node, SYS across NUMA nodes.
+ *
+ * A ConnectX-8 with Data Direct moves its data through a DMA function of
+ * its own (15b3:2100), which a DGX-like host places under the GPU's
+ * switch while the PF hangs off a CPU root port: the PF's distances are
+ * the DMA function's. rdma-core's rdma_topo pairs the two by the "V3"
+ * UUID of their VPD (the "SN" serial is the board's, shared by its NICs).
  */
 #include "config.h"
 
@@ -38,6 +44,8 @@
 #define PCI_EXP_TYPE_PCI_BRIDGE 0x7
 
 #define MAX_DEPTH 32
+#define DATA_DIRECT_VENDOR "15b3"
+#define DATA_DIRECT_DEVICE "2100"
 
 static const char *const distance_names[] = {
 	[VFP_PCIE_SELF] = "X",	     [VFP_PCIE_PIX] = "PIX",   [VFP_PCIE_PXB] = "PXB",
@@ -152,6 +160,17 @@ int vfp_pcie_root_read(struct vfp_ctx *ctx, const char *pci, char *buf, size_t s
 	return r;
 }
 
+/* A ConnectX PF's or DMA function's VPD "V3"; garbage or none leaves it unpaired. */
+static void read_vpd_v3(struct vfp_ctx *ctx, struct pcie_dev *d)
+{
+	struct vfp_vpd_ids ids;
+
+	if (d->is_vf || strcmp(d->vendor, DATA_DIRECT_VENDOR) != 0 || d->class >> 8 == 0x0604)
+		return;
+	if (vfp_sysfs_read_vpd(ctx, d->pci, &ids) >= 0)
+		memcpy(d->vpd_v3, ids.v3, sizeof(d->vpd_v3));
+}
+
 static void read_class(struct vfp_ctx *ctx, struct pcie_dev *d)
 {
 	char rel[96], buf[32];
@@ -173,6 +192,7 @@ static void read_class(struct vfp_ctx *ctx, struct pcie_dev *d)
 		d->numa_node = v;
 	vfp_sysfs_dev(rel, sizeof(rel), d->pci, "physfn");
 	d->is_vf = vfp_sysfs_exists(ctx, rel) > 0;
+	read_vpd_v3(ctx, d);
 	if (d->class >> 16 == 0x03)
 		d->kind = PCIE_KIND_GPU;
 	else if (d->class >> 16 == 0x12)
@@ -237,6 +257,32 @@ static enum pcie_role role_by_type(int port_type)
 	}
 }
 
+static bool is_data_direct(const struct pcie_dev *d)
+{
+	return strcmp(d->vendor, DATA_DIRECT_VENDOR) == 0 &&
+	       strcmp(d->device, DATA_DIRECT_DEVICE) == 0;
+}
+
+/* Each PF whose VPD V3 is a Data Direct function's gets that function as its data path. */
+static void pair_data_direct(struct vfp_pcie_topo *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		if (!is_data_direct(&t->devs[i]) || !t->devs[i].vpd_v3[0])
+			continue;
+		for (size_t j = 0; j < t->n; j++)
+			if (j != i && !is_data_direct(&t->devs[j]) &&
+			    strcmp(t->devs[j].vpd_v3, t->devs[i].vpd_v3) == 0)
+				t->devs[j].data_direct = (int)i;
+	}
+}
+
+/* Where @d's data goes through: its Data Direct function, else itself. */
+const struct pcie_dev *pcie_topo_data_path(const struct vfp_pcie_topo *t,
+					   const struct pcie_dev *d)
+{
+	return d->data_direct >= 0 ? &t->devs[d->data_direct] : d;
+}
+
 /* Parents by address, then bridge roles from the top down (addresses sort parents first). */
 static void link_tree(struct vfp_pcie_topo *t, char (*parents)[13], const int *port_types)
 {
@@ -268,6 +314,7 @@ static int scan_one(struct vfp_ctx *ctx, const char *name, struct pcie_dev *d, c
 
 	memset(d, 0, sizeof(*d));
 	d->numa_node = -1;
+	d->data_direct = -1;
 	d->acs_ctrl = -1;
 	*port_type = -1;
 	if (vfp_pci_addr_normalize(name, d->pci) < 0)
@@ -313,6 +360,7 @@ VFP_EXPORT int vfp_pcie_topo_scan(struct vfp_ctx *ctx, struct vfp_pcie_topo **re
 	if (r >= 0) {
 		/* list_dir sorted the names; normalizing keeps that order */
 		link_tree(t, parents, port_types);
+		pair_data_direct(t);
 		*ret_topo = TAKE_PTR(t);
 	}
 	vfp_strv_free(names, n_names);
@@ -423,6 +471,9 @@ bool pcie_topo_acs_redirects(const struct vfp_pcie_topo *t, const struct pcie_de
 /**
  * vfp_pcie_topo_distance() - how far apart PCI devices @a and @b are
  *
+ * Measured where their data goes: a PF with a Data Direct function from
+ * that function's place.
+ *
  * -ENOENT when the tree does not place one of them (not on this host);
  * -EINVAL when one is no PCI address.
  */
@@ -438,6 +489,6 @@ VFP_EXPORT int vfp_pcie_topo_distance(const struct vfp_pcie_topo *t, const char 
 	db = pcie_topo_find(t, b);
 	if (!da || !db)
 		return -ENOENT;
-	*ret_distance = distance(t, da, db);
+	*ret_distance = distance(t, pcie_topo_data_path(t, da), pcie_topo_data_path(t, db));
 	return 0;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "private.h"
+#include "vpd.h"
 
 /* What a function is in the tree, from its PCIe capability (or its place when config is short). */
 enum pcie_role {
@@ -32,6 +33,8 @@ struct pcie_dev {
 	enum pcie_kind kind;
 	int acs_ctrl; /* the ACS control register; -1: no ACS or config not readable */
 	bool is_vf;
+	char vpd_v3[VFP_VPD_VALUE_MAX + 1]; /* ConnectX functions only; "" when none */
+	int data_direct; /* a PF's Data Direct DMA function (its data path); -1: none */
 };
 
 struct vfp_pcie_topo {
@@ -46,6 +49,8 @@ struct vfp_pcie_topo {
 const char *pcie_role_to_string(enum pcie_role r);
 const char *pcie_kind_to_string(enum pcie_kind k);
 const struct pcie_dev *pcie_topo_find(const struct vfp_pcie_topo *t, const char *pci);
+const struct pcie_dev *pcie_topo_data_path(const struct vfp_pcie_topo *t,
+					    const struct pcie_dev *d);
 bool pcie_topo_acs_redirects(const struct vfp_pcie_topo *t, const struct pcie_dev *a,
 			     const struct pcie_dev *b);
 int pcie_config_parse(const unsigned char *cfg, size_t len, int *ret_port_type, int *ret_acs);

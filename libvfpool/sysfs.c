@@ -414,3 +414,28 @@ int vfp_sysfs_read_bin(const struct vfp_ctx *ctx, const char *rel, void *buf, si
 	}
 	return (int)got;
 }
+
+/**
+ * vfp_sysfs_read_vpd() - the "SN" and "V3" keywords of PCI device @pci's VPD
+ *
+ * Reads at most 4 KiB of bus/pci/devices/<pci>/vpd (the read-only keywords
+ * come first; the kernel reads VPD a dword at a time). -ENOENT when the
+ * device has none; -EBADMSG, logged naming the file, when it is no VPD.
+ */
+int vfp_sysfs_read_vpd(struct vfp_ctx *ctx, const char *pci, struct vfp_vpd_ids *ret)
+{
+	unsigned char buf[4096];
+	char rel[96];
+	int n, r;
+
+	memset(ret, 0, sizeof(*ret));
+	r = vfp_sysfs_dev(rel, sizeof(rel), pci, "vpd");
+	n = r < 0 ? r : vfp_sysfs_read_bin(ctx, rel, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	r = vfp_vpd_parse(buf, (size_t)n, ret);
+	if (r < 0)
+		vfp_warn(ctx, "%s/%s: not VPD (no Identifier String, an item past the end, or a "
+			      "keyword not printable)", ctx->sysfs_root, rel);
+	return r;
+}

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "private.h"
+#include "vpd.h"
 
 int vfp_sysfs_path(const struct vfp_ctx *ctx, char *buf, size_t size, const char *fmt, ...)
 	_printf_(4, 5);
@@ -20,6 +21,7 @@ int vfp_sysfs_readlink(const struct vfp_ctx *ctx, const char *rel, char *buf, si
 int vfp_sysfs_link_basename(const struct vfp_ctx *ctx, const char *rel, char *buf, size_t size);
 int vfp_sysfs_pci_device_path(const struct vfp_ctx *ctx, const char *pci, char *buf, size_t size);
 int vfp_sysfs_read_bin(const struct vfp_ctx *ctx, const char *rel, void *buf, size_t size);
+int vfp_sysfs_read_vpd(struct vfp_ctx *ctx, const char *pci, struct vfp_vpd_ids *ret);
 int vfp_sysfs_exists(const struct vfp_ctx *ctx, const char *rel);
 int vfp_sysfs_write(const struct vfp_ctx *ctx, const char *rel, const char *value);
 int vfp_sysfs_list_dir(const struct vfp_ctx *ctx, const char *rel, char ***ret_names,

@@ -11,7 +11,12 @@
  *    user reads it (no config space: bridges known by their place);
  *  - an EPYC host where a device's bus number names no root complex
  *    (0000:21:00.0 and 0000:23:00.0 hang off pci0000:20) and a second PCI
- *    domain reuses bus numbers.
+ *    domain reuses bus numbers;
+ *  - a DGX-like host with ConnectX-8 Data Direct: the GPU and the CX-8's
+ *    DMA function (15b3:2100) on one PEX switch, the CX-8 PF on a CPU root
+ *    port of its own, paired by the VPD "V3" both carry (as rdma-core's
+ *    rdma_topo and mstflint pair them); a second CX-8 of the same board
+ *    (same "SN", its own "V3") has no Data Direct.
  */
 #include "config.h"
 
@@ -20,6 +25,7 @@
 #include <string.h>
 
 #include "agent/sim/sim-host.h"
+#include "libvfpool/sysfs.h"
 #include "check-suites.h"
 #include "fixtures.h"
 
@@ -102,6 +108,29 @@ static const struct sim_pf_spec epyc_pfs[] = {
 	{ SIM_E810, "0000:21:00.0", "ens1f0", 0, 0, 10, 8, 2, NULL, "pci0000:20/0000:20:01.1" },
 };
 
+#define DD0 "pci0000:00/0000:00:01.0/0000:01:00.0/"
+#define CX8_V3 "62ee5a540e91"
+
+static const struct sim_pcie_fn data_direct[] = {
+	{ "0000:00:01.0", "pci0000:00", "8086", "352a", BRIDGE, 0, RP, ACS_KERNEL, "pcieport" },
+	{ "0000:01:00.0", "pci0000:00/0000:00:01.0", "1000", "c030", BRIDGE, 0, USP, -1,
+	  "pcieport" },
+	{ "0000:02:00.0", DD0, "1000", "c030", BRIDGE, 0, DSP, 0, "pcieport" },
+	{ "0000:02:01.0", DD0, "1000", "c030", BRIDGE, 0, DSP, 0, "pcieport" },
+	{ "0000:02:02.0", DD0, "1000", "c030", BRIDGE, 0, DSP, 0, "pcieport" },
+	{ "0000:03:00.0", DD0 "0000:02:00.0", "10de", "2330", GPU, 0, EP, -1, "nvidia" },
+	{ "0000:04:00.0", DD0 "0000:02:01.0", "15b3", "2100", 0x020700, 0, EP, -1,
+	  "mlx5_data_direct" },
+	{ "0000:05:00.0", DD0 "0000:02:02.0", "144d", "a825", NVME, 0, EP, -1, "nvme" },
+	{ "0000:00:03.0", "pci0000:00", "8086", "352b", BRIDGE, 0, RP, ACS_KERNEL, "pcieport" },
+	{ "0000:00:05.0", "pci0000:00", "8086", "352c", BRIDGE, 0, RP, ACS_KERNEL, "pcieport" },
+};
+
+static const struct sim_pf_spec data_direct_pfs[] = {
+	{ SIM_CX8, "0000:06:00.0", "ens3np0", 0, 0, 10, 8, 2, NULL, "pci0000:00/0000:00:03.0" },
+	{ SIM_CX8, "0000:07:00.0", "ens5np0", 4, 0, 20, 8, 2, NULL, "pci0000:00/0000:00:05.0" },
+};
+
 static struct fixture fx;
 static struct vfp_pcie_topo *topo;
 
@@ -128,6 +157,21 @@ static void setup_skylake(void)
 static void setup_epyc(void)
 {
 	build(epyc, ELEMS(epyc), epyc_pfs, ELEMS(epyc_pfs));
+}
+
+static void setup_data_direct(void)
+{
+	fixture_setup(&fx);
+	ck_assert_int_eq(sim_add_pcie_tree(fx.root, data_direct, ELEMS(data_direct)), 0);
+	for (size_t i = 0; i < ELEMS(data_direct_pfs); i++)
+		ck_assert_int_eq(sim_add_pf(fx.root, &data_direct_pfs[i]), 0);
+	ck_assert_int_eq(sim_write_vpd(fx.root, "0000:04:00.0", "NVIDIA ConnectX-8 DMA",
+				       "MT2442XZ0A1B", CX8_V3), 0);
+	ck_assert_int_eq(sim_write_vpd(fx.root, "0000:06:00.0", "NVIDIA ConnectX-8 C8180",
+				       "MT2442XZ0A1B", CX8_V3), 0);
+	ck_assert_int_eq(sim_write_vpd(fx.root, "0000:07:00.0", "NVIDIA ConnectX-8 C8180",
+				       "MT2442XZ0A1B", "62ee5a540e92"), 0);
+	ck_assert_int_eq(vfp_pcie_topo_scan(fx.ctx, &topo), 0);
 }
 
 static void teardown(void)
@@ -319,6 +363,102 @@ START_TEST(test_flat_tree_places_nothing)
 }
 END_TEST
 
+/* The CX-8 PF hangs off its own root port; its data goes through the DMA function beside the GPU. */
+START_TEST(test_data_direct_distances)
+{
+	assert_distance("0000:03:00.0", "0000:06:00.0", "PIX"); /* wired PHB */
+	assert_distance("0000:05:00.0", "0000:06:00.0", "PIX");
+	assert_distance("0000:03:00.0", "0000:04:00.0", "PIX");
+	/* the board's other CX-8: the same SN, its own V3, no Data Direct */
+	assert_distance("0000:03:00.0", "0000:07:00.0", "PHB");
+	assert_distance("0000:06:00.0", "0000:07:00.0", "PHB");
+}
+END_TEST
+
+START_TEST(test_data_direct_json)
+{
+	struct vfp_inventory *inv = fixture_scan(&fx);
+	json_t *j = vfp_pcie_topo_to_json(topo, inv), *pf, *dd, *gpu, *d;
+
+	ck_assert_ptr_nonnull(j);
+	pf = find(json_object_get(j, "pfs"), "pci", "0000:06:00.0");
+	ck_assert_int_eq(json_array_size(json_object_get(pf, "path")), 1); /* its root port */
+	dd = json_object_get(pf, "data_direct");
+	ck_assert_str_eq(json_string_value(json_object_get(dd, "pci")), "0000:04:00.0");
+	ck_assert_str_eq(json_string_value(json_object_get(dd, "vpd_v3")), CX8_V3);
+	ck_assert_str_eq(json_string_value(json_object_get(dd, "pcieRoot")), "pci0000:00");
+	ck_assert_int_eq(json_array_size(json_object_get(dd, "path")), 3);
+	ck_assert_str_eq(json_string_value(json_object_get(
+				 json_array_get(json_object_get(dd, "path"), 2), "pci")),
+			 "0000:02:01.0");
+	pf = find(json_object_get(j, "pfs"), "pci", "0000:07:00.0");
+	ck_assert(json_is_null(json_object_get(pf, "data_direct")));
+	/* the DMA function is no device worth being near: the GPU and the NVMe drive */
+	ck_assert_int_eq(json_array_size(json_object_get(j, "devices")), 2);
+	gpu = find(json_object_get(j, "devices"), "pci", "0000:03:00.0");
+	d = find(json_object_get(gpu, "distances"), "pf", "0000:06:00.0");
+	ck_assert_str_eq(json_string_value(json_object_get(d, "distance")), "PIX");
+	ck_assert(json_is_false(json_object_get(d, "acs_redirect")));
+	d = find(json_object_get(gpu, "distances"), "pf", "0000:07:00.0");
+	ck_assert_str_eq(json_string_value(json_object_get(d, "distance")), "PHB");
+	json_decref(j);
+	vfp_inventory_unref(inv);
+}
+END_TEST
+
+/* An unprogrammed VPD (all 0xff) pairs nothing, and the warning names the file. */
+START_TEST(test_data_direct_garbage_vpd)
+{
+	unsigned char ff[64];
+	struct vfp_vpd_ids ids;
+	FILE *out;
+	char path[256];
+
+	memset(ff, 0xff, sizeof(ff));
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/0000:04:00.0/vpd", fx.root);
+	out = fopen(path, "we");
+	ck_assert_ptr_nonnull(out);
+	ck_assert_uint_eq(fwrite(ff, 1, sizeof(ff), out), sizeof(ff));
+	ck_assert_int_eq(fclose(out), 0);
+	ck_assert_int_eq(vfp_sysfs_read_vpd(fx.ctx, "0000:04:00.0", &ids), -EBADMSG);
+	ck_assert_ptr_nonnull(fixture_find_warning(&fx, "bus/pci/devices/0000:04:00.0/vpd: not VPD"));
+	ck_assert_int_eq(vfp_sysfs_read_vpd(fx.ctx, "0000:03:00.0", &ids), -ENOENT);
+	ck_assert_int_eq(vfp_sysfs_read_vpd(fx.ctx, "0000:06:00.0", &ids), 0);
+	ck_assert_str_eq(ids.sn, "MT2442XZ0A1B");
+	ck_assert_str_eq(ids.v3, CX8_V3);
+	topo = vfp_pcie_topo_unref(topo);
+	ck_assert_int_eq(vfp_pcie_topo_scan(fx.ctx, &topo), 0);
+	assert_distance("0000:03:00.0", "0000:06:00.0", "PHB");
+}
+END_TEST
+
+/* VPD bytes as the PCI spec lays them out, and what is refused. */
+START_TEST(test_vpd_parse)
+{
+	static const unsigned char good[] = { 0x82, 0x02, 0x00, 'C', 'X', 0x90, 0x0e, 0x00,
+					      'S',  'N',  0x03, 'M', 'T', '1', 'V', '3',
+					      0x02, 'a',  'b',  'R', 'V', 0x00, 0x78 };
+	unsigned char bad[sizeof(good)];
+	struct vfp_vpd_ids ids;
+
+	ck_assert_int_eq(vfp_vpd_parse(good, sizeof(good), &ids), 0);
+	ck_assert_str_eq(ids.sn, "MT1");
+	ck_assert_str_eq(ids.v3, "ab");
+	ck_assert_int_eq(vfp_vpd_parse(good, 4, &ids), -EBADMSG); /* the ID string cut short */
+	ck_assert_int_eq(vfp_vpd_parse(good, 12, &ids), -EBADMSG); /* VPD-R cut short */
+	memcpy(bad, good, sizeof(bad));
+	bad[0] = 0x90; /* no Identifier String first */
+	ck_assert_int_eq(vfp_vpd_parse(bad, sizeof(bad), &ids), -EBADMSG);
+	memcpy(bad, good, sizeof(bad));
+	bad[17] = 0x07; /* a control byte in V3, after a good SN */
+	ck_assert_int_eq(vfp_vpd_parse(bad, sizeof(bad), &ids), -EBADMSG);
+	ck_assert_str_eq(ids.v3, ""); /* a refused VPD leaves nothing half-read */
+	memcpy(bad, good, sizeof(bad));
+	bad[10] = 0x20; /* SN's length past the end of VPD-R */
+	ck_assert_int_eq(vfp_vpd_parse(bad, sizeof(bad), &ids), -EBADMSG);
+}
+END_TEST
+
 Suite *suite_pcie_topo(void)
 {
 	Suite *s = suite_create("pcie-topo");
@@ -339,7 +479,14 @@ Suite *suite_pcie_topo(void)
 	tcase_add_test(tc, test_epyc_inventory_carries_dra_attributes);
 	tcase_add_test(tc, test_unknown_and_bad_addresses);
 	suite_add_tcase(s, tc);
+	tc = tcase_create("data-direct");
+	tcase_add_checked_fixture(tc, setup_data_direct, teardown);
+	tcase_add_test(tc, test_data_direct_distances);
+	tcase_add_test(tc, test_data_direct_json);
+	tcase_add_test(tc, test_data_direct_garbage_vpd);
+	suite_add_tcase(s, tc);
 	tc = tcase_create("names");
+	tcase_add_test(tc, test_vpd_parse);
 	tcase_add_test(tc, test_distance_names);
 	tcase_add_test(tc, test_flat_tree_places_nothing);
 	suite_add_tcase(s, tc);

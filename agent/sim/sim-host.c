@@ -33,6 +33,7 @@ static const struct card_shape cards[] = {
 	[SIM_E810] = { "8086", "159b", "1889", 0x020000, "ice", "iavf", 1, NULL, 8, 1 },
 	[SIM_X520] = { "8086", "10fb", "10ed", 0x020000, "ixgbe", "ixgbevf", 1, NULL, 128, 2 },
 	[SIM_IGB] = { "8086", "10c9", "10ca", 0x020000, "igb", "igbvf", 1, NULL, 128, 2 },
+	[SIM_CX8] = { "15b3", "1023", "101e", 0x020000, "mlx5_core", "mlx5_core", 1, "mlx5", 1, 1 },
 };
 
 const char *sim_card_vf_driver(enum sim_card card)

@@ -35,6 +35,8 @@ struct sim_pcie_fn {
 
 int sim_add_pcie_fn(const char *root, const struct sim_pcie_fn *f);
 int sim_add_pcie_tree(const char *root, const struct sim_pcie_fn *fns, size_t n);
+int sim_write_vpd(const char *root, const char *addr, const char *name, const char *sn,
+		  const char *v3);
 
 /* Kinds of SR-IOV card whose sysfs shape the simulated host reproduces. */
 enum sim_card {
@@ -43,6 +45,7 @@ enum sim_card {
 	SIM_E810,     /* Intel E810, Ethernet, ice / iavf, 8086:159b / 1889 */
 	SIM_X520,     /* Intel 82599, Ethernet, ixgbe / ixgbevf, 8086:10fb / 10ed */
 	SIM_IGB,      /* Intel 82576 (QEMU igb), Ethernet, igb / igbvf, 8086:10c9 / 10ca */
+	SIM_CX8,      /* ConnectX-8, Ethernet, mlx5_core, 15b3:1023 / VF 101e */
 };
 
 struct sim_pf_spec {

@@ -83,3 +83,54 @@ int sim_add_pcie_tree(const char *root, const struct sim_pcie_fn *fns, size_t n)
 		r = sim_add_pcie_fn(root, &fns[i]);
 	return r;
 }
+
+/* One VPD-R keyword at @p: two letters, a length byte, the value. */
+static size_t put_keyword(unsigned char *p, const char *kw, const char *value)
+{
+	size_t n = strlen(value);
+
+	memcpy(p, kw, 2);
+	p[2] = (unsigned char)n;
+	memcpy(p + 3, value, n);
+	return 3 + n;
+}
+
+/**
+ * sim_write_vpd() - @addr's vpd file as a ConnectX card's reads: the
+ * Identifier String @name, then VPD-R with PN, SN @sn, V3 @v3 and the RV
+ * checksum, then the End tag (values under 64 bytes)
+ */
+int sim_write_vpd(const char *root, const char *addr, const char *name, const char *sn,
+		  const char *v3)
+{
+	unsigned char vpd[512] = { 0 }, sum = 0;
+	size_t pos = 0, ro, n = strlen(name);
+	char dev[PATH_MAX], path[PATH_MAX];
+	FILE *out;
+	int r;
+
+	vpd[pos++] = 0x82, vpd[pos++] = (unsigned char)n, vpd[pos++] = 0;
+	memcpy(vpd + pos, name, n);
+	pos += n;
+	ro = pos;
+	pos += 3;
+	pos += put_keyword(vpd + pos, "PN", "900-9X81E-00EX-ST0");
+	pos += put_keyword(vpd + pos, "SN", sn);
+	pos += put_keyword(vpd + pos, "V3", v3);
+	memcpy(vpd + pos, "RV\x01", 3);
+	pos += 4;
+	vpd[ro] = 0x90, vpd[ro + 1] = (unsigned char)(pos - ro - 3);
+	for (size_t i = 0; i < pos - 1; i++)
+		sum = (unsigned char)(sum + vpd[i]);
+	vpd[pos - 1] = (unsigned char)-sum; /* the bytes up to RV's sum to zero */
+	vpd[pos++] = 0x78;
+	r = sim_device_dir(root, addr, dev, sizeof(dev));
+	if (r < 0)
+		return r;
+	sim_pathf(path, sizeof(path), "%s/%s/vpd", root, dev);
+	out = fopen(path, "we");
+	if (!out)
+		return negative_errno();
+	n = fwrite(vpd, 1, pos, out);
+	return fclose(out) != 0 || n != pos ? -EIO : 0;
+}

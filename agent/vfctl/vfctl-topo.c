@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * `vfctl topo`: the PCIe tree as GET /v1/pcie gives it. Each PF with its
- * root complex, NUMA node and the bridges down to it; then a matrix of
+ * root complex, NUMA node and the bridges down to it (and to its Data
+ * Direct function, which its distances are measured from); then a matrix of
  * distances as nvidia-smi topo -m draws one: a row per GPU, accelerator or
  * NVMe drive, a column per PF.
  */
@@ -46,6 +47,16 @@ static void print_path(FILE *out, json_t *path)
 	}
 }
 
+/* "  data direct 0000:04:00.0 (pci0000:00): root_port … > switch_downstream …" */
+static void print_data_direct(FILE *out, json_t *dd)
+{
+	if (!json_is_object(dd))
+		return;
+	fprintf(out, "  data direct %s (%s): ", str(dd, "pci", "?"), str(dd, "pcieRoot", "-"));
+	print_path(out, json_object_get(dd, "path"));
+	fputc('\n', out);
+}
+
 static void print_pfs(FILE *out, json_t *pfs)
 {
 	size_t i;
@@ -58,6 +69,7 @@ static void print_pfs(FILE *out, json_t *pfs)
 		fprintf(out, "%-5zu", json_array_size(json_object_get(pf, "vfs")));
 		print_path(out, json_object_get(pf, "path"));
 		fputc('\n', out);
+		print_data_direct(out, json_object_get(pf, "data_direct"));
 	}
 }
 
