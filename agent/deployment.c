@@ -170,6 +170,8 @@ static int nic_pkey(struct rewrite *w, size_t i, int *ret)
  * network update or a hot-detach of that NIC reaches its VF alone), all or
  * none, in one commit; or the allocations the domain already holds when this
  * file was posted before, or that it kept since it ended (held on a file).
+ * A failover pair's standby is kept in its NIC's settings too (a swap, a
+ * migration's claim on another host read it there).
  */
 static int claim_all(struct rewrite *w, const char *owner)
 {
@@ -197,9 +199,11 @@ static int claim_all(struct rewrite *w, const char *owner)
 		nic_ip_setting(w, p, settings[p].ip, sizeof(settings[p].ip));
 		if (r >= 0)
 			r = nic_pkey(w, p, &settings[p].pkey);
+		if (w->nics[p].failover)
+			settings[p].failover = *w->nics[p].failover;
 		claims[p] = (struct vfp_claim){ .pool = w->pools[p], .count = count[p], .owner = &o,
 						 .settings = w->macs[p][0] || settings[p].ip[0] ||
-						 settings[p].pkey >= 0 ?
+						 settings[p].pkey >= 0 || w->nics[p].failover ?
 						 &settings[p] : NULL,
 						 .numa_node = -1 };
 	}
@@ -309,6 +313,17 @@ static xmlNodePtr device_node(xmlDocPtr doc, const char *xml)
 	return n;
 }
 
+/* The standby recorded with VF @pci (a failover pair), into *@ret (free() it); NULL for none. */
+static int recorded_standby(struct rewrite *w, const char *pci, char **ret)
+{
+	struct vfp_restore_point *rp = restore_point_load(w->agent, pci);
+	bool has = rp && rp->standby_xml;
+
+	*ret = has ? strdup(rp->standby_xml) : NULL;
+	vfp_restore_point_free(rp);
+	return has && !*ret ? fail(w, -ENOMEM, "out of memory") : 0;
+}
+
 /* VF @j of @alloc as the domain @uuid was given it before: its recorded device XML. */
 static char *held_device_xml(struct rewrite *w, const struct vfp_allocation *alloc, size_t j)
 {
@@ -332,7 +347,7 @@ static int nic_device_xml(struct rewrite *w, size_t i, char **ret_xml)
 	size_t p = i;
 	struct vm_target t = { .uuid = w->uuid, .name = w->name, .pending = true };
 	struct vm_nic want = { .has_mac = nic->has_mac, .max_tx_rate = nic->max_tx_rate,
-			       .spoofchk = -1, .trust = -1 };
+			       .spoofchk = -1, .trust = -1, .failover = nic->failover };
 	char err[512] = "";
 	int r;
 
@@ -366,7 +381,30 @@ static bool nic_vf_is_ib(struct rewrite *w, size_t i)
 	return ib;
 }
 
-/* NIC @i: its VF's device in its place, and its dummy if IB. */
+/* The NIC's VF last prepared for it, as its own allocation has it. */
+static const char *nic_vf_pci(struct rewrite *w, size_t i)
+{
+	return vfp_allocation_get_vf(w->allocs[i], w->used[i] - 1)->pci;
+}
+
+/* A failover pair's standby, recorded with the NIC's VF, before the NIC (and its VF) in @doc. */
+static int add_standby(struct rewrite *w, size_t i)
+{
+	char *xml = NULL;
+	xmlNodePtr node;
+	int r = recorded_standby(w, nic_vf_pci(w, i), &xml);
+
+	if (r < 0 || !xml)
+		return r;
+	node = device_node(w->doc, xml);
+	free(xml);
+	if (!node)
+		return fail(w, -ENOMEM, "out of memory");
+	domxml_insert_before_nic(&w->nics[i], node);
+	return 0;
+}
+
+/* NIC @i: its VF's device in its place (after its standby if it has one), and its dummy if IB. */
 static int replace_nic(struct rewrite *w, size_t i)
 {
 	const struct domxml_nic *nic = &w->nics[i];
@@ -375,8 +413,12 @@ static int replace_nic(struct rewrite *w, size_t i)
 	uint32_t ip = 0;
 	int r = nic_device_xml(w, i, &xml);
 
-	if (r < 0)
+	if (r >= 0)
+		r = add_standby(w, i);
+	if (r < 0) {
+		free(xml);
 		return r;
+	}
 	node = device_node(w->doc, xml);
 	if (node && !strcmp((const char *)node->name, "hostdev") && nic_vf_is_ib(w, i)) {
 		r = ipoib_address(w, nic, w->n_ib++, &ip);

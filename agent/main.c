@@ -35,6 +35,7 @@
 #include "agent/sim/sim-host.h"
 #include "agent/udev-monitor.h"
 #include "agent/vf-reset.h"
+#include "agent/swap.h"
 #include "agent/container/container.h"
 #include "agent/vm/vm.h"
 #include "libvfpool/macro.h"
@@ -343,6 +344,7 @@ static int serve(struct agent *a, const sigset_t *mask)
 	if (link_watch_new(&links, &links_fd) < 0)
 		log_warning("no link events: dead namespaces are seen only at the next start");
 	agent_sweep_dead_owners(a, SWEEP_ALL); /* owners that died while the agent was down */
+	agent_swap_reconcile(a); /* swaps a crash left half done */
 	vm_report_foreign(a);
 	sd_notify(0, "READY=1\nSTATUS=serving");
 	log_info("ready");

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/claim.h"
@@ -89,6 +90,28 @@ static int copy_string(struct api_request *req, const char *key, const char *v, 
 	return 0;
 }
 
+/*
+ * "failover": the standby of a failover pair ({"bridge": …} or {"macvtap": …}); none when
+ * absent. Refused when it would not reach the claim's VLAN (@vlan; -1: none).
+ */
+static int parse_failover(struct api_request *req, json_t *body, int vlan, struct vfp_failover *ret)
+{
+	json_t *o = json_object_get(body, "failover");
+	char *err = NULL;
+	int r = 0;
+
+	char why[256], source[64];
+
+	ret->kind = VFP_STANDBY_NONE;
+	if (o && vfp_failover_from_json(o, "failover", ret, &err) < 0)
+		r = api_fail(req, -EINVAL, "%s", err ? err : "failover: not a standby");
+	else if (o && vfp_failover_standby_source(ret, vlan, source, sizeof(source), why,
+						  sizeof(why)) < 0)
+		r = api_fail(req, -EINVAL, "failover: %s", why);
+	free(err);
+	return r;
+}
+
 /* The requested settings, each checked: {"mac","vlan","guid","ip",…}. */
 static int parse_settings(struct api_request *req, json_t *body, struct vfp_settings *s)
 {
@@ -119,6 +142,8 @@ static int parse_settings(struct api_request *req, json_t *body, struct vfp_sett
 		r = copy_string(req, "guid", guid, s->guid, sizeof(s->guid));
 	if (r >= 0)
 		r = copy_string(req, "ip", ip, s->ip, sizeof(s->ip));
+	if (r >= 0)
+		r = parse_failover(req, body, s->vlan, &s->failover);
 	if (r >= 0)
 		r = api_parse_pkey(req, body, &s->pkey);
 	return r < 0 ? r : api_parse_vf_knobs(req, body, s);
@@ -307,8 +332,7 @@ static int parse_claim(struct api_request *req, json_t *body, const char *key, s
 					    "qos", "vlan_proto", "spoofchk", "trust", "link_state",
 					    "min_tx_rate", "max_tx_rate", "numa_node", "placement",
 					    "lease_seconds", "attach", "pci", "near", "max_distance",
-					    "pkey", "membership",
-					    NULL };
+					    "failover", "pkey", "membership", NULL };
 	const char *placement = NULL, *pci = NULL;
 	long long count = 1, numa = -1, lease = 0;
 	int r;
@@ -354,6 +378,33 @@ static int parse_claim(struct api_request *req, json_t *body, const char *key, s
  * into @b, each field checked with a message naming it; @key: the
  * Idempotency-Key, or NULL. The CNI plugin's requests are read with it too.
  */
+/*
+ * A claim by "network" of a failover network, without a "failover" of its
+ * own, asks for the network's standby (an OpenNebula NIC hot-plugged, or
+ * claimed again on a live migration's destination): checked against its VLAN.
+ */
+static int network_failover(struct api_request *req, json_t *body, const struct vfp_owner *o,
+			    struct vfp_settings *s)
+{
+	const char *network = json_string_value(json_object_get(body, "network"));
+	struct vfp_config *config;
+	const struct vfp_failover *f;
+	char why[256], source[64];
+	int r = 0;
+
+	if (!network || s->failover.kind != VFP_STANDBY_NONE || o->kind != VFP_OWNER_VM)
+		return 0; /* a namespace has no standby */
+	config = agent_get_config(req->agent);
+	f = vfp_config_failover_for_network(config, network, network);
+	if (f)
+		s->failover = *f;
+	vfp_config_unref(config);
+	if (f && vfp_failover_standby_source(&s->failover, s->vlan, source, sizeof(source), why,
+					     sizeof(why)) < 0)
+		r = api_fail(req, -EINVAL, "network: %.64s: failover: %s", network, why);
+	return r;
+}
+
 int api_parse_claim(struct api_request *req, json_t *body, const char *key,
 		    struct api_claim_body *b)
 {
@@ -361,6 +412,8 @@ int api_parse_claim(struct api_request *req, json_t *body, const char *key,
 
 	if (r >= 0)
 		r = parse_settings(req, body, &b->settings);
+	if (r >= 0)
+		r = network_failover(req, body, &b->owner, &b->settings);
 	if (r >= 0)
 		r = network_pkey(req, body, &b->settings);
 	b->c.settings = &b->settings;

@@ -111,6 +111,7 @@ int api_get_allocation(struct api_request *req);
 int api_delete_allocation(struct api_request *req);
 int api_attach(struct api_request *req);
 int api_detach(struct api_request *req);
+int api_swap(struct api_request *req);
 int api_hold(struct api_request *req);
 int api_domain_xml(struct api_request *req);
 int api_list_partitions(struct api_request *req);

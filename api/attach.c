@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "agent/attach.h"
+#include "agent/swap.h"
 #include "api/api.h"
 #include "api/validate.h"
 #include "libvfpool/ifname.h"
@@ -109,12 +110,14 @@ int api_attach(struct api_request *req)
 /*
  * No body, or {"hold_while": PATH}: the reservation left is held for its
  * owner while the file PATH exists (a suspended VM's checkpoint), not only
- * while its owner does.
+ * while its owner does. {"keep_standby": true}: a failover NIC's standby
+ * stays in the guest (a live migration moves the guest with it).
  */
 int api_detach(struct api_request *req)
 {
-	static const char *const keys[] = { "hold_while", NULL };
+	static const char *const keys[] = { "hold_while", "keep_standby", NULL };
 	const char *hold_while = NULL;
+	bool keep_standby = false;
 	json_t *body = NULL;
 	char err[512] = "";
 	int r = 0;
@@ -128,7 +131,12 @@ int api_detach(struct api_request *req)
 		if (r >= 0 && hold_while && (hold_while[0] != '/' || strlen(hold_while) > 4095))
 			r = api_fail(req, -EINVAL, "hold_while: \"%.64s\" is not an absolute path",
 				     hold_while);
+		if (r >= 0)
+			r = api_get_bool(req, body, "keep_standby", &keep_standby);
 	}
+	if (r >= 0 && keep_standby &&
+	    (r = agent_keep_standbys(req->agent, req->params[0], err, sizeof(err))) < 0)
+		api_fail(req, r, "%s", err);
 	if (r >= 0) {
 		r = agent_detach(req->agent, req->params[0], hold_while, err, sizeof(err));
 		if (r < 0)

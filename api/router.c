@@ -38,6 +38,7 @@ const struct api_route api_routes[] = {
 	{ "PATCH", "/v1/allocations/{id}", api_patch_allocation, NULL },
 	{ "POST", "/v1/allocations/{id}/attach", api_attach, NULL },
 	{ "POST", "/v1/allocations/{id}/detach", api_detach, NULL },
+	{ "POST", "/v1/allocations/{id}/swap", api_swap, NULL },
 	{ "POST", "/v1/allocations/{id}/hold", api_hold, NULL },
 	{ "GET", "/v1/partitions", api_list_partitions, NULL },
 	{ "POST", "/v1/domain-xml", api_domain_xml, domain_xml_query },

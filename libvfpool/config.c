@@ -32,6 +32,7 @@ struct pool_config {
 
 struct network_config {
 	char *bridge, *network, *pool;
+	struct vfp_failover failover; /* its NICs' standby; VFP_STANDBY_NONE: none */
 	int pkey; /* its IB partition, VFP_UNSET for none */
 };
 
@@ -247,8 +248,10 @@ static int parse_exclude(struct vfp_config *c, json_t *a, char **err)
 
 static int parse_network(struct vfp_config *c, json_t *o, const char *path, char **err)
 {
-	static const char *const keys[] = { "bridge", "network", "pool", "pkey", "membership", NULL };
+	static const char *const keys[] = { "bridge", "network", "pool", "failover", "pkey",
+					    "membership", NULL };
 	struct network_config *n = &c->networks[c->n_networks];
+	json_t *failover = json_object_get(o, "failover");
 	const char *bridge, *network, *pool, *why;
 	char sub[128];
 	int r;
@@ -270,6 +273,9 @@ static int parse_network(struct vfp_config *c, json_t *o, const char *path, char
 		return vfp_config_error(err, sub, "missing or not a string");
 	if (vfp_config_find_pool(c, pool) < 0)
 		return vfp_config_error(err, sub, "no pool named \"%s\"", pool);
+	snprintf(sub, sizeof(sub), "%s.failover", path);
+	if (failover && (r = vfp_failover_from_json(failover, sub, &n->failover, err)) < 0)
+		return r;
 	if (vfp_pkey_from_json(json_object_get(o, "pkey"), json_object_get(o, "membership"),
 			       &n->pkey, &why) < 0) {
 		snprintf(sub, sizeof(sub), "%s.%.*s", path, (int)strcspn(why, ":"), why);
@@ -794,6 +800,21 @@ VFP_EXPORT const char *vfp_config_pool_for_network(const struct vfp_config *c,
 	return NULL;
 }
 
+/* The standby the config gives NICs on that bridge or network; NULL for none. */
+VFP_EXPORT const struct vfp_failover *vfp_config_failover_for_network(const struct vfp_config *c,
+								      const char *bridge,
+								      const char *network)
+{
+	for (size_t i = 0; i < c->n_networks; i++) {
+		const struct network_config *n = &c->networks[i];
+
+		if ((bridge && n->bridge && strcmp(bridge, n->bridge) == 0) ||
+		    (network && n->network && strcmp(network, n->network) == 0))
+			return n->failover.kind != VFP_STANDBY_NONE ? &n->failover : NULL;
+	}
+	return NULL;
+}
+
 /* The IB partition of that bridge or libvirt network; VFP_UNSET for none (or no such network). */
 VFP_EXPORT int vfp_config_pkey_for_network(const struct vfp_config *c, const char *bridge,
 					   const char *network)
@@ -831,7 +852,7 @@ VFP_EXPORT bool vfp_config_get_guid_range(const struct vfp_config *c,
 }
 
 /* [{"name":…,"selector":{…},"grow_step":N,"reset":"flr"|"none"}] in config order. */
-/* [{"bridge": …} or {"network": …}, with its "pkey"]: the networks the config maps to @pool. */
+/* [{"bridge": …} or {"network": …}, with its "failover" and "pkey"]: the networks of @pool. */
 static json_t *pool_networks_json(const struct vfp_config *c, const char *pool)
 {
 	json_t *a = json_array();
@@ -844,6 +865,8 @@ static json_t *pool_networks_json(const struct vfp_config *c, const char *pool)
 			continue;
 		o = n->bridge ? json_pack("{s:s}", "bridge", n->bridge)
 			      : json_pack("{s:s}", "network", n->network);
+		if (o && n->failover.kind != VFP_STANDBY_NONE)
+			json_object_set_new(o, "failover", vfp_failover_to_json(&n->failover));
 		if (o && n->pkey >= 0) {
 			char key[7];
 

@@ -188,6 +188,10 @@ static int begin_in_tx(struct vfp_ledger *l, const char *id, enum vfp_op op)
 	if (intent[0])
 		return vfp_ledger_fail(l, -EBUSY, "allocation %s is busy: %s in progress", id,
 				       intent);
+	r = vfp_ledger_swap_pending(l, id); /* its VF is changing hands (ledger-swap.c) */
+	if (r != 0)
+		return r < 0 ? r : vfp_ledger_fail(l, -EBUSY, "allocation %s is busy: a swap in "
+						   "progress", id);
 	if (!may_begin(op, state))
 		return vfp_ledger_fail(l, -EBUSY, "allocation %s is %s: cannot %s it", id,
 				       vfp_allocation_state_to_string(state),

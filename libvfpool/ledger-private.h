@@ -49,6 +49,7 @@ int vfp_ledger_set_allocation_vfs_state(struct vfp_ledger *l, const char *id,
 					enum vfp_vf_state state, const char *reason);
 int vfp_ledger_end_allocation(struct vfp_ledger *l, const char *id, enum vfp_vf_state vf_state,
 			      const char *reason);
+int vfp_ledger_swap_pending(struct vfp_ledger *l, const char *id);
 
 static inline const char *col_text(sqlite3_stmt *st, int i)
 {

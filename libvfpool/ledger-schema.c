@@ -136,6 +136,16 @@ static const char *const migrations[] = {
 	") WITHOUT ROWID;",
 	/* 8: a reservation held while a file exists (a suspended VM's checkpoint) */
 	"ALTER TABLE allocations ADD COLUMN hold_path TEXT;",
+	/* 9: VF hot-swaps under way, one step at a time (ledger-swap.c) */
+	"CREATE TABLE swaps ("
+	"  allocation_id TEXT PRIMARY KEY REFERENCES allocations(id) ON DELETE CASCADE,"
+	"  old_pci TEXT NOT NULL,"
+	"  new_pci TEXT,"
+	"  temp_key TEXT NOT NULL,"
+	"  step TEXT NOT NULL CHECK (step IN ('claiming','claimed','unplugging','plugging',"
+	"                                     'exchanged')),"
+	"  started INTEGER NOT NULL"
+	");",
 };
 
 int vfp_ledger_schema_version(void)

@@ -167,6 +167,8 @@ const char *vfp_config_vf_unhealthy(const struct vfp_config *config, const struc
 				    char *buf, size_t size);
 const char *vfp_config_pool_for_network(const struct vfp_config *config, const char *bridge,
 					const char *network);
+const struct vfp_failover *vfp_config_failover_for_network(const struct vfp_config *config,
+							   const char *bridge, const char *network);
 int vfp_config_pkey_for_network(const struct vfp_config *config, const char *bridge,
 				const char *network);
 const unsigned char *vfp_config_get_ipoib_mac_prefix(const struct vfp_config *config);
@@ -273,6 +275,30 @@ void vfp_vf_config_init(struct vfp_vf_config *c, unsigned index);
 bool vfp_vf_config_is_empty(const struct vfp_vf_config *c);
 
 /*
+ * A failover NIC's standby (libvirt's teaming pair, QEMU's virtio-net
+ * failover): the virtio NIC that carries the guest's traffic while its VF
+ * is away. @source may hold "{vlan}", the NIC's VLAN id (libvirt tags a
+ * standby's VLAN only on Open vSwitch).
+ */
+enum vfp_standby_kind {
+	VFP_STANDBY_NONE = 0,
+	VFP_STANDBY_BRIDGE,	 /* a Linux bridge */
+	VFP_STANDBY_OPENVSWITCH, /* an Open vSwitch bridge */
+	VFP_STANDBY_MACVTAP,	 /* libvirt's type='direct', mode='bridge' */
+};
+
+struct vfp_failover {
+	enum vfp_standby_kind kind;
+	char source[64];
+};
+
+int vfp_failover_from_json(json_t *o, const char *path, struct vfp_failover *ret,
+			   char **ret_error);
+json_t *vfp_failover_to_json(const struct vfp_failover *f);
+int vfp_failover_standby_source(const struct vfp_failover *f, int vlan, char *buf, size_t size,
+				char *err, size_t err_size);
+
+/*
  * What a claim asks of its VFs, each value checked by the caller (the API
  * names the field). MAC, GUID and IP are for the allocation's first VF.
  * Strings are "" and numbers VFP_UNSET when not asked for.
@@ -287,6 +313,7 @@ struct vfp_settings {
 	int spoofchk, trust;
 	int link_state;
 	long long min_tx_rate, max_tx_rate;
+	struct vfp_failover failover; /* VFP_STANDBY_NONE: a VF alone */
 	int pkey; /* an IB partition, as a port's table shows it (0x8000: full member) */
 };
 
@@ -358,6 +385,7 @@ struct vfp_restore_point {
 	long long since;	      /* when it was written */
 	bool pending;		      /* the domain did not exist yet (deployment file) */
 	char *dummy_xml;	      /* an IPoIB dummy NIC attached with it; NULL: none */
+	char *standby_xml;	      /* a failover pair's standby, attached before it; NULL: none */
 	int pkey_idx0;		      /* mlx4: the physical P_Key index the VF's index 0 had
 				       * (VFP_PKEY_NONE: none); VFP_UNSET: untouched */
 };
@@ -476,6 +504,33 @@ int vfp_ledger_update_restore_point(struct vfp_ledger *l, const char *pci,
 				    const struct vfp_restore_point *rp);
 int vfp_ledger_get_restore_point(struct vfp_ledger *l, const char *pci,
 				 struct vfp_restore_point **ret_rp);
+
+/* A VF hot-swap's steps (ledger-swap.c says what each leaves behind). */
+enum vfp_swap_step {
+	VFP_SWAP_CLAIMING,
+	VFP_SWAP_CLAIMED,
+	VFP_SWAP_UNPLUGGING,
+	VFP_SWAP_PLUGGING,
+	VFP_SWAP_EXCHANGED,
+};
+
+struct vfp_swap {
+	char allocation[37];
+	char old_pci[VFP_PCI_ADDR_LEN + 1], new_pci[VFP_PCI_ADDR_LEN + 1]; /* new: "" until claimed */
+	char temp_key[128]; /* the swap's claim's idempotency key */
+	enum vfp_swap_step step;
+	long long started;
+};
+
+const char *vfp_swap_step_to_string(enum vfp_swap_step s);
+int vfp_ledger_swap_begin(struct vfp_ledger *l, const char *id, const char *old_pci,
+			  const char *temp_key);
+int vfp_ledger_swap_step(struct vfp_ledger *l, const char *id, enum vfp_swap_step step,
+			 const char *new_pci);
+int vfp_ledger_swap_exchange(struct vfp_ledger *l, const char *id, const char *temp_id);
+int vfp_ledger_swap_end(struct vfp_ledger *l, const char *id);
+int vfp_ledger_swap_list(struct vfp_ledger *l, struct vfp_swap **ret, size_t *ret_n);
+int vfp_ledger_swap_get(struct vfp_ledger *l, const char *id, struct vfp_swap *ret);
 
 /* ---- the kernel's view now: drivers, netdevs, IB GUIDs (sysfs) ----------- */
 

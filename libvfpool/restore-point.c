@@ -36,6 +36,7 @@ VFP_EXPORT void vfp_restore_point_free(struct vfp_restore_point *rp)
 	free(rp->domain);
 	free(rp->device_xml);
 	free(rp->dummy_xml);
+	free(rp->standby_xml);
 	free(rp);
 }
 
@@ -58,7 +59,8 @@ VFP_EXPORT int vfp_restore_point_set(char **field, const char *value)
 	{ "name", &(rp)->name },       { "mac", &(rp)->mac },                                      \
 	{ "altnames", &(rp)->altnames },                                                            \
 	{ "domain_uuid", &(rp)->domain_uuid }, { "domain", &(rp)->domain },                        \
-	{ "device_xml", &(rp)->device_xml }, { "dummy_xml", &(rp)->dummy_xml }
+	{ "device_xml", &(rp)->device_xml }, { "dummy_xml", &(rp)->dummy_xml },                    \
+	{ "standby_xml", &(rp)->standby_xml }
 
 struct string_field {
 	const char *key;

@@ -3,7 +3,7 @@
  * What a claim asks of its VFs, and its form in the ledger: an object with
  * the keys of the request ({"mac","vlan","guid","ip","qos","vlan_proto",
  * "spoofchk","trust","link_state","min_tx_rate","max_tx_rate","pkey",
- * "membership"}), each present only when asked for.
+ * "membership","failover"}), each present only when asked for.
  */
 #include "config.h"
 
@@ -56,6 +56,8 @@ json_t *vfp_settings_to_json(const struct vfp_settings *s)
 				    json_string(vfp_link_state_to_string(s->link_state)));
 	set_int(o, "min_tx_rate", s->min_tx_rate);
 	set_int(o, "max_tx_rate", s->max_tx_rate);
+	if (s->failover.kind != VFP_STANDBY_NONE)
+		json_object_set_new(o, "failover", vfp_failover_to_json(&s->failover));
 	if (s->pkey >= 0) {
 		char key[7];
 
@@ -142,6 +144,9 @@ int vfp_settings_from_json(json_t *o, struct vfp_settings *s)
 		r = get_int(o, "min_tx_rate", UINT32_MAX, &s->min_tx_rate);
 	if (r >= 0)
 		r = get_int(o, "max_tx_rate", UINT32_MAX, &s->max_tx_rate);
+	if (r >= 0 && json_object_get(o, "failover"))
+		r = vfp_failover_from_json(json_object_get(o, "failover"), "failover", &s->failover,
+					   NULL);
 	if (r >= 0) {
 		const char *why;
 

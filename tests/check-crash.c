@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The crash test: a child loops allocate / attach / detach / release on a
+ * The crash test: a child loops allocate / attach / swap / detach / release on a
  * simulated host and is SIGKILLed at a random point, 200 times. After each
- * kill the ledger is reopened and reconciled, and every invariant of
+ * kill the ledger is reopened and reconciled (the swaps a kill left resolved
+ * as the agent does), and every invariant of
  * lfx_assert_invariants() must hold: no VF in two allocations, one state
  * per VF, counts that add up, an audit log that agrees with the states.
  */
 #include "config.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -45,6 +47,43 @@ static void release_oldest(struct vfp_ledger *l)
 	vfp_allocation_list_free(live, n);
 }
 
+/* Release allocation @id, as the agent does once its VFs are restored. */
+static void release(struct vfp_ledger *l, const char *id)
+{
+	if (vfp_ledger_begin(l, id, VFP_OP_RELEASE) >= 0)
+		vfp_ledger_confirm(l, id, VFP_OP_RELEASE, true, NULL);
+}
+
+/*
+ * A swap of attached allocation @a's first VF, as agent/swap.c writes it:
+ * the row, the swap's claim (by its key), the steps, the exchange, the
+ * swap's claim (now the old VF's) released, the row gone.
+ */
+static void swap_round(struct vfp_ledger *l, struct vfp_config *c, struct vfp_allocation *a,
+		       unsigned n)
+{
+	const char *id = vfp_allocation_get_id(a), *old = vfp_allocation_get_vf(a, 0)->pci;
+	struct vfp_claim req = { .pool = vfp_allocation_get_pool(a), .count = 1,
+				 .owner = vfp_allocation_get_owner(a), .numa_node = -1 };
+	struct vfp_allocation *sc = NULL;
+	char key[96];
+
+	snprintf(key, sizeof(key), "swap:%s:%u", id, n);
+	req.idempotency_key = key;
+	if (vfp_ledger_swap_begin(l, id, old, key) < 0)
+		return;
+	if (vfp_ledger_claim(l, c, &req, &sc) == 0 &&
+	    vfp_ledger_swap_step(l, id, VFP_SWAP_CLAIMED, vfp_allocation_get_vf(sc, 0)->pci) >= 0 &&
+	    vfp_ledger_swap_step(l, id, VFP_SWAP_UNPLUGGING, NULL) >= 0 &&
+	    vfp_ledger_swap_step(l, id, VFP_SWAP_PLUGGING, NULL) >= 0 &&
+	    vfp_ledger_swap_exchange(l, id, vfp_allocation_get_id(sc)) >= 0)
+		release(l, vfp_allocation_get_id(sc));
+	else if (sc)
+		release(l, vfp_allocation_get_id(sc));
+	vfp_ledger_swap_end(l, id);
+	vfp_allocation_unref(sc);
+}
+
 static void one_round(struct vfp_ledger *l, struct vfp_config *c, const struct vfp_owner *owner,
 		      unsigned *seed)
 {
@@ -69,6 +108,8 @@ static void one_round(struct vfp_ledger *l, struct vfp_config *c, const struct v
 	id = vfp_allocation_get_id(a);
 	if (vfp_ledger_begin(l, id, VFP_OP_ATTACH) >= 0)
 		vfp_ledger_confirm(l, id, VFP_OP_ATTACH, rand_r(seed) % 4 != 0, "refused");
+	if (rand_r(seed) % 2 == 0)
+		swap_round(l, c, a, (unsigned)rand_r(seed));
 	if (rand_r(seed) % 3 == 0 && vfp_ledger_begin(l, id, VFP_OP_DETACH) >= 0)
 		vfp_ledger_confirm(l, id, VFP_OP_DETACH, true, NULL);
 	if (rand_r(seed) % 3 != 0 && vfp_ledger_begin(l, id, VFP_OP_RELEASE) >= 0)
@@ -103,9 +144,35 @@ static int audit_rows(void)
 	return n;
 }
 
+/*
+ * The swaps a kill left, resolved as agent_swap_reconcile() does in the
+ * ledger: forward once exchanged (the swap's claim, holding the old VF,
+ * released), else back (the swap's claim, holding the new VF, released);
+ * either way the row goes. (Whether the new VF is in the guest is libvirt's
+ * to say; tests/swap.sh kills the agent itself.)
+ */
+static unsigned resolve_swaps(struct vfp_ledger *l)
+{
+	struct vfp_swap *list = NULL;
+	size_t n = 0;
+
+	ck_assert_int_eq(vfp_ledger_swap_list(l, &list, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct vfp_allocation *sc = NULL;
+
+		if (vfp_ledger_get_allocation_by_key(l, list[i].temp_key, &sc) == 0 &&
+		    vfp_allocation_get_state(sc) != VFP_ALLOCATION_RELEASED)
+			release(l, vfp_allocation_get_id(sc));
+		vfp_allocation_unref(sc);
+		ck_assert_int_eq(vfp_ledger_swap_end(l, list[i].allocation), 0);
+	}
+	free(list);
+	return (unsigned)n;
+}
+
 START_TEST(test_sigkill_anywhere)
 {
-	unsigned seed = (unsigned)getpid();
+	unsigned seed = (unsigned)getpid(), swaps = 0;
 	int rows_before = audit_rows();
 
 	for (int i = 0; i < KILLS; i++) {
@@ -132,8 +199,13 @@ START_TEST(test_sigkill_anywhere)
 		ck_assert_msg(WIFSIGNALED(status), "child %d ended by itself: %d", i, status);
 		lfx_reopen(&t);
 		ck_assert_int_eq(vfp_ledger_reconcile(t.l, t.inv, t.config, NULL, NULL, NULL), 0);
+		swaps += resolve_swaps(t.l);
 		lfx_assert_invariants(&t);
+		ck_assert_int_eq(lfx_query_int(&t, "SELECT count(*) FROM swaps"), 0);
 	}
+	ck_assert_int_gt(lfx_query_int(&t, "SELECT count(*) FROM audit WHERE reason = "
+					   "'swapped out'"), 0); /* swaps were exchanged */
+	fprintf(stderr, "crash: %u half-done swaps resolved after %d kills\n", swaps, KILLS);
 	/* the children did real work between kills */
 	ck_assert_int_gt(audit_rows(), rows_before + KILLS);
 }

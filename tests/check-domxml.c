@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* agent/vm/domain-xml.c and agent/vm/hostdev-xml.c: the XML a VM gets, and the XML it comes with. */
+/*
+ * agent/vm/domain-xml.c, hostdev-xml.c and failover-xml.c: the XML a VM gets, and the XML it
+ * comes with; libvfpool/failover.c: a failover NIC's standby as the config and a claim say it.
+ */
 #include "config.h"
 
 #include <check.h>
@@ -8,6 +11,7 @@
 #include <string.h>
 
 #include "agent/vm/domain-xml.h"
+#include "agent/vm/failover-xml.h"
 #include "agent/vm/hostdev-xml.h"
 #include "check-suites.h"
 
@@ -293,6 +297,178 @@ START_TEST(test_replace_and_append)
 }
 END_TEST
 
+/* A failover pair as libvirt's formatdomain has it: one MAC, the VF's teaming names the alias. */
+START_TEST(test_failover_pair)
+{
+	struct vfp_failover f = { .kind = VFP_STANDBY_BRIDGE, .source = "onebr.{vlan}" };
+	struct hostdev_spec s = { .pci = "0000:af:01.3", .ethernet = true, .managed = true,
+				  .has_mac = true, .mac = { 2, 0, 0xc0, 0xa8, 2, 0x2a }, .vlan = 120 };
+	char alias[FAILOVER_ALIAS_LEN], source[64], err[256] = "", *xml;
+
+	failover_xml_alias(s.mac, alias);
+	ck_assert_str_eq(alias, "ua-failover-0200c0a8022a");
+	ck_assert_int_eq(vfp_failover_standby_source(&f, 120, source, sizeof(source), err,
+						     sizeof(err)), 0);
+	ck_assert_str_eq(source, "onebr.120");
+	xml = failover_xml_standby_string(&f, source, s.mac, s.vlan);
+	ck_assert_str_eq(xml, "<interface type=\"bridge\"><mac address=\"02:00:c0:a8:02:2a\"/>"
+			      "<source bridge=\"onebr.120\"/><model type=\"virtio\"/><teaming type="
+			      "\"persistent\"/><alias name=\"ua-failover-0200c0a8022a\"/></interface>");
+	free(xml);
+	s.teaming = alias;
+	xml = hostdev_xml_string(&s);
+	ck_assert_str_eq(xml, "<interface type=\"hostdev\" managed=\"yes\"><mac address=\"02:00:c0:"
+			      "a8:02:2a\"/><source><address type=\"pci\" domain=\"0x0000\" bus="
+			      "\"0xaf\" slot=\"0x01\" function=\"0x3\"/></source><vlan><tag id="
+			      "\"120\"/></vlan><teaming type=\"transient\" persistent=\"ua-failover-"
+			      "0200c0a8022a\"/><alias name=\"ua-failover-0200c0a8022a-vf\"/>"
+			      "</interface>");
+	free(xml);
+}
+END_TEST
+
+/* Open vSwitch: libvirt tags the VLAN on the standby itself; macvtap: the VLAN's own device. */
+START_TEST(test_failover_standby_kinds)
+{
+	struct vfp_failover ovs = { .kind = VFP_STANDBY_OPENVSWITCH, .source = "ovs0" };
+	struct vfp_failover mv = { .kind = VFP_STANDBY_MACVTAP, .source = "ens1f0.{vlan}" };
+	unsigned char mac[6] = { 0x52, 0x54, 0, 0, 0x12, 0x53 };
+	char source[64], err[256] = "", *xml;
+
+	ck_assert_int_eq(vfp_failover_standby_source(&ovs, 7, source, sizeof(source), err,
+						     sizeof(err)), 0);
+	xml = failover_xml_standby_string(&ovs, source, mac, 7);
+	ck_assert_str_eq(xml, "<interface type=\"bridge\"><mac address=\"52:54:00:00:12:53\"/>"
+			      "<source bridge=\"ovs0\"/><virtualport type=\"openvswitch\"/><vlan>"
+			      "<tag id=\"7\"/></vlan><model type=\"virtio\"/><teaming type="
+			      "\"persistent\"/><alias name=\"ua-failover-525400001253\"/></interface>");
+	free(xml);
+	ck_assert_int_eq(vfp_failover_standby_source(&mv, 4094, source, sizeof(source), err,
+						     sizeof(err)), 0);
+	xml = failover_xml_standby_string(&mv, source, mac, 4094);
+	ck_assert_str_eq(xml, "<interface type=\"direct\"><mac address=\"52:54:00:00:12:53\"/>"
+			      "<source dev=\"ens1f0.4094\" mode=\"bridge\"/><model type=\"virtio\"/>"
+			      "<teaming type=\"persistent\"/><alias name=\"ua-failover-525400001253\"/>"
+			      "</interface>");
+	free(xml);
+}
+END_TEST
+
+/* A standby that would not reach the NIC's VLAN is refused, saying why. */
+START_TEST(test_failover_vlan_refused)
+{
+	struct vfp_failover br = { .kind = VFP_STANDBY_BRIDGE, .source = "br0" };
+	struct vfp_failover marked = { .kind = VFP_STANDBY_MACVTAP, .source = "eth0.{vlan}" };
+	char source[64] = "", err[256] = "";
+
+	ck_assert_int_eq(vfp_failover_standby_source(&br, 0, source, sizeof(source), err,
+						     sizeof(err)), 0);
+	ck_assert_str_eq(source, "br0");
+	ck_assert_int_eq(vfp_failover_standby_source(&br, 120, source, sizeof(source), err,
+						     sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "would not be on VLAN 120"));
+	ck_assert_int_eq(vfp_failover_standby_source(&marked, -1, source, sizeof(source), err,
+						     sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "needs a VLAN"));
+}
+END_TEST
+
+static const struct {
+	const char *json, *error;
+} failover_bad[] = {
+	{ "\"br0\"", "failover: must be an object" },
+	{ "{}", "failover: needs exactly one of \"bridge\" or \"macvtap\"" },
+	{ "{\"bridge\": \"a\", \"macvtap\": \"b\"}", "failover: needs exactly one of" },
+	{ "{\"bridge\": \"has space\"}", "failover.bridge: must be a network device name" },
+	{ "{\"bridge\": \"sixteen-bytes-xx\"}", "failover.bridge: must be a network device name" },
+	{ "{\"macvtap\": \"eth0.{vlan}.{vlan}\"}", "failover.macvtap: must be a network device" },
+	{ "{\"macvtap\": 7}", "failover.macvtap: must be a network device name" },
+	{ "{\"macvtap\": \"eth0\", \"openvswitch\": true}", "failover.openvswitch: only a \"bridge\"" },
+	{ "{\"bridge\": \"ovs0\", \"openvswitch\": 1}", "failover.openvswitch: must be true or false" },
+	{ "{\"bridge\": \"br0\", \"standby\": \"x\"}", "failover: unknown key \"standby\"" },
+};
+
+START_TEST(test_failover_json_errors)
+{
+	json_t *o = json_loads(failover_bad[_i].json, JSON_DECODE_ANY, NULL);
+	struct vfp_failover f = { .kind = VFP_STANDBY_NONE };
+	char *err = NULL;
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(vfp_failover_from_json(o, "failover", &f, &err), -EINVAL);
+	ck_assert_msg(err && strstr(err, failover_bad[_i].error), "%s: got \"%s\"",
+		      failover_bad[_i].json, err);
+	ck_assert_int_eq(f.kind, VFP_STANDBY_NONE);
+	free(err);
+	json_decref(o);
+}
+END_TEST
+
+/* Read back as written: the ledger keeps a claim's standby in its settings. */
+START_TEST(test_failover_json_round_trip)
+{
+	json_t *o = json_loads("{\"bridge\": \"ovs0\", \"openvswitch\": true}", 0, NULL), *back;
+	struct vfp_failover f = { 0 };
+	char *err = NULL, *text;
+
+	ck_assert_int_eq(vfp_failover_from_json(o, "failover", &f, &err), 0);
+	ck_assert_int_eq(f.kind, VFP_STANDBY_OPENVSWITCH);
+	ck_assert_str_eq(f.source, "ovs0");
+	back = vfp_failover_to_json(&f);
+	text = json_dumps(back, JSON_COMPACT | JSON_SORT_KEYS);
+	ck_assert_str_eq(text, "{\"bridge\":\"ovs0\",\"openvswitch\":true}");
+	free(text);
+	json_decref(back);
+	json_decref(o);
+}
+END_TEST
+
+/* The config gives each network's NICs its standby; a network without one gives none. */
+START_TEST(test_failover_for_network)
+{
+	json_t *j = json_loads("{\"pools\": [{\"name\": \"eth\", \"selector\": {\"vendors\": "
+			       "[\"8086\"]}}], \"networks\": [{\"bridge\": \"sriov_eth0\", \"pool\": "
+			       "\"eth\"}, {\"network\": \"fast\", \"pool\": \"eth\", \"failover\": "
+			       "{\"macvtap\": \"ens1f0\"}}]}", 0, NULL);
+	const struct vfp_failover *f;
+	struct vfp_config *c = NULL;
+	char *err = NULL;
+
+	ck_assert_int_eq(vfp_config_load_json(j, &c, &err), 0);
+	ck_assert_ptr_null(vfp_config_failover_for_network(c, "sriov_eth0", NULL));
+	f = vfp_config_failover_for_network(c, NULL, "fast");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->kind, VFP_STANDBY_MACVTAP);
+	ck_assert_str_eq(f->source, "ens1f0");
+	vfp_config_unref(c);
+	json_decref(j);
+}
+END_TEST
+
+/* A swap's new VF: the old VF's device with its source changed, all else as it was. */
+START_TEST(test_hostdev_with_source)
+{
+	char alias[FAILOVER_ALIAS_LEN];
+	struct hostdev_spec s = { .pci = "0000:af:01.3", .ethernet = true, .managed = false,
+				  .has_mac = true, .mac = { 2, 0, 0xc0, 0xa8, 2, 0x2a }, .vlan = 120,
+				  .teaming = alias };
+	char *old, *moved;
+
+	failover_xml_alias(s.mac, alias);
+	old = hostdev_xml_string(&s);
+	moved = hostdev_xml_with_source(old, "0000:b0:02.1");
+	ck_assert_str_eq(moved, "<interface type=\"hostdev\" managed=\"no\"><mac address=\"02:00:"
+				"c0:a8:02:2a\"/><vlan><tag id=\"120\"/></vlan><teaming type=\"transient"
+				"\" persistent=\"ua-failover-0200c0a8022a\"/><alias name=\"ua-failover-"
+				"0200c0a8022a-vf\"/><source><address type=\"pci\" domain=\"0x0000\" "
+				"bus=\"0xb0\" slot=\"0x02\" function=\"0x1\"/></source></interface>");
+	ck_assert_ptr_null(hostdev_xml_with_source("<interface type='hostdev'/>", "0000:b0:02.1"));
+	ck_assert_ptr_null(hostdev_xml_with_source("not xml", "0000:b0:02.1"));
+	free(old);
+	free(moved);
+}
+END_TEST
+
 Suite *suite_domxml(void)
 {
 	Suite *s = suite_create("domxml");
@@ -309,6 +485,14 @@ Suite *suite_domxml(void)
 	tcase_add_test(tc, test_pci_hostdevs);
 	tcase_add_test(tc, test_pci_hostdevs_as_libvirt);
 	tcase_add_test(tc, test_replace_and_append);
+	tcase_add_test(tc, test_failover_pair);
+	tcase_add_test(tc, test_failover_standby_kinds);
+	tcase_add_test(tc, test_failover_vlan_refused);
+	tcase_add_loop_test(tc, test_failover_json_errors, 0,
+			    (int)(sizeof(failover_bad) / sizeof(failover_bad[0])));
+	tcase_add_test(tc, test_failover_json_round_trip);
+	tcase_add_test(tc, test_failover_for_network);
+	tcase_add_test(tc, test_hostdev_with_source);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -830,6 +830,60 @@ START_TEST(test_prune_by_age)
 }
 END_TEST
 
+/*
+ * A swap's rows: only an attached allocation's VF swaps, one swap at a time;
+ * no intent begins meanwhile; the exchange gives the allocation the new VF
+ * in the old one's place (attached) and the swap's claim the old one
+ * (reserved), once; the row ends.
+ */
+START_TEST(test_swap_rows)
+{
+	struct vfp_allocation *a = lfx_claim(&t, "eth", 2, VFP_PLACE_SPREAD, -1, NULL, 0);
+	struct vfp_allocation *sc = lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, "swap:k", 0);
+	struct vfp_allocation *after = NULL;
+	const char *id = vfp_allocation_get_id(a), *tid = vfp_allocation_get_id(sc);
+	char old[16], new_vf[16], second[16];
+	struct vfp_swap s;
+
+	snprintf(old, sizeof(old), "%s", vfp_allocation_get_vf(a, 0)->pci);
+	snprintf(second, sizeof(second), "%s", vfp_allocation_get_vf(a, 1)->pci);
+	snprintf(new_vf, sizeof(new_vf), "%s", vfp_allocation_get_vf(sc, 0)->pci);
+	ck_assert_int_eq(vfp_ledger_swap_begin(t.l, id, old, "swap:k"), -EBUSY); /* reserved */
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_ATTACH), 0);
+	ck_assert_int_eq(vfp_ledger_confirm(t.l, id, VFP_OP_ATTACH, true, NULL), 0);
+	ck_assert_int_eq(vfp_ledger_swap_begin(t.l, id, new_vf, "swap:k"), -EBUSY); /* not its VF */
+	ck_assert_int_eq(vfp_ledger_swap_begin(t.l, id, old, "swap:k"), 0);
+	ck_assert_int_eq(vfp_ledger_swap_begin(t.l, id, old, "swap:k2"), -EBUSY); /* one at a time */
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_DETACH), -EBUSY);
+	ck_assert_ptr_nonnull(strstr(vfp_ledger_get_error(t.l), "a swap in progress"));
+	ck_assert_int_eq(vfp_ledger_swap_step(t.l, id, VFP_SWAP_CLAIMED, new_vf), 0);
+	ck_assert_int_eq(vfp_ledger_swap_step(t.l, id, VFP_SWAP_PLUGGING, NULL), 0);
+	ck_assert_int_eq(vfp_ledger_swap_get(t.l, id, &s), 0);
+	ck_assert_int_eq(s.step, VFP_SWAP_PLUGGING);
+	ck_assert_str_eq(s.new_pci, new_vf);
+	ck_assert_str_eq(s.temp_key, "swap:k");
+	ck_assert_int_eq(vfp_ledger_swap_exchange(t.l, id, tid), 0);
+	ck_assert_int_eq(vfp_ledger_swap_exchange(t.l, id, tid), 0); /* once: done is done */
+	ck_assert_int_eq(vfp_ledger_get_allocation(t.l, id, &after), 0);
+	ck_assert_str_eq(vfp_allocation_get_vf(after, 0)->pci, new_vf); /* in the old one's place */
+	ck_assert_str_eq(vfp_allocation_get_vf(after, 1)->pci, second);
+	ck_assert_str_eq(lfx_vf_state(&t, new_vf), "attached");
+	ck_assert_str_eq(lfx_vf_state(&t, old), "reserved");
+	vfp_allocation_unref(after);
+	ck_assert_int_eq(vfp_ledger_get_allocation(t.l, tid, &after), 0);
+	ck_assert_str_eq(vfp_allocation_get_vf(after, 0)->pci, old);
+	vfp_allocation_unref(after);
+	lfx_release(&t, tid);
+	ck_assert_str_eq(lfx_vf_state(&t, old), "free");
+	ck_assert_int_eq(vfp_ledger_swap_end(t.l, id), 0);
+	ck_assert_int_eq(vfp_ledger_swap_get(t.l, id, &s), -ENOENT);
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_DETACH), 0); /* free to go on */
+	ck_assert_int_eq(vfp_ledger_confirm(t.l, id, VFP_OP_DETACH, true, NULL), 0);
+	vfp_allocation_unref(a);
+	vfp_allocation_unref(sc);
+}
+END_TEST
+
 Suite *suite_ledger(void)
 {
 	Suite *s = suite_create("ledger");
@@ -841,6 +895,7 @@ Suite *suite_ledger(void)
 	tcase_add_test(tc, test_second_writer_refused);
 	tcase_add_test(tc, test_first_reconcile);
 	tcase_add_test(tc, test_claim_spread_and_release);
+	tcase_add_test(tc, test_swap_rows);
 	tcase_add_test(tc, test_claim_pack_and_numa);
 	tcase_add_test(tc, test_claim_all_or_none);
 	tcase_add_test(tc, test_error_is_the_callers);

@@ -281,6 +281,55 @@ pci_vm_at() { pci_vm 0000 "$(echo "$1" | cut -c6-7)" "$(echo "$1" | cut -c9-10)"
 	[[ "$output" == *"$uuid migrated to dst without its VF"* ]]
 }
 
+# both hosts with the Ethernet network's NICs as failover pairs (its "failover" in vfagent.json)
+failover_hosts() {
+	cat >"$dir/fo.json" <<'JSON'
+{"pools": [{"name": "ib", "selector": {"vendors": ["15b3"], "link_types": ["infiniband"]}},
+           {"name": "eth", "selector": {"vendors": ["8086"]}}],
+ "networks": [{"bridge": "sriov_ib0", "pool": "ib"},
+              {"bridge": "sriov_eth0", "pool": "eth", "failover": {"bridge": "br-fo"}}],
+ "guids": {"first": "02:c9:03:00:00:00:00:01", "count": 4096}}
+JSON
+	for h in src dst; do
+		kill "$(cat "$dir/$h.pid")"
+		while kill -0 "$(cat "$dir/$h.pid")" 2>/dev/null; do sleep 0.1; done
+		rm -rf "${dir:?}/$h"
+		start_agent "$h" "$dir/fo.json"
+	done
+}
+
+@test "migrate: a failover NIC's VF unplugged alone, the destination claims it with the same standby" {
+	failover_hosts
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	# the deployment file oned starts: the pair, the standby before its VF
+	[ "$(xmllint --xpath 'string(//interface[teaming/@type="persistent"]/source/@bridge)' "$dir/deploy.stdin")" = br-fo ]
+	[ "$(xmllint --xpath 'string(//interface[@type="hostdev"]/teaming/@persistent)' "$dir/deploy.stdin")" = ua-failover-0200c0a8022a ]
+	run sh "$hooks/migrate" "$uuid" dst src 42 src
+	[ "$(cat "$dir/migrate.args")" = "$uuid dst src 42 src" ]
+	# the source's unplug kept the standby: the detach asked it
+	grep -q "POST /v1/allocations/.*/detach 200" "$dir/src.log"
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+	[ "$(q dst '/v1/allocations?owner=vm:one-42' '[.allocations[] | select(.pool == "eth") | .settings.failover.bridge] | join(",")')" = br-fo ]
+	[ "$(q dst '/v1/allocations?owner=vm:one-42' '[.allocations[] | select(.pool == "ib") | .settings.failover] | map(select(. != null)) | length')" = 0 ]
+	[ "$status" -eq 0 ]
+}
+
+@test "migrate: a failover NIC, the destination unable to claim: nothing moves, the guest keeps its VF and standby" {
+	failover_hosts
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	n=$(q dst '/v1/vfs?pool=eth&state=free' '.vfs | length') # dst's Ethernet VFs all taken
+	curl -s --unix-socket "$dir/dst.sock" -X POST http://x/v1/allocations \
+		-d "{\"pool\":\"eth\",\"count\":$n,\"owner\":{\"kind\":\"vm\",\"name\":\"other\"}}" >/dev/null
+	[ "$(q dst '/v1/vfs?pool=eth&state=free' '.vfs | length')" = 0 ]
+	run sh "$hooks/migrate" "$uuid" dst src 42 src
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"dst cannot give $uuid its VFs: not migrating"* ]]
+	[ ! -e "$dir/migrate.args" ]
+	[ "$(q src '/v1/vfs?state=attached' '.vfs | length')" = 3 ]
+	[ "$(q src '/v1/allocations?owner=vm:one-42' '[.allocations[] | select(.pool == "eth") | .settings.failover.bridge] | join(",")')" = br-fo ]
+	[ "$(q dst '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
+}
+
 @test "migrate: a failed stock migrate leaves the VM's VFs where they were" {
 	uuid=$(deploy "$one/two-ib-one-eth.xml")
 	FAIL_STOCK=migrate run sh "$hooks/migrate" "$uuid" dst src 42 src

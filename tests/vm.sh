@@ -5,7 +5,7 @@
 # rolled back; leases that follow the domain; unmanaged hostdevs bound to
 # vfio-pci and back; VFs a domain holds unbooked, reported; VFs booked for a
 # running domain and not in it, pending in GET /v1/host; libvirtd killed and
-# restarted under the agent.
+# restarted under the agent; a failover pair to the config and back.
 set -eu
 . "${top_srcdir:-.}/tests/api-lib.sh"
 . "${top_srcdir:-.}/tests/libvirtd-lib.sh"
@@ -168,6 +168,46 @@ for c in 'ib|,"ip":"fd00::5/64"' 'ib|' 'eth|,"ip":"10.1.0.45/32"'; do
 	expect 204
 done
 echo "vm: IPoIB dummy NIC attached with its IB VF, gone with it after an agent restart"
+
+# a failover pair (the claim's "failover"): the standby goes in first, on the VF's VLAN's
+# bridge, and libvirt's qemu driver takes the pair; the detach takes both out
+claim eth ',"vlan":120,"mac":"02:00:c0:a8:02:08","failover":{"bridge":"onebr.{vlan}"}'
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
+expect 200
+sb='//interface[teaming/@type="persistent"]'
+[ "$(inactive "string($sb/source/@bridge)")" = onebr.120 ] || fail "no standby: $(cat "$tmp/dom.xml")"
+[ "$(inactive "string($sb/mac/@address)")" = 02:00:c0:a8:02:08 ] || fail "standby MAC"
+[ "$(inactive "string($sb/alias/@name)")" = ua-failover-0200c0a80208 ] || fail "standby alias"
+[ "$(inactive 'string(//interface[@type="hostdev"]/teaming/@persistent)')" = ua-failover-0200c0a80208 ] ||
+	fail "the VF's teaming: $(cat "$tmp/dom.xml")"
+# a live migration's unplug keeps the standby (the guest moves with it); the VF plugged again
+# goes in beside it, the standby not doubled
+api POST "/v1/allocations/$id/detach" -d '{"keep_standby":true}'
+expect 200
+[ "$(inactive 'count(//interface[@type="hostdev"])')" = 0 ] || fail "keep_standby: the VF stayed"
+[ "$(inactive "count($sb)")" = 1 ] || fail "keep_standby: the standby left: $(cat "$tmp/dom.xml")"
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
+expect 200
+[ "$(inactive "count($sb)")" = 1 ] || fail "the standby doubled: $(cat "$tmp/dom.xml")"
+[ "$(inactive 'string(//interface[@type="hostdev"]/teaming/@persistent)')" = ua-failover-0200c0a80208 ] ||
+	fail "the VF plugged back without its teaming: $(cat "$tmp/dom.xml")"
+api POST "/v1/allocations/$id/detach" -d '{"keep_standby":"yes"}'
+expect 400
+api POST "/v1/allocations/$id/detach"
+expect 200
+[ "$(inactive 'count(//interface[teaming])')" = 0 ] || fail "the detach left the pair: $(cat "$tmp/dom.xml")"
+api DELETE "/v1/allocations/$id"
+expect 204
+# an IB VF asked with failover: refused at the attach, naming it; the VF as it was
+claim ib ',"failover":{"bridge":"br-fo"}'
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
+expect 400
+jget .message | grep -q "failover: VF $pci is not an Ethernet VF" || fail "$body"
+[ "$(inactive 'count(/domain/devices/hostdev)')" = 0 ] || fail "the refused IB VF is in the domain"
+[ "$(vf_state "$pci")" = reserved ] || fail "VF $pci after a refused attach: $(vf_state "$pci")"
+api DELETE "/v1/allocations/$id"
+expect 204
+echo "vm: a failover pair to the config and out, an IB VF refused"
 
 # IB VF: <hostdev>, with its GUID set on the PF first
 claim ib

@@ -33,6 +33,7 @@ struct vfctl {
 	long count, vlan, mtu, max_tx_rate, min_tx_rate;
 	int spoofchk, trust; /* -1: not asked */
 	const char *link_state;
+	char vf[VFP_PCI_ADDR_LEN + 1], pf[VFP_PCI_ADDR_LEN + 1]; /* swap --vf, --pf; "": none */
 	const char *near, *max_distance; /* alloc: the device to be near, and how far at most */
 	struct vfctl_partitions partitions; /* every --socket and --url, for partitions write */
 	int argc;
@@ -711,6 +712,36 @@ static int cmd_repair(struct vfctl *c)
 	return EXIT_SUCCESS;
 }
 
+/* A PCI address as the agent writes it (3b:00.1 will do). */
+static int parse_pci(const char *opt, const char *s, char out[VFP_PCI_ADDR_LEN + 1])
+{
+	if (vfp_pci_addr_normalize(s, out) >= 0)
+		return 0;
+	fprintf(stderr, "vfctl: %s: \"%s\" is not a PCI address like 0000:3b:00.2\n", opt, s);
+	return -EINVAL;
+}
+
+/* swap ID [--vf PCI] [--pf PF]: a failover NIC onto another VF while its guest runs. */
+static int cmd_swap(struct vfctl *c)
+{
+	if (!is_allocation_id("swap", c->argv[0]))
+		return EXIT_USAGE;
+	return vfctl_swap(&c->http, c->argv[0], c->vf[0] ? c->vf : NULL, c->pf[0] ? c->pf : NULL,
+			  c->json) < 0
+		       ? EXIT_FAILURE
+		       : EXIT_SUCCESS;
+}
+
+/* drain PF: every failover NIC off the PF; exit 1 when an allocation cannot move. */
+static int cmd_drain(struct vfctl *c)
+{
+	char pf[VFP_PCI_ADDR_LEN + 1];
+
+	if (parse_pci("drain", c->argv[0], pf) < 0)
+		return EXIT_USAGE;
+	return vfctl_drain(&c->http, pf, c->json) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 /* doctor: the host's preflight; exit 0 all passed, 1 a warning, 2 a failure. */
 static int cmd_doctor(struct vfctl *c)
 {
@@ -776,6 +807,11 @@ static const struct command commands[] = {
 		 "          [--max-tx-rate MBPS] [--min-tx-rate MBPS]   new settings, on the PF at once\n"
 		 "          for the VFs in use (a network update)", 1, 1, cmd_set },
 	{ "release", "ID   restore and free an allocation's VFs", 1, 1, cmd_release },
+	{ "swap", "ID [--vf PCI] [--pf PF]   a running guest's failover NIC onto another VF\n"
+		  "           (on PF, else on another PF than its own) while its standby carries\n"
+		  "           the traffic", 1, 1, cmd_swap },
+	{ "drain", "PF   every failover NIC off the PF; says which cannot move and why (exit 1)",
+	  1, 1, cmd_drain },
 	{ "numvfs", "PF N [--dry-run | --persist]   resize a PF (--persist: again after a "
 		    "reboot)\n"
 		    "  numvfs   PF --forget   drop PF's persisted count (the config's rules decide)",
@@ -860,7 +896,7 @@ static int parse_number(const char *opt, const char *s, long min, long max, long
 enum { O_SOCKET = 256, O_URL, O_TOKEN, O_LOCAL, O_OWNER, O_MAC, O_VLAN, O_GUID, O_IP,
        O_PACK, O_KEY, O_DRY, O_NETNS, O_IFNAME, O_ADDRESS, O_MTU, O_GATEWAY, O_DOMAIN,
        O_LIVE, O_CONFIG, O_POOL, O_STATE, O_CONFIG_FILE, O_PROC_ROOT, O_MODULES_DIR, O_PERSIST, O_FORGET,
-       O_SPOOFCHK, O_TRUST, O_LINK_STATE, O_MAX_RATE, O_MIN_RATE, O_TIMEOUT, O_NEAR,
+       O_SPOOFCHK, O_TRUST, O_LINK_STATE, O_MAX_RATE, O_MIN_RATE, O_TIMEOUT, O_VF, O_PF, O_NEAR,
        O_MAX_DISTANCE, O_FILE, O_OPENSM_PID, O_FOLLOW };
 static const struct option options[] = {
 	{ "sysfs-root", required_argument, NULL, 'r' }, { "output", required_argument, NULL, 'o' },
@@ -888,6 +924,8 @@ static const struct option options[] = {
 	{ "max-tx-rate", required_argument, NULL, O_MAX_RATE },
 	{ "min-tx-rate", required_argument, NULL, O_MIN_RATE },
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
+	{ "vf", required_argument, NULL, O_VF },
+	{ "pf", required_argument, NULL, O_PF },
 	{ "near", required_argument, NULL, O_NEAR },
 	{ "max-distance", required_argument, NULL, O_MAX_DISTANCE },
 	{ "file", required_argument, NULL, O_FILE },
@@ -929,6 +967,8 @@ static int apply_option(struct vfctl *c, int o)
 			c->partitions.sources[c->partitions.n_sources - 1].url = NULL;
 		break;
 	case O_TIMEOUT: r = parse_number("--timeout", optarg, 0, 86400, &c->http.timeout); break;
+	case O_VF: r = parse_pci("--vf", optarg, c->vf); break;
+	case O_PF: r = parse_pci("--pf", optarg, c->pf); break;
 	case O_URL:
 		c->http.url = optarg;
 		r = add_source(c);

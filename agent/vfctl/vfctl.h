@@ -38,6 +38,9 @@ void vfctl_print_plan(FILE *out, json_t *plan);
 int vfctl_doctor_local(struct vfp_ctx *ctx, const struct vfp_host_env *env, json_t **ret);
 void vfctl_print_checks(FILE *out, json_t *report);
 int vfctl_doctor_exit_status(json_t *report);
+int vfctl_swap(const struct vfctl_http *h, const char *id, const char *vf, const char *pf,
+	       bool json);
+int vfctl_drain(const struct vfctl_http *h, const char *pf, bool json);
 
 #define VFCTL_MAX_SOURCES 64
 

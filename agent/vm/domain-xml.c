@@ -182,8 +182,11 @@ int domxml_sriov_nics(xmlDocPtr doc, const struct vfp_config *config, struct dom
 		pool = vfp_config_pool_for_network(config, prop(src, "bridge"), prop(src, "network"));
 		if (pool && (grown = realloc(nics, (n + 1) * sizeof(*nics)))) {
 			nics = grown;
-			nics[n] = (struct domxml_nic){ .node = d, .pool = pool,
-						       .position = position };
+			nics[n] = (struct domxml_nic){
+				.node = d, .pool = pool, .position = position,
+				.failover = vfp_config_failover_for_network(config, prop(src, "bridge"),
+									    prop(src, "network")),
+			};
 			nics[n].pkey = vfp_config_pkey_for_network(config, prop(src, "bridge"),
 								   prop(src, "network"));
 			if (nic_facts(d, vfp_config_get_opennebula_mac_prefix(config), &nics[n],
@@ -260,6 +263,24 @@ void domxml_replace_nic(const struct domxml_nic *nic, xmlNodePtr device)
 	}
 	xmlReplaceNode(nic->node, device);
 	xmlFreeNode(nic->node);
+}
+
+/*
+ * @device before @nic's <interface>, indented as it is (a failover pair's
+ * standby), with the NIC's <target dev> when it has none: the tap keeps the
+ * name the manager gave it (OpenNebula's one-<VM>-<NIC>, which its network
+ * drivers and monitoring look for).
+ */
+void domxml_insert_before_nic(const struct domxml_nic *nic, xmlNodePtr device)
+{
+	xmlNodePtr indent = nic->node->prev, target = first_child(nic->node, "target");
+
+	if (target && prop(target, "dev") && !first_child(device, "target"))
+		xmlAddChild(device, xmlCopyNode(target, 1));
+
+	xmlAddPrevSibling(nic->node, device);
+	if (indent && indent->type == XML_TEXT_NODE && xmlIsBlankNode(indent))
+		xmlAddPrevSibling(nic->node, xmlNewText(indent->content));
 }
 
 /* @device after the last device, indented as the one before it. */
@@ -453,4 +474,36 @@ int domxml_replace_pci_hostdev(xmlDocPtr doc, const char *pci, xmlNodePtr device
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* The <alias name=…> of device @xml into @buf ("" when it has none). */
+void domxml_device_alias(const char *xml, char *buf, size_t size)
+{
+	xmlDocPtr d = xmlReadMemory(xml, (int)strnlen(xml, (size_t)1 << 20), "device.xml", NULL,
+				    PARSE_OPTIONS);
+	const char *name = prop(first_child(d ? xmlDocGetRootElement(d) : NULL, "alias"), "name");
+
+	snprintf(buf, size, "%s", name ? name : "");
+	xmlFreeDoc(d);
+}
+
+/* 1 when a device of domain @xml has the alias @alias, 0 when none has (or @xml is no XML). */
+int domxml_has_alias(const char *xml, const char *alias)
+{
+	xmlDocPtr doc = xmlReadMemory(xml, (int)strnlen(xml, (size_t)1 << 30), "domain.xml", NULL,
+				      PARSE_OPTIONS);
+	xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
+	int found = 0;
+
+	for (xmlNodePtr devs = root ? root->children : NULL; !found && devs; devs = devs->next) {
+		if (!is_element(devs, "devices"))
+			continue;
+		for (xmlNodePtr d = devs->children; !found && d; d = d->next) {
+			const char *name = prop(first_child(d, "alias"), "name");
+
+			found = name && strcmp(name, alias) == 0;
+		}
+	}
+	xmlFreeDoc(doc);
+	return found;
 }

@@ -17,6 +17,7 @@
 struct domxml_nic {
 	xmlNodePtr node;
 	const char *pool; /* the config's pool name */
+	const struct vfp_failover *failover; /* the network's standby, or NULL */
 	unsigned position; /* among the domain's <interface>s, from 0 */
 	bool has_mac;
 	unsigned char mac[6];
@@ -33,6 +34,7 @@ int domxml_sriov_nics(xmlDocPtr doc, const struct vfp_config *config, struct dom
 char *domxml_get_name(xmlDocPtr doc);
 int domxml_ensure_uuid(xmlDocPtr doc, char uuid[37]);
 void domxml_replace_nic(const struct domxml_nic *nic, xmlNodePtr device);
+void domxml_insert_before_nic(const struct domxml_nic *nic, xmlNodePtr device);
 void domxml_append_device(xmlDocPtr doc, xmlNodePtr device);
 int domxml_replace_pci_hostdev(xmlDocPtr doc, const char *pci, xmlNodePtr device);
 char *domxml_format(xmlDocPtr doc);
@@ -41,3 +43,5 @@ int domxml_pci_hostdevs(const char *xml, char ***ret_list, size_t *ret_n);
 int domxml_has_pci_hostdev(const char *xml, const char *pci);
 void domxml_strv_free(char **list, size_t n);
 int domxml_parse_ipv4(const char *s, uint32_t *ret);
+void domxml_device_alias(const char *xml, char *buf, size_t size);
+int domxml_has_alias(const char *xml, const char *alias);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libxml/parser.h>
+
 #include "agent/vm/hostdev-xml.h"
 
 static void set_prop(xmlNodePtr n, const char *name, const char *value)
@@ -73,6 +75,16 @@ xmlNodePtr hostdev_xml_node(const struct hostdev_spec *s)
 
 		snprintf(id, sizeof(id), "%d", s->vlan);
 		set_prop(child(child(n, "vlan"), "tag"), "id", id);
+	}
+	if (s->teaming) {
+		xmlNodePtr t = child(n, "teaming");
+		char alias[64];
+
+		set_prop(t, "type", "transient");
+		set_prop(t, "persistent", s->teaming);
+		/* libvirt finds an <interface> to detach by MAC, which the standby shares: by alias */
+		snprintf(alias, sizeof(alias), "%s-vf", s->teaming);
+		set_prop(child(n, "alias"), "name", alias);
 	}
 	return n;
 }
@@ -146,4 +158,34 @@ void hostdev_xml_stable_mac(const char *allocation_id, unsigned index, unsigned 
 	mac[2] = 0x00;
 	for (int i = 3; i < 6; i++)
 		mac[i] = (unsigned char)(h >> (8 * i));
+}
+
+/**
+ * hostdev_xml_with_source() - device @xml (as hostdev_xml_string() made it)
+ * for VF @pci instead: everything else (MAC, VLAN, teaming, alias, managed)
+ * as it was; NULL when @xml has no <source><address> (free() it)
+ */
+char *hostdev_xml_with_source(const char *xml, const char *pci)
+{
+	xmlDocPtr d = xmlReadMemory(xml, (int)strlen(xml), "device.xml", NULL,
+				    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	xmlNodePtr n = d ? xmlDocGetRootElement(d) : NULL, src = NULL, addr = NULL;
+	char *out = NULL;
+
+	for (xmlNodePtr c = n ? n->children : NULL; c && !src; c = c->next)
+		if (c->type == XML_ELEMENT_NODE && !strcmp((const char *)c->name, "source"))
+			src = c;
+	for (xmlNodePtr c = src ? src->children : NULL; c && !addr; c = c->next)
+		if (c->type == XML_ELEMENT_NODE && !strcmp((const char *)c->name, "address"))
+			addr = c;
+	if (addr) {
+		bool typed = xmlHasProp(addr, BAD_CAST "type") != NULL;
+
+		xmlUnlinkNode(src);
+		xmlFreeNode(src);
+		set_source(n, pci, typed); /* last: libvirt reads an interface's children in any order */
+		out = node_string(xmlCopyNode(n, 1));
+	}
+	xmlFreeDoc(d);
+	return out;
 }

@@ -18,10 +18,13 @@ struct hostdev_spec {
 	bool has_mac;
 	unsigned char mac[6];
 	int vlan;	 /* -1: none */
+	const char *teaming; /* the standby's alias: <teaming type='transient'>, and the VF's own
+			      * alias with "-vf" appended; NULL: none */
 };
 
 xmlNodePtr hostdev_xml_node(const struct hostdev_spec *s);
 char *hostdev_xml_string(const struct hostdev_spec *s);
+char *hostdev_xml_with_source(const char *xml, const char *pci);
 xmlNodePtr hostdev_xml_dummy_nic(const unsigned char prefix[2], uint32_t ipv4);
 char *hostdev_xml_dummy_nic_string(const unsigned char prefix[2], uint32_t ipv4);
 void hostdev_xml_ipoib_mac(const unsigned char prefix[2], uint32_t ipv4, unsigned char mac[6]);

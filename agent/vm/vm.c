@@ -9,8 +9,10 @@
 
 #include "agent/vm/domain-xml.h"
 #include "agent/vm/dummy-nic.h"
+#include "agent/vm/failover-xml.h"
 #include "agent/vm/hostdev-xml.h"
 #include "agent/vm/libvirt.h"
+#include "agent/vm/private.h"
 #include "agent/netlink/nlmsg.h"
 #include "agent/pf/pf-side.h"
 #include "agent/vm/vm.h"
@@ -64,8 +66,8 @@ static void device_spec(struct agent *a, const struct vfp_allocation *alloc, siz
 }
 
 /* Unmanaged hostdevs: vfio-pci through sysfs, the driver before it in the restore point. */
-static int bind_vfio(struct agent *a, const struct vf_facts *f, struct vfp_restore_point *rp,
-		     char *err, size_t err_size)
+int bind_vfio(struct agent *a, const struct vf_facts *f, struct vfp_restore_point *rp, char *err,
+	      size_t err_size)
 {
 	char driver[64] = "";
 	int r = vfp_device_read_driver(a->ctx, f->pci, driver, sizeof(driver));
@@ -103,8 +105,10 @@ static int restore_driver(struct agent *a, const char *pci, const struct vfp_res
 }
 
 static int record_domain(struct vfp_restore_point *rp, const struct vm_target *t, const char *xml,
-			 const char *dummy_xml)
+			 const char *dummy_xml, const char *standby_xml)
 {
+	if (vfp_restore_point_set(&rp->standby_xml, standby_xml) < 0)
+		return -ENOMEM;
 	rp->flags = t->pending ? LIBVIRT_LIVE | LIBVIRT_CONFIG : t->flags;
 	rp->since = (long long)time(NULL);
 	rp->pending = t->pending;
@@ -129,20 +133,64 @@ static void undo(struct agent *a, const struct vf_facts *f, const struct vfp_res
 	restore_point_save(a, f->pci, NULL);
 }
 
+/* The standby the NIC asks for (its network's, else the claim's); NULL for a VF alone. */
+static const struct vfp_failover *failover_of(const struct vfp_allocation *alloc,
+					      const struct vm_nic *nic)
+{
+	const struct vfp_failover *f = nic && nic->failover
+					       ? nic->failover
+					       : &vfp_allocation_get_settings(alloc)->failover;
+
+	return f->kind != VFP_STANDBY_NONE ? f : NULL;
+}
+
+/* An InfiniBand VF, or any but Ethernet, has no failover: net_failover pairs by MAC. */
+static int check_failover(const struct vf_facts *f, const struct vfp_failover *fo, char *err,
+			  size_t err_size)
+{
+	if (!fo || f->ethernet)
+		return 0;
+	snprintf(err, err_size, "failover: VF %s is not an Ethernet VF: a standby pairs with "
+		 "its VF by MAC (the guest's net_failover), which IPoIB has not; ask for it "
+		 "without failover", f->pci);
+	return -EINVAL;
+}
+
+/* @spec's teaming with the standby @fo, whose XML goes to *@ret_standby (free() it). */
+static int standby_for(const struct vfp_failover *fo, struct hostdev_spec *spec,
+		       char alias[FAILOVER_ALIAS_LEN], char **ret_standby, char *err,
+		       size_t err_size)
+{
+	char source[64];
+	int r = vfp_failover_standby_source(fo, spec->vlan, source, sizeof(source), err,
+					    err_size);
+
+	if (r < 0)
+		return r;
+	failover_xml_alias(spec->mac, alias);
+	spec->teaming = alias;
+	*ret_standby = failover_xml_standby_string(fo, source, spec->mac, spec->vlan);
+	return *ret_standby ? 0 : -ENOMEM;
+}
+
 /* The PF side, the driver and the device XML of VF @i, recorded in @rp; @done once the PF changed. */
 static int prepare_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
 		      const struct vm_nic *nic, const struct vf_facts *f,
-		      struct vfp_restore_point *rp, char **ret_xml, bool *done, char *err,
-		      size_t err_size)
+		      struct vfp_restore_point *rp, char **ret_xml, char **ret_standby,
+		      bool *done, char *err, size_t err_size)
 {
 	struct vfp_settings settings = pf_side_settings(vfp_allocation_get_settings(alloc),
 							f->ethernet);
+	const struct vfp_failover *fo = failover_of(alloc, nic);
 	struct hostdev_spec spec = { 0 };
+	char alias[FAILOVER_ALIAS_LEN];
 	struct vfp_vf_config want;
 	int r;
 
-	r = vfconfig_from_request(&settings, vfp_allocation_get_vf(alloc, i), i == 0, &want, err,
-				  err_size);
+	r = check_failover(f, fo, err, err_size);
+	if (r >= 0)
+		r = vfconfig_from_request(&settings, vfp_allocation_get_vf(alloc, i), i == 0,
+					  &want, err, err_size);
 	if (nic && nic->max_tx_rate > 0) /* libvirt takes no <bandwidth> on a hostdev */
 		want.max_tx_rate = nic->max_tx_rate;
 	if (nic && nic->spoofchk >= 0) /* nor the network's SPOOFCHK and TRUST */
@@ -153,6 +201,8 @@ static int prepare_vf(struct agent *a, const struct vfp_allocation *alloc, size_
 		*done = true;
 	if (r >= 0)
 		device_spec(a, alloc, i, f, nic, &spec);
+	if (r >= 0 && fo)
+		r = standby_for(fo, &spec, alias, ret_standby, err, err_size);
 	if (r >= 0 && !spec.managed)
 		r = bind_vfio(a, f, rp, err, err_size);
 	if (r >= 0 && !(*ret_xml = hostdev_xml_string(&spec)))
@@ -190,30 +240,74 @@ static int attach_dummy(struct agent *a, const char *pci, const struct vm_target
 	return r;
 }
 
+/*
+ * Whether the domain has the standby @standby already (by its alias): a
+ * guest that came with it (a live migration, a VF plugged back after a
+ * detach that kept it). Unknown counts as not: libvirt then says.
+ */
+static bool has_standby(struct agent *a, const struct vm_target *t, const char *standby)
+{
+	char alias[64], msg[256], *xml = NULL;
+	bool yes;
+
+	domxml_device_alias(standby, alias, sizeof(alias));
+	yes = alias[0] && libvirt_domain_xml(a->libvirt, t->uuid, &xml, msg, sizeof(msg)) >= 0 &&
+	      domxml_has_alias(xml, alias) == 1;
+	free(xml);
+	return yes;
+}
+
+/*
+ * The VF's device, after its standby when it has one (the VF's <teaming>
+ * names the standby's alias, which must be there first; one there already
+ * is kept); a refused VF takes out again a standby it brought.
+ */
+static int attach_pair(struct agent *a, const struct vm_target *t, const char *xml,
+		       const char *standby, char *err, size_t err_size)
+{
+	char msg[512];
+	int r;
+
+	if (standby && has_standby(a, t, standby))
+		standby = NULL;
+	r = standby ? libvirt_attach(a->libvirt, t->uuid, standby, t->flags, err, err_size) : 0;
+
+	if (r < 0) {
+		snprintf(msg, sizeof(msg), "%s", err);
+		snprintf(err, err_size, "failover: the standby NIC: %s", msg);
+		return r;
+	}
+	r = libvirt_attach(a->libvirt, t->uuid, xml, t->flags, err, err_size);
+	if (r < 0 && standby && libvirt_detach(a->libvirt, t->uuid, standby, t->flags, msg,
+					       sizeof(msg)) < 0)
+		log_error("rollback: the standby NIC stays in domain %s: %s", t->uuid, msg);
+	return r;
+}
+
 static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
 		     const struct vm_target *t, const struct vm_nic *nic,
 		     struct vfp_restore_point *rp, char **ret_xml, char *err, size_t err_size)
 {
 	const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
 	struct vf_facts f;
-	char *xml = NULL, *dummy = NULL;
+	char *xml = NULL, *dummy = NULL, *standby = NULL;
 	bool done = false, stuck = false;
 	int r = vf_facts_read(a, pci, &f);
 
 	if (r < 0)
 		snprintf(err, err_size, "VF %s is not on this host any more", pci);
 	if (r >= 0)
-		r = prepare_vf(a, alloc, i, nic, &f, rp, &xml, &done, err, err_size);
+		r = prepare_vf(a, alloc, i, nic, &f, rp, &xml, &standby, &done, err, err_size);
 	if (r >= 0 && t->flags && !t->pending && (r = dummy_nic_xml(a, alloc, i, &dummy)) < 0)
 		snprintf(err, err_size, "out of memory");
 	if (r >= 0)
-		r = record_domain(rp, t, xml, dummy);
+		r = record_domain(rp, t, xml, dummy, standby);
 	if (r >= 0 && (t->flags & LIBVIRT_CONFIG)) /* before libvirt writes the config */
 		r = restore_point_save(a, pci, rp);
 	else if (r >= 0) /* before a running or a pending domain: a power cut ends it */
 		r = restore_point_update(a, pci, rp);
 	if (r >= 0 && t->flags)
-		r = libvirt_attach(a->libvirt, t->uuid, xml, t->flags, err, err_size);
+		r = attach_pair(a, t, xml, standby, err, err_size);
 	if (r >= 0 && t->flags)
 		r = attach_dummy(a, pci, t, rp, &stuck, err, err_size);
 	if (r < 0 && done && !stuck)
@@ -222,6 +316,7 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 		*ret_xml = TAKE_PTR(xml);
 	free(xml);
 	free(dummy);
+	free(standby);
 	return r;
 }
 
@@ -281,8 +376,8 @@ static const char *domain_name(const struct vfp_restore_point *rp)
  * makes it look again at once, else after DETACH_WAIT_SECONDS it gives up:
  * -ETIMEDOUT, the VF left with the domain and on vfio-pci.
  */
-static int wait_gone(struct agent *a, const struct vfp_restore_point *rp, const char *pci,
-		     char *err, size_t err_size)
+int wait_gone(struct agent *a, const struct vfp_restore_point *rp, const char *pci, char *err,
+	      size_t err_size)
 {
 	struct timespec deadline;
 	int r;
@@ -301,6 +396,19 @@ static int wait_gone(struct agent *a, const struct vfp_restore_point *rp, const 
 	snprintf(err, err_size, "still in domain %s (%s): unplug not acknowledged in %d s",
 		 domain_name(rp), rp->domain_uuid, DETACH_WAIT_SECONDS); /* a ledger reason: short */
 	return -ETIMEDOUT;
+}
+
+/*
+ * The failover pair's standby out, once its VF is: a standby that stays
+ * (libvirt refused) is a virtio NIC of the guest's, logged; the VF is home.
+ */
+static void leave_standby(struct agent *a, const struct vfp_restore_point *rp)
+{
+	char msg[512] = "";
+
+	if (libvirt_detach(a->libvirt, rp->domain_uuid, rp->standby_xml, rp->flags, msg,
+			   sizeof(msg)) < 0)
+		log_warning("domain %s: the failover standby NIC stays: %s", domain_name(rp), msg);
 }
 
 /* @pci out of the domain @rp names, where it still is; no lock held (libvirt may take seconds). */
@@ -326,6 +434,8 @@ static int leave_domain(struct agent *a, const char *pci, const struct vfp_resto
 				   err_size);
 	if (r >= 0)
 		r = wait_gone(a, rp, pci, err, err_size);
+	if (r >= 0 && rp->standby_xml)
+		leave_standby(a, rp);
 	if (r == -ENOTCONN && !err[0])
 		snprintf(err, err_size, "libvirt is not connected: VF %s stays with domain %s", pci,
 			 rp->domain_uuid);
@@ -481,7 +591,7 @@ int vm_domain_alive(struct agent *a, const struct vfp_allocation *alloc)
 }
 
 /* 1 when the domain in @pci's restore point holds it, 0 when not, -1 when libvirt cannot say. */
-static int vf_in_domain(struct agent *a, const char *pci)
+int vf_in_domain(struct agent *a, const char *pci)
 {
 	struct vfp_restore_point *rp = restore_point_load(a, pci);
 	char err[512], *xml = NULL;

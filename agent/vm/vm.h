@@ -27,6 +27,7 @@ struct vm_nic {
 	int vlan; /* -1: none */
 	long long max_tx_rate; /* Mbit/s, set on the PF; 0: none */
 	int spoofchk, trust;   /* 0 or 1, set on the PF; -1: not asked */
+	const struct vfp_failover *failover; /* the network's standby; NULL: the claim's */
 };
 
 int vm_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,

@@ -81,23 +81,25 @@ allocations_of() {
 # this one after a save) can make to give the VM the same devices: its pool
 # and owner, and the settings its PF reports (the ones the guest knew: MAC,
 # VLAN, rate, spoofchk, trust); an IB VF's GUID (node and port: the guest and
-# the subnet manager's partitions know it by it) and partition, and the
-# allocation's first VF's IP (its IPoIB dummy NIC's address), from the
-# allocation. VFs at the addresses in $2 (oned's bookings, which oned books
-# again) are left out.
+# the subnet manager's partitions know it by it) and partition, a failover
+# NIC's standby, and the allocation's first VF's IP (its IPoIB dummy NIC's
+# address), from the allocation. VFs at the addresses in $2 (oned's bookings,
+# which oned books again) are left out.
 vf_claims() {
 	list=$(api GET "/v1/allocations?owner=vm:$1") || return 1
 	printf '%s' "$list" | jq -c '.allocations[] | . as $a | .vfs | to_entries[] |
 		{pool: $a.pool, owner: $a.owner, pci: .value.pci,
 		 guid: (if .key == 0 and $a.settings.guid then $a.settings.guid else .value.guid end),
 		 ip: (if .key == 0 then $a.settings.ip else null end),
-		 pkey: $a.settings.pkey, membership: $a.settings.membership}' |
+		 pkey: $a.settings.pkey, membership: $a.settings.membership,
+		 failover: $a.settings.failover}' |
 		while read -r vf; do
 			pci=$(printf '%s' "$vf" | jq -r .pci)
 			case " ${2:-} " in *" $pci "*) continue ;; esac
 			info=$(api GET "/v1/vfs/$pci") || exit 1
 			printf '%s' "$info" | jq -c --argjson vf "$vf" '{pool: $vf.pool, count: 1,
-				owner: $vf.owner} + (.pf_settings // {} |
+				owner: $vf.owner} + ($vf | if .failover then {failover} else {} end)
+				+ (.pf_settings // {} |
 				{spoofchk, trust, max_tx_rate} | with_entries(select(.value != null and
 				.value != 0))) + (if .link_type == "ethernet" then
 				(.pf_settings // {} | {mac, vlan} | with_entries(select(.value != null
@@ -118,10 +120,15 @@ attach_all_live() {
 }
 
 # Every attached allocation of VM $2 on host $1 back to the host, reserved;
-# held while the file $3 exists when given (a suspended VM's checkpoint).
+# held while the file $3 exists when given (a suspended VM's checkpoint); with
+# $3 "keep-standby", failover NICs' standbys stay in the guest (a live migration).
 detach_all() {
 	rc=0 hold_body="" # (api_on sets $body)
-	[ -z "${3:-}" ] || hold_body=$(jq -cn --arg p "$3" '{hold_while: $p}')
+	case ${3:-} in
+	"") ;;
+	keep-standby) hold_body='{"keep_standby":true}' ;;
+	*) hold_body=$(jq -cn --arg p "$3" '{hold_while: $p}') ;;
+	esac
 	for id in $(allocations_of "$1" "$2" attached); do
 		api_on "$1" POST "/v1/allocations/$id/detach" "$hold_body" >/dev/null || rc=1
 	done

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* agent/vm/vm.c's steps that the swap (vm-swap.c) takes one at a time. */
+#pragma once
+
+#include <stddef.h>
+
+/* Declared, not included: agent.h and pf-side.h lead back to vm.h (tests/layout.sh). */
+struct agent;
+struct vf_facts;
+struct vfp_restore_point;
+
+int bind_vfio(struct agent *a, const struct vf_facts *f, struct vfp_restore_point *rp, char *err,
+	      size_t err_size);
+int wait_gone(struct agent *a, const struct vfp_restore_point *rp, const char *pci, char *err,
+	      size_t err_size);
+int vf_in_domain(struct agent *a, const char *pci);
