@@ -29,7 +29,10 @@ cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "eth", "selector": {"vendors": ["8086"]}, "reset": "none"}],
  "reservations": {"orphan_seconds": 0}, "libvirt": false}
 JSON
-start_agent --config "$tmp/vfagent.json"
+# Under ASan, LeakSanitizer stops every thread with ptrace at exit; the thread waiting on the
+# hung FUSE lookup (a killable wait) never stops, so the exit would hang in the sanitizer, not in
+# the agent: leaks are checked by every other suite.
+ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS} start_agent --config "$tmp/vfagent.json"
 claim_attached() { # NETNS: sets $id
 	api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"owner\":{\"kind\":\"container\",\"netns\":\"$1\"}}"
 	expect 201; id=$(jget .id)
