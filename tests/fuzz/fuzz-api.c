@@ -15,6 +15,7 @@
 #include "agent/agent.h"
 #include "agent/container/container.h"
 #include "agent/release.h"
+#include "agent/sim/sim-host.h"
 #include "agent/vm/vm.h"
 #include "api/api.h"
 #include "fuzz.h"
@@ -31,6 +32,7 @@ static void setup(void)
 
 	snprintf(dir, sizeof(dir), "%s/host", fuzz_tmpdir("api"));
 	a.opt.simulate_dir = dir;
+	a.opt.config_json = sim_host_config(); /* handed in at the edge, as main.c does */
 	agent_set_log_priority(3);
 	agent_add_attach_path(&a, &vm_attach_path);
 	agent_add_attach_path(&a, &container_attach_path);
