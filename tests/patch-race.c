@@ -22,6 +22,7 @@
 #include "agent/pf/pf-side.h"
 #include "agent/release.h"
 #include "agent/settings-update-priv.h"
+#include "agent/sim/sim-host.h"
 
 static struct agent a;
 
@@ -51,6 +52,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	a.opt.simulate_dir = argv[1];
+	a.opt.config_json = sim_host_config(); /* handed in at the edge, as main.c does */
 	agent_set_log_priority(3);
 	if (agent_init(&a) < 0 || claim("vm-first", NULL, &first) < 0)
 		return 1;
