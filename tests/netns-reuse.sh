@@ -25,7 +25,9 @@ inode() { stat -L -c %i "/run/netns/$ns"; }
 remake() {
 	old=$(inode)
 	ip netns del "$ns"
-	for _ in $(seq 300); do # the inode is the lowest free: another test may take it meanwhile
+	# the inode is the lowest free: another suite (make -j2) may take it meanwhile, and it comes
+	# back once that suite's namespace goes: keep asking for a minute, not nine seconds
+	for _ in $(seq 2000); do
 		ip netns add "$ns"
 		[ "$(inode)" = "$old" ] && return 0
 		ip netns del "$ns"
