@@ -29,6 +29,7 @@ static size_t n_pins;
 void netns_pin(const char *id, const struct vfp_owner *o)
 {
 	char spec[32];
+	const char *where;
 	struct pin *p;
 	int fd;
 
@@ -40,9 +41,12 @@ void netns_pin(const char *id, const struct vfp_owner *o)
 	pthread_mutex_unlock(&lock);
 	if (p)
 		return; /* held already */
-	if (!o->netns)
+	where = o->netns;
+	if (!where) {
 		snprintf(spec, sizeof(spec), "pid:%lld", o->pid);
-	if (netns_open_if_same(o->netns ? o->netns : spec, (ino_t)o->netns_inode, 0, &fd) < 0)
+		where = spec;
+	}
+	if (netns_open_if_same(where, (ino_t)o->netns_inode, 0, &fd) < 0)
 		return; /* gone already: the orphan sweep sees it */
 	p = calloc(1, sizeof(*p));
 	if (!p) {
