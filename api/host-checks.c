@@ -46,8 +46,8 @@ static void libvirt_daemon_fix(const char *uri, char *fix, size_t size)
 		snprintf(fix, size, "systemctl start %s; the agent reconnects by itself", unit);
 	else
 		snprintf(fix, size, "no libvirt daemon is installed: apt-get install "
-			 "libvirt-daemon-system (or \"libvirt\": false in the config on a host without "
-			 "VMs); the agent connects by itself");
+			 "libvirt-daemon-system and the agent connects by itself; on a host without "
+			 "VMs, set \"libvirt\": false in the config");
 }
 
 static void check_libvirt(struct agent *a, struct vfp_host_checks *c)
