@@ -13,40 +13,23 @@ set -eu
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (namespaces, tmpfs)"; exit 77; }
 command -v ip >/dev/null && command -v jq >/dev/null && command -v chrt >/dev/null || exit 77
 . "${top_srcdir:-.}/tests/api-lib.sh"
-ns=vfa-cfd-$$ state=$tmp/state filler='' cpus=''
-stop_filler() {
-	[ -z "$filler" ] || { kill "$filler" 2>/dev/null; wait "$filler" 2>/dev/null || true; }
-	filler=
-	[ -z "$agent_pid" ] || [ -z "$cpus" ] || agent_sched "$cpus" -o
-}
-agent_sched() { # every thread of the agent on CPUs $1, scheduled as chrt $2 says
-	for task in "/proc/$agent_pid/task/"*; do
-		taskset -c -p "$1" "${task##*/}" >/dev/null 2>&1 && chrt "$2" -p 0 "${task##*/}" 2>/dev/null || true
-	done
-}
+. "${top_srcdir:-.}/tests/full-disk-lib.sh"
+ns=vfa-cfd-$$
 trap 'stop_filler; ip netns del "$ns" 2>/dev/null; umount "$state" 2>/dev/null; cleanup' EXIT
 tenant_and_stand_in "$ns"
-mkdir -p "$state"
-mount -t tmpfs -o size=2m tmpfs "$state"
 cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "eth", "selector": {"pf_names": ["ens5f0"]}, "reset": "none"}], "libvirt": false}
 JSON
-start_agent --config "$tmp/vfagent.json" --state-dir "$state"
-cpus=$(taskset -c -p "$agent_pid" | sed 's/.*: //')
+start_agent_on_small_disk "$tmp/vfagent.json"
 live() { api GET /v1/allocations; jget '[.allocations[].id] | join(" ")'; }
 claim_attach='{"pool":"eth","count":1,"placement":"pack","owner":{"kind":"container","netns":"'$ns'"},
 	"attach":{"netns":"'$ns'","ifname":"net1"}}'
 
 leaked=
 for round in $(seq 20); do
-	wal=$(stat -c %s "$state/ledger.db-wal")
-	taskset -c 0 sh -c "while [ \$(stat -c %s $state/ledger.db-wal) = $wal ]; do :; done
-		dd if=/dev/zero of=$state/filler bs=4k 2>/dev/null" &
-	filler=$!
-	agent_sched 0 -i
+	fill_on_next_write
 	api POST /v1/allocations -d "$claim_attach"
-	wait "$filler" || true; filler=
-	stop_filler
+	filled
 	first=$code
 	leaked=$(live)
 	rm -f "$state/filler"

@@ -13,41 +13,22 @@ set -eu
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (namespaces, tmpfs)"; exit 77; }
 command -v ip >/dev/null && command -v jq >/dev/null && command -v chrt >/dev/null || exit 77
 . "${top_srcdir:-.}/tests/api-lib.sh"
-ns=vfa-lf-$$ state=$tmp/state filler='' cpus=''
-stop_filler() {
-	[ -z "$filler" ] || { kill "$filler" 2>/dev/null; wait "$filler" 2>/dev/null || true; }
-	filler=
-	[ -z "$agent_pid" ] || [ -z "$cpus" ] ||
-		agent_sched "$cpus" -o
-}
-# every thread of the agent on CPUs $1, scheduled as chrt $2 says (threads come and go)
-agent_sched() {
-	for task in "/proc/$agent_pid/task/"*; do
-		taskset -c -p "$1" "${task##*/}" >/dev/null 2>&1 && chrt "$2" -p 0 "${task##*/}" 2>/dev/null || true
-	done
-}
+. "${top_srcdir:-.}/tests/full-disk-lib.sh"
+ns=vfa-lf-$$
 trap 'stop_filler; cleanup' EXIT
 tenant_and_stand_in "$ns"
-mkdir -p "$state"
-mount -t tmpfs -o size=2m tmpfs "$state"
 cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "eth", "selector": {"pf_names": ["ens5f0"]}, "reset": "none"}], "libvirt": false}
 JSON
-start_agent --config "$tmp/vfagent.json" --state-dir "$state"
+start_agent_on_small_disk "$tmp/vfagent.json"
 api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"placement\":\"pack\",\"owner\":{\"kind\":\"container\",\"netns\":\"$ns\"}}"
 expect 201; id=$(jget .id); vf=$(jget '.vfs[0].pci')
 attach() { api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns\",\"ifname\":\"net1\"}"; }
 
 # the disk fills the moment the ledger grows (the attach's intent is written), before its end
-wal=$(stat -c %s "$state/ledger.db-wal")
-taskset -c 0 sh -c "while [ \$(stat -c %s $state/ledger.db-wal) = $wal ]; do :; done
-	dd if=/dev/zero of=$state/filler bs=4k 2>/dev/null" &
-filler=$!
-cpus=$(taskset -c -p "$agent_pid" | sed 's/.*: //')
-agent_sched 0 -i
+fill_on_next_write
 attach
-wait "$filler" || true; filler=
-stop_filler
+filled
 [ -f "$state/filler" ] || fail "the disk did not fill during the attach"
 first=$code
 if [ "$code" = 200 ]; then # then the ledger must say so, and the VF be there
