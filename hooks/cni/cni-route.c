@@ -158,13 +158,16 @@ static int open_in(const char *netns, const char *ifname, int *ret_fd, int *ret_
 	return 0;
 }
 
-/**
- * cni_netns_routes() - IPAM's routes (@ipam's "routes", gateways from its
- * "ips") set out of @ifname in @netns
+typedef int (*route_visit)(int fd, int index, const struct route *rt, size_t i, const char *netns,
+			   struct cni_error *e);
+
+/*
+ * @visit for each of @routes (gateways from @ips) out of @ifname in @netns,
+ * until one fails; -1 with @e set by what failed.
  */
-int cni_netns_routes(const char *netns, const char *ifname, json_t *ipam, struct cni_error *e)
+static int each_route(const char *netns, const char *ifname, json_t *routes, json_t *ips,
+		      route_visit visit, struct cni_error *e)
 {
-	json_t *routes = json_object_get(ipam, "routes"), *ips = json_object_get(ipam, "ips");
 	_cleanup_close_ int fd = -1;
 	int index, r = 0;
 
@@ -176,14 +179,35 @@ int cni_netns_routes(const char *netns, const char *ifname, json_t *ipam, struct
 		struct route rt;
 
 		r = route_of(routes, i, ips, ifname, &rt, e);
-		if (r >= 0 && (r = add_route(fd, index, &rt, (unsigned)i + 1)) < 0)
-			cni_fail(e, CNI_ERR_ROUTE, "a route could not be set",
-				 "route %s: %s%s", rt.text, strerror(-r),
-				 r == -EEXIST ? " (the namespace has this route already: another "
-						"network's?)"
-					      : "");
+		if (r >= 0)
+			r = visit(fd, index, &rt, i, netns, e);
 	}
 	return r < 0 ? -1 : 0;
+}
+
+static int set_route(int fd, int index, const struct route *rt, size_t i, const char *netns,
+		     struct cni_error *e)
+{
+	int r = add_route(fd, index, rt, (unsigned)i + 1);
+
+	(void)netns;
+	if (r < 0)
+		cni_fail(e, CNI_ERR_ROUTE, "a route could not be set", "route %s: %s%s", rt->text,
+			 strerror(-r),
+			 r == -EEXIST ? " (the namespace has this route already: another "
+					"network's?)"
+				      : "");
+	return r;
+}
+
+/**
+ * cni_netns_routes() - IPAM's routes (@ipam's "routes", gateways from its
+ * "ips") set out of @ifname in @netns
+ */
+int cni_netns_routes(const char *netns, const char *ifname, json_t *ipam, struct cni_error *e)
+{
+	return each_route(netns, ifname, json_object_get(ipam, "routes"),
+			  json_object_get(ipam, "ips"), set_route, e);
 }
 
 /*
@@ -242,6 +266,20 @@ static int find_route(int fd, const struct route *want)
 	}
 }
 
+static int check_route(int fd, int index, const struct route *rt, size_t i, const char *netns,
+		       struct cni_error *e)
+{
+	int q = find_route(fd, rt);
+
+	(void)index, (void)i;
+	if (q == 0)
+		return cni_fail(e, CNI_ERR_NETNS, "a route is missing", "route %s: not in %s",
+				rt->text, netns);
+	if (q < 0)
+		return cni_fail(e, CNI_ERR_IO, "I/O failure", "listing routes: %s", strerror(-q));
+	return 0;
+}
+
 /**
  * cni_netns_check_routes() - each of @routes (prevResult's, gateways from
  * its @ips) is in @netns out of @ifname
@@ -249,26 +287,5 @@ static int find_route(int fd, const struct route *want)
 int cni_netns_check_routes(const char *netns, const char *ifname, json_t *routes, json_t *ips,
 			   struct cni_error *e)
 {
-	_cleanup_close_ int fd = -1;
-	int index, r = 0;
-
-	if (json_array_size(routes) == 0)
-		return 0;
-	if (open_in(netns, ifname, &fd, &index, e) < 0)
-		return -1;
-	for (size_t i = 0; r >= 0 && i < json_array_size(routes); i++) {
-		struct route rt;
-		int q;
-
-		r = route_of(routes, i, ips, ifname, &rt, e);
-		q = r < 0 ? 1 : find_route(fd, &rt);
-		if (q == 0)
-			r = cni_fail(e, CNI_ERR_NETNS, "a route is missing", "route %s: not in %s",
-				     rt.text, netns);
-		else if (q < 0)
-			r = cni_fail(e, CNI_ERR_IO, "I/O failure", "listing routes: %s",
-				     strerror(-q));
-	}
-	(void)index;
-	return r < 0 ? -1 : 0;
+	return each_route(netns, ifname, routes, ips, check_route, e);
 }
