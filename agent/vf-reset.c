@@ -200,6 +200,18 @@ int agent_reset_vfs(struct agent *a, const struct vfp_allocation *alloc,
 	return failed;
 }
 
+/* A release a crash interrupted, its VFs restored at the next start: reset as on any release. */
+static int reset_released(struct agent *a, const struct vfp_allocation *alloc, char *why,
+			  size_t size)
+{
+	return agent_reset_vfs(a, alloc, NULL, false, why, size);
+}
+
+const struct agent_room vf_reset_room = {
+	.vf_lost = agent_quarantine_vf,
+	.released = reset_released,
+};
+
 /**
  * agent_repair_vf() - bring quarantined VF @pci back: out of the domain a
  * held-up detach left it in (only once the domain no longer has it), onto
