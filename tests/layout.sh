@@ -40,6 +40,10 @@ for f in $guards; do
 	echo "FAIL: $f holds the ledger's guard; api/ reads snapshots through agent/ledger.h"
 	bad=1
 done
+# api/ reaches the agent through functions (agent/agent-facts.h and the operations' headers),
+# never into struct agent: its names for it are a and ...->agent.
+fields=$(grep -n 'agent->\|[^a-z_0-9.>]a->' api/*.c api/*.h 2>/dev/null)
+[ -z "$fields" ] || { printf 'FAIL: api/ reaches into struct agent:\n%s\n' "$fields"; bad=1; }
 # No include cycle between modules (x.c and x.h are one module): a room the agent calls is
 # handed to it (agent/rooms.c), a file that keeps part of its state includes agent-state.h.
 cycles=$(for f in agent/*.[ch] agent/*/*.[ch] api/*.[ch] libvfpool/*.[ch] hooks/cni/*.[ch]; do
