@@ -389,6 +389,38 @@ int agent_rescan(struct agent *a, const char *why)
 	return r;
 }
 
+/**
+ * agent_refresh_vf() - VF @pci read again after the agent rebound it, into
+ * the inventory and the ledger as a rescan would put it, without reading
+ * the rest of the host; a rescan when the VF is not as the inventory has it
+ * @why: what changed it, for the log
+ */
+int agent_refresh_vf(struct agent *a, const char *pci, const char *why)
+{
+	struct vfp_reconcile_report rep = { 0 };
+	struct vfp_inventory *inv = NULL;
+	char err[512];
+	int r;
+
+	pthread_rwlock_wrlock(&a->state_lock);
+	r = vfp_inventory_refresh_vf(a->inv, pci, &inv);
+	if (r >= 0) {
+		r = ledger_sync(a, inv, a->config, &rep, err, sizeof(err));
+		if (r < 0)
+			log_error("VF %s (%s): %s", pci, why, err);
+		agent_replace_inventory(a, inv);
+	}
+	pthread_rwlock_unlock(&a->state_lock);
+	if (r == -ENOENT || r == -ENODEV) /* new to the inventory, or gone from the host */
+		return agent_rescan(a, why);
+	if (r >= 0 && (rep.added || rep.vanished || rep.returned)) {
+		log_info("VF %s (%s): %u new VFs, %u vanished, %u returned", pci, why, rep.added,
+			 rep.vanished, rep.returned);
+		events_emit_inventory(a->events, why, &rep);
+	}
+	return r;
+}
+
 /*
  * The ledger against the inventory it has, for pools whose health policy
  * watches the PF's link: a link event may have made VFs unhealthy or

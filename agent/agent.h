@@ -16,6 +16,7 @@ void agent_give_backs_free(struct agent_give_backs *g); /* agent/give-back.c */
 int agent_init(struct agent *a);
 void agent_fini(struct agent *a);
 int agent_rescan(struct agent *a, const char *why);
+int agent_refresh_vf(struct agent *a, const char *pci, const char *why);
 void agent_resync_health(struct agent *a);
 int agent_reload_config(struct agent *a);
 int agent_replace_config(struct agent *a, struct vfp_config *c);

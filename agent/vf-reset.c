@@ -248,7 +248,7 @@ int agent_repair_vf(struct agent *a, const char *pci, char *err, size_t err_size
 		return -EBUSY;
 	}
 	log_info("VF %s: repaired, free again", pci);
-	agent_rescan(a, "repair");
+	agent_refresh_vf(a, pci, "repair"); /* its own driver again */
 	return 0;
 }
 

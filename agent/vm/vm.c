@@ -85,7 +85,7 @@ int bind_vfio(struct agent *a, const struct vf_facts *f, struct vfp_restore_poin
 		snprintf(err, err_size, "binding %s to vfio-pci: %s", f->pci, strerror(-r));
 	if (r < 0)
 		vfp_device_bind_driver(a->ctx, f->pci, driver);
-	agent_rescan(a, "VF rebound"); /* udev says so too on a real host; a simulated one is quiet */
+	agent_refresh_vf(a, f->pci, "VF rebound"); /* the one VF, at once: not udev's later rescan */
 	return r;
 }
 
@@ -97,7 +97,7 @@ static int restore_driver(struct agent *a, const char *pci, const struct vfp_res
 	if (!rp->driver)
 		return 0;
 	r = vfp_device_bind_driver(a->ctx, pci, rp->driver); /* "": unbound, as it was */
-	agent_rescan(a, "VF rebound");
+	agent_refresh_vf(a, pci, "VF rebound");
 	if (r < 0)
 		snprintf(err, err_size, "rebinding VF %s to %s: %s", pci,
 			 rp->driver[0] ? rp->driver : "no driver", strerror(-r));
