@@ -479,6 +479,19 @@ static int restore_host_side(struct agent *a, const char *pci, char *err, size_t
 int vm_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, char *err, size_t err_size)
 {
 	struct vfp_restore_point *rp = restore_point_load(a, vf->pci);
+	int r = vm_restore_vf_from(a, vf, rp, err, err_size);
+
+	vfp_restore_point_free(rp);
+	return r;
+}
+
+/*
+ * vm_restore_vf() from @rp, @vf's restore point as its caller loaded it (a
+ * release loads it once); the host side reads it again under the PF's lock.
+ */
+int vm_restore_vf_from(struct agent *a, const struct vfp_allocation_vf *vf,
+		       const struct vfp_restore_point *rp, char *err, size_t err_size)
+{
 	pthread_mutex_t *lock = pf_side_lock(vf);
 	int r;
 
@@ -486,7 +499,6 @@ int vm_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, char *err
 	if (!rp)
 		return 0;
 	r = leave_domain(a, vf->pci, rp, err, err_size);
-	vfp_restore_point_free(rp);
 	if (r < 0)
 		return r;
 	pthread_mutex_lock(lock);
