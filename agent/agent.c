@@ -18,10 +18,8 @@
 #include "agent/agent.h"
 #include "agent/claim-queue.h"
 #include "agent/events.h"
-#include "agent/numvfs.h"
 #include "agent/vm/libvirt.h"
 #include "agent/sim/sim-host.h"
-#include "agent/vf-reset.h"
 
 static __attribute__((format(printf, 6, 0))) void
 log_library(void *userdata, int priority, const char *file, int line, const char *fn,
@@ -149,6 +147,26 @@ int agent_add_attach_path(struct agent *a, const struct agent_attach_path *p)
 	return 0;
 }
 
+/**
+ * agent_add_room() - @r's steps run at the agent's own (struct agent_room);
+ * before agent_init()
+ */
+int agent_add_room(struct agent *a, const struct agent_room *r)
+{
+	if (a->n_rooms == AGENT_MAX_ROOMS)
+		return -E2BIG;
+	a->rooms[a->n_rooms++] = r;
+	return 0;
+}
+
+/* The config in place: every room's step for it. */
+static void config_applied(struct agent *a)
+{
+	for (size_t i = 0; i < a->n_rooms; i++)
+		if (a->rooms[i]->config_applied)
+			a->rooms[i]->config_applied(a);
+}
+
 /* The attach path that owns @vf (NULL: none was added). */
 static const struct agent_attach_path *path_of(struct agent *a,
 					       const struct vfp_allocation_vf *vf)
@@ -188,7 +206,9 @@ static int op_undo(void *userdata, const struct vfp_allocation *alloc)
 			continue;
 		snprintf(reason, sizeof(reason), "undoing allocation %.40s after a restart failed: "
 			 "%.600s", vfp_allocation_get_id(alloc), err);
-		agent_quarantine_vf(a, vf->pci, reason);
+		for (size_t j = 0; j < a->n_rooms; j++)
+			if (a->rooms[j]->vf_lost)
+				a->rooms[j]->vf_lost(a, vf->pci, reason);
 		r = r < 0 ? r : rr;
 	}
 	return r;
@@ -197,10 +217,14 @@ static int op_undo(void *userdata, const struct vfp_allocation *alloc)
 /* A release a crash interrupted goes on: VFs restored, then reset as on any release. */
 static int op_restore(void *userdata, const struct vfp_allocation *alloc)
 {
+	struct agent *a = userdata;
 	char why[256];
 	int r = op_undo(userdata, alloc);
 
-	if (r >= 0 && agent_reset_vfs(userdata, alloc, NULL, false, why, sizeof(why)) > 0) {
+	for (size_t i = 0; r >= 0 && i < a->n_rooms; i++) {
+		if (!a->rooms[i]->released ||
+		    a->rooms[i]->released(a, alloc, why, sizeof(why)) <= 0)
+			continue;
 		log_error("allocation %s: %s", vfp_allocation_get_id(alloc), why);
 		r = -EIO; /* its VFs are quarantined */
 	}
@@ -270,7 +294,7 @@ int agent_init(struct agent *a)
 	if (r >= 0)
 		r = open_libvirt(a);
 	if (r >= 0)
-		agent_apply_desired_numvfs(a); /* VFs back after a reboot, before reconcile */
+		config_applied(a); /* numvfs.c: VFs back after a reboot, before reconcile */
 	if (r >= 0) {
 		char err[512];
 
@@ -365,6 +389,38 @@ int agent_rescan(struct agent *a, const char *why)
 	return r;
 }
 
+/**
+ * agent_refresh_vf() - VF @pci read again after the agent rebound it, into
+ * the inventory and the ledger as a rescan would put it, without reading
+ * the rest of the host; a rescan when the VF is not as the inventory has it
+ * @why: what changed it, for the log
+ */
+int agent_refresh_vf(struct agent *a, const char *pci, const char *why)
+{
+	struct vfp_reconcile_report rep = { 0 };
+	struct vfp_inventory *inv = NULL;
+	char err[512];
+	int r;
+
+	pthread_rwlock_wrlock(&a->state_lock);
+	r = vfp_inventory_refresh_vf(a->inv, pci, &inv);
+	if (r >= 0) {
+		r = ledger_sync(a, inv, a->config, &rep, err, sizeof(err));
+		if (r < 0)
+			log_error("VF %s (%s): %s", pci, why, err);
+		agent_replace_inventory(a, inv);
+	}
+	pthread_rwlock_unlock(&a->state_lock);
+	if (r == -ENOENT || r == -ENODEV) /* new to the inventory, or gone from the host */
+		return agent_rescan(a, why);
+	if (r >= 0 && (rep.added || rep.vanished || rep.returned)) {
+		log_info("VF %s (%s): %u new VFs, %u vanished, %u returned", pci, why, rep.added,
+			 rep.vanished, rep.returned);
+		events_emit_inventory(a->events, why, &rep);
+	}
+	return r;
+}
+
 /*
  * The ledger against the inventory it has, for pools whose health policy
  * watches the PF's link: a link event may have made VFs unhealthy or
@@ -413,7 +469,7 @@ int agent_reload_config(struct agent *a)
 	log_info("reload: %zu pools", vfp_config_get_pool_count(c));
 	r = agent_replace_config(a, c);
 	pthread_mutex_unlock(&a->config_lock);
-	agent_apply_desired_numvfs(a);
+	config_applied(a);
 	return r;
 }
 

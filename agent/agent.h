@@ -1,97 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The agent's state, shared by the main loop, the udev monitor and the
- * API's request threads. Locks: state_lock (read for a request, write for
- * a rescan or reload) guards config and inventory; the ledger and its lock
- * are agent/ledger.c's. Take state_lock before the ledger.
+ * The agent's functions: its start, state and config (agent.c). The state
+ * itself, struct agent, and what the rooms hand it are in agent-state.h.
  */
 #pragma once
 
-#include <pthread.h>
-#include <stdbool.h>
-
+#include "agent/agent-state.h"
 #include "agent/ledger.h"
 #include "agent/log.h"
 #include "libvfpool/libvfpool.h"
 
-struct claim_queue;
-struct libvirt_conn;
-struct events;
-struct metrics;
-struct agent_give_backs;
-
-#define AGENT_MAX_LISTEN 4
-
-struct agent_options {
-	const char *config_path;
-	const char *state_dir;
-	const char *sysfs_root;
-	const char *simulate_dir;
-	const char *config_json; /* the config when no config_path names one (a simulated host's) */
-	/* answers a detach instead of libvirt when it returns 1 (a simulated host's guests) */
-	int (*libvirt_detach_handler)(void *userdata, const char *uuid, const char *xml);
-	void *libvirt_detach_userdata;
-	const char *listen[AGENT_MAX_LISTEN];
-	int n_listen;
-	const char *token_file;
-	const char *socket_group;
-	const char *cni_socket; /* NULL: the first unix listener's, with -cni.sock; "none" */
-	bool once;
-};
-
-/*
- * How an attach path (vm/, container/) answers reconcile for the VFs it
- * owns: the rooms hand theirs to the agent (agent_add_attach_path()), the
- * agent does not call down into them. The first whose owns() says yes
- * answers; owns NULL takes every VF (the last one added).
- */
-struct agent_attach_path {
-	bool (*owns)(struct agent *a, const struct vfp_allocation_vf *vf);
-	int (*is_attached)(struct agent *a, const struct vfp_allocation *alloc);
-	int (*restore_vf)(struct agent *a, const struct vfp_allocation_vf *vf, char *err,
-			  size_t err_size);
-};
-
-#define AGENT_MAX_ATTACH_PATHS 4
-
-/* When a quarantined VF is repaired again, and how long it waited last (main loop only). */
-struct agent_repair_wait {
-	char pci[VFP_PCI_ADDR_LEN + 1];
-	long long next, wait;
-};
-
-struct agent {
-	struct agent_options opt;
-	struct vfp_ctx *ctx;
-	pthread_rwlock_t state_lock;
-	struct vfp_config *config;
-	pthread_mutex_t config_lock; /* a config loaded and put in place, one at a time */
-	struct vfp_inventory *inv;
-	struct agent_ledger *ledger; /* agent/ledger.c's alone */
-	struct claim_queue *claims;
-	struct events *events;
-	struct metrics *metrics;
-	struct libvirt_conn *libvirt;
-	struct hold_watch *holds; /* set before the servers start, NULL without one */
-	char *token; /* bearer token for TCP listeners; never logged */
-	char socket_path[108]; /* the unix socket served on, for the host checks; "" if none */
-	double scan_seconds;
-	/* VF resets and repairs, by result (atomic counters, for /metrics) */
-	unsigned long resets[2], repairs[2]; /* [0] failed, [1] ok */
-	/* looks at an owner that failed (EMFILE…) and kept its allocation (atomic, /metrics) */
-	unsigned long lease_errors;
-	const struct agent_attach_path *attach_paths[AGENT_MAX_ATTACH_PATHS];
-	size_t n_attach_paths;
-	struct agent_repair_wait *repair_waits;
-	size_t n_repair_waits, cap_repair_waits;
-	struct agent_give_backs *give_backs; /* agent/give-back.c, freed by agent_fini() */
-};
-
 int agent_add_attach_path(struct agent *a, const struct agent_attach_path *p);
+int agent_add_room(struct agent *a, const struct agent_room *r);
 void agent_give_backs_free(struct agent_give_backs *g); /* agent/give-back.c */
 int agent_init(struct agent *a);
 void agent_fini(struct agent *a);
 int agent_rescan(struct agent *a, const char *why);
+int agent_refresh_vf(struct agent *a, const char *pci, const char *why);
 void agent_resync_health(struct agent *a);
 int agent_reload_config(struct agent *a);
 int agent_replace_config(struct agent *a, struct vfp_config *c);

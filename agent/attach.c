@@ -13,6 +13,7 @@
 #include "agent/events.h"
 #include "agent/hold-watch.h"
 #include "agent/owner.h"
+#include "agent/pf/pf-side.h"
 #include "agent/vf-reset.h"
 #include "agent/vm/libvirt.h"
 #include "agent/vm/vm.h"
@@ -336,7 +337,7 @@ int agent_detach(struct agent *a, const char *id, const char *hold_while, char *
 	if (r >= 0) {
 		int c;
 
-		r = agent_detach_all(a, alloc, err, err_size);
+		r = agent_detach_all(a, alloc, NULL, err, err_size);
 		c = agent_intent_confirm(a, id, VFP_OP_DETACH, r >= 0, r < 0 ? err : NULL);
 		if (c < 0 && r >= 0) { /* kept, and recorded before the next operation */
 			snprintf(err, err_size, "the detach is done, but the ledger cannot record it "
@@ -350,23 +351,35 @@ int agent_detach(struct agent *a, const char *id, const char *hold_while, char *
 	return r;
 }
 
+/* @vf back to the host the way @rp (loaded once, by the caller) says it went. */
+static int detach_one(struct agent *a, const struct vfp_allocation_vf *vf,
+		      const struct vfp_restore_point *rp, char *msg, size_t size)
+{
+	if (rp && rp->domain_uuid)
+		return vm_restore_vf_from(a, vf, rp, msg, size);
+	return container_restore_vf(a, vf, -1, msg, size);
+}
+
 /**
  * agent_detach_all() - every VF of @alloc back to the host, from a domain or a namespace
+ * @rps: their restore points in @alloc's order (a release's, agent_load_restore_points()),
+ *	 or NULL to load each here
  *
  * Each VF goes back the way its restore point says it went; every VF is
  * tried, and the first error is returned.
  */
-int agent_detach_all(struct agent *a, const struct vfp_allocation *alloc, char *err,
-		     size_t err_size)
+int agent_detach_all(struct agent *a, const struct vfp_allocation *alloc,
+		     struct vfp_restore_point *const *rps, char *err, size_t err_size)
 {
 	int r = 0;
 
 	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {
 		const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, i);
+		struct vfp_restore_point *own = rps ? NULL : restore_point_load(a, vf->pci);
 		char msg[512];
-		int rr = vm_is_vm_vf(a, vf) ? vm_restore_vf(a, vf, msg, sizeof(msg))
-					    : container_restore_vf(a, vf, -1, msg, sizeof(msg));
+		int rr = detach_one(a, vf, rps ? rps[i] : own, msg, sizeof(msg));
 
+		vfp_restore_point_free(own);
 		if (msg[0])
 			log_warning("VF %s: %s", vf->pci, msg);
 		if (rr < 0 && r == 0) {

@@ -44,5 +44,5 @@ int agent_hold(struct agent *a, const char *id, const char *hold_while, char *er
 	       size_t err_size);
 int agent_detach(struct agent *a, const char *id, const char *hold_while, char *err,
 		 size_t err_size);
-int agent_detach_all(struct agent *a, const struct vfp_allocation *alloc, char *err,
-		     size_t err_size);
+int agent_detach_all(struct agent *a, const struct vfp_allocation *alloc,
+		     struct vfp_restore_point *const *rps, char *err, size_t err_size);

@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent.h"
+#include "agent/agent-state.h"
 #include "agent/ledger.h"
+#include "agent/log.h"
 
 struct agent_ledger {
 	pthread_mutex_t lock;

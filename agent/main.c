@@ -32,11 +32,11 @@
 #include "agent/partitions.h"
 #include "agent/privileges.h"
 #include "agent/release.h"
+#include "agent/rooms.h"
 #include "agent/sim/sim-host.h"
 #include "agent/udev-monitor.h"
 #include "agent/vf-reset.h"
 #include "agent/swap.h"
-#include "agent/container/container.h"
 #include "agent/vm/vm.h"
 #include "libvfpool/macro.h"
 
@@ -472,8 +472,7 @@ int main(int argc, char **argv)
 			return EXIT_FAILURE;
 		}
 	}
-	agent_add_attach_path(&a, &vm_attach_path);
-	agent_add_attach_path(&a, &container_attach_path); /* every other VF: last */
+	agent_add_rooms(&a); /* agent/rooms.c: the attach paths, numvfs.c's and vf-reset.c's steps */
 	if (agent_init(&a) < 0) {
 		agent_fini(&a);
 		return not_started(&a);

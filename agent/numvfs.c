@@ -83,6 +83,10 @@ void agent_apply_desired_numvfs(struct agent *a)
 	free(plans);
 }
 
+const struct agent_room numvfs_room = {
+	.config_applied = agent_apply_desired_numvfs,
+};
+
 /**
  * agent_persist_numvfs() - PF @pf has @numvfs VFs again after a reboot, and
  * the agent runs on its config with that count in it

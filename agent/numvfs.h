@@ -12,3 +12,5 @@ int agent_set_numvfs(struct agent *a, const char *pf, int numvfs, bool dry_run,
 void agent_apply_desired_numvfs(struct agent *a);
 int agent_persist_numvfs(struct agent *a, const char *pf, int numvfs, char *err, size_t err_size);
 int agent_forget_numvfs(struct agent *a, const char *pf, char *err, size_t err_size);
+/* the config's VF counts applied at start and after each reload (agent/rooms.c) */
+extern const struct agent_room numvfs_room;

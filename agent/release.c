@@ -111,7 +111,7 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 	if (r >= 0)
 		rps = agent_load_restore_points(a, alloc);
 	if (r >= 0 && vfp_allocation_get_state(alloc) == VFP_ALLOCATION_ATTACHED)
-		restored = agent_detach_all(a, alloc, why, sizeof(why));
+		restored = agent_detach_all(a, alloc, rps, why, sizeof(why)); /* loaded once */
 	/* restored: each VF reset and checked before it is free; one that fails stays out */
 	if (r >= 0 && restored >= 0)
 		agent_reset_vfs(a, alloc, rps, true, reset_why, sizeof(reset_why));

@@ -200,6 +200,18 @@ int agent_reset_vfs(struct agent *a, const struct vfp_allocation *alloc,
 	return failed;
 }
 
+/* A release a crash interrupted, its VFs restored at the next start: reset as on any release. */
+static int reset_released(struct agent *a, const struct vfp_allocation *alloc, char *why,
+			  size_t size)
+{
+	return agent_reset_vfs(a, alloc, NULL, false, why, size);
+}
+
+const struct agent_room vf_reset_room = {
+	.vf_lost = agent_quarantine_vf,
+	.released = reset_released,
+};
+
 /**
  * agent_repair_vf() - bring quarantined VF @pci back: out of the domain a
  * held-up detach left it in (only once the domain no longer has it), onto
@@ -236,7 +248,7 @@ int agent_repair_vf(struct agent *a, const char *pci, char *err, size_t err_size
 		return -EBUSY;
 	}
 	log_info("VF %s: repaired, free again", pci);
-	agent_rescan(a, "repair");
+	agent_refresh_vf(a, pci, "repair"); /* its own driver again */
 	return 0;
 }
 

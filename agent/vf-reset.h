@@ -18,3 +18,5 @@ int agent_repair_vf(struct agent *a, const char *pci, char *err, size_t err_size
 void agent_retry_repairs(struct agent *a);
 void agent_quarantine_vf(struct agent *a, const char *pci, const char *reason);
 void agent_finish_detaches(struct agent *a);
+/* reconcile's quarantine of a VF it could not undo, and its reset of an interrupted release */
+extern const struct agent_room vf_reset_room;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent-facts.h"
 #include "agent/events.h"
 #include "api/api.h"
 
@@ -65,7 +66,7 @@ int api_get_events(struct api_request *req)
 
 	if (!s)
 		return api_fail(req, -ENOMEM, "out of memory");
-	s->events = req->agent->events;
+	s->events = agent_events(req->agent);
 	s->cursor = events_last_id(s->events);
 	if (last) {
 		unsigned long long id = strtoull(last, &end, 10);
@@ -90,5 +91,5 @@ int api_get_events(struct api_request *req)
 /* Ends every event stream, so a stopping server is not held open by them. */
 void api_server_stop_streams(struct agent *a)
 {
-	events_shutdown(a->events);
+	events_shutdown(agent_events(a));
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/agent-facts.h"
 #include "agent/container/rdma.h"
 #include "agent/vm/libvirt.h"
 #include "libvfpool/macro.h"
@@ -52,7 +53,7 @@ static void libvirt_daemon_fix(const char *uri, char *fix, size_t size)
 
 static void check_libvirt(struct agent *a, struct vfp_host_checks *c)
 {
-	const char *uri = libvirt_conn_get_uri(a->libvirt);
+	const char *uri = libvirt_conn_get_uri(agent_libvirt(a));
 	const char *missing = libvirt_missing();
 	char fix[256];
 
@@ -66,7 +67,7 @@ static void check_libvirt(struct agent *a, struct vfp_host_checks *c)
 		vfp_host_checks_add(c, VFP_CHECK_SKIP, "libvirt", NULL, NULL,
 				    "off (\"libvirt\": false in the config): VMs cannot get VFs "
 				    "(containers can)");
-	} else if (libvirt_conn_is_connected(a->libvirt)) {
+	} else if (libvirt_conn_is_connected(agent_libvirt(a))) {
 		vfp_host_checks_add(c, VFP_CHECK_PASS, "libvirt", NULL, NULL, "%s: connected", uri);
 	} else {
 		libvirt_daemon_fix(uri, fix, sizeof(fix));
@@ -103,7 +104,7 @@ int api_get_host_checks(struct api_request *req)
 	const char *path = agent_config_path(a);
 	struct vfp_host_env env = { .config_path = path ?: "the built-in config of the simulated "
 							   "host",
-				      .socket_path = a->socket_path[0] ? a->socket_path : NULL };
+				      .socket_path = agent_socket_path(a) };
 	_cleanup_free_ char *disk = path ? config_file_error(path) : NULL;
 	struct vfp_host_checks *c = NULL;
 	struct rdma_host rdma;
@@ -117,14 +118,14 @@ int api_get_host_checks(struct api_request *req)
 			 "load)", path);
 		env.config_path = running;
 	}
-	if (!a->opt.simulate_dir) { /* a simulated host's RDMA devices are not libibverbs' */
+	if (!agent_simulated(a)) { /* a simulated host's RDMA devices are not libibverbs' */
 		rdma_host_facts(&rdma);
 		verbs = rdma.devices > 0 ? rdma.devices : 0;
 		env.verbs_devices = &verbs;
 	}
 	r = vfp_host_checks_new(&c);
 	if (r >= 0)
-		r = vfp_host_checks_run(c, a->ctx, &env, inv, config);
+		r = vfp_host_checks_run(c, agent_ctx(a), &env, inv, config);
 	if (r >= 0 && disk)
 		vfp_host_checks_add(c, VFP_CHECK_FAIL, "config", path, "correct the file, then "
 				    "systemctl reload vfagentd (until then the agent runs the "

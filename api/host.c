@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "agent/agent-facts.h"
 #include "agent/vm/libvirt.h"
 #include "agent/container/rdma.h"
 #include "api/api.h"
@@ -45,8 +46,8 @@ static json_t *libvirt_facts(struct agent *a)
 							 "domain", vfs[i].domain, "uuid",
 							 vfs[i].uuid));
 	free(vfs);
-	o = json_pack("{s:s?, s:b, s:o}", "uri", libvirt_conn_get_uri(a->libvirt), "connected",
-		      libvirt_conn_is_connected(a->libvirt), "foreign_vfs", foreign);
+	o = json_pack("{s:s?, s:b, s:o}", "uri", libvirt_conn_get_uri(agent_libvirt(a)), "connected",
+		      libvirt_conn_is_connected(agent_libvirt(a)), "foreign_vfs", foreign);
 	if (o && missing) {
 		snprintf(status, sizeof(status), "cannot load libvirt: %s: VMs get no VFs, containers do "
 			 "(install %s)",
@@ -74,7 +75,7 @@ static json_t *rdma_json(struct agent *a, const struct vfp_inventory *inv)
 	else
 		o = json_pack("{s:i, s:s}", "devices", h.devices, "netns_mode", h.netns_mode);
 	/* a simulated host's RDMA devices are not libibverbs' */
-	if (o && !a->opt.simulate_dir && rdma_verbs_missing(inv, why, sizeof(why)))
+	if (o && !agent_simulated(a) && rdma_verbs_missing(inv, why, sizeof(why)))
 		json_object_set_new(o, "status", json_string(why));
 	return o;
 }
@@ -89,10 +90,10 @@ int api_get_host(struct api_request *req)
 	struct vfp_inventory *inv = agent_get_inventory(req->agent);
 	json_t *rdma = rdma_json(req->agent, inv);
 	json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:o, s:f, s:O, s:o}", "version",
-			      PACKAGE_VERSION, "sysfs_root", vfp_ctx_get_sysfs_root(req->agent->ctx),
+			      PACKAGE_VERSION, "sysfs_root", vfp_ctx_get_sysfs_root(agent_ctx(req->agent)),
 			      "pfs", (json_int_t)vfp_inventory_get_pf_count(inv), "vfs",
 			      (json_int_t)vfp_inventory_get_vf_count(inv), "states",
-			      state_totals(req->agent), "scan_seconds", req->agent->scan_seconds,
+			      state_totals(req->agent), "scan_seconds", agent_scan_seconds(req->agent),
 			      "rdma_netns_mode", json_object_get(rdma, "netns_mode")
 			      ? json_object_get(rdma, "netns_mode") : json_null(), "rdma", rdma);
 

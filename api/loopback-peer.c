@@ -11,9 +11,9 @@
 
 #include "api/loopback-peer.h"
 
-static bool is_v4_loopback(const struct in_addr *a)
+static bool is_v4_loopback(const struct in_addr *addr)
 {
-	return (ntohl(a->s_addr) >> 24) == 127;
+	return (ntohl(addr->s_addr) >> 24) == 127;
 }
 
 /* A v4-mapped IPv6 address (::ffff:a.b.c.d) as the IPv4 one it is. */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent-facts.h"
 #include "api/api.h"
 
 #define MAX_CODES 12
@@ -136,6 +137,7 @@ static void render_ledger(FILE *f, struct agent *a)
 
 int api_metrics_render(struct agent *a, char **ret_text)
 {
+	struct agent_counters n;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -143,10 +145,11 @@ int api_metrics_render(struct agent *a, char **ret_text)
 	if (!f)
 		return -ENOMEM;
 	render_ledger(f, a);
+	agent_get_counters(a, &n);
 	fprintf(f, "# HELP vfagent_scan_duration_seconds Duration of the last inventory scan.\n"
 		   "# TYPE vfagent_scan_duration_seconds gauge\n"
 		   "vfagent_scan_duration_seconds %.6f\n",
-		a->scan_seconds);
+		agent_scan_seconds(a));
 	fprintf(f, "# HELP vfagent_vf_resets_total VF resets between tenants (and their checks).\n"
 		   "# TYPE vfagent_vf_resets_total counter\n"
 		   "vfagent_vf_resets_total{result=\"ok\"} %lu\n"
@@ -155,16 +158,13 @@ int api_metrics_render(struct agent *a, char **ret_text)
 		   "# TYPE vfagent_vf_repairs_total counter\n"
 		   "vfagent_vf_repairs_total{result=\"ok\"} %lu\n"
 		   "vfagent_vf_repairs_total{result=\"failed\"} %lu\n",
-		__atomic_load_n(&a->resets[1], __ATOMIC_RELAXED),
-		__atomic_load_n(&a->resets[0], __ATOMIC_RELAXED),
-		__atomic_load_n(&a->repairs[1], __ATOMIC_RELAXED),
-		__atomic_load_n(&a->repairs[0], __ATOMIC_RELAXED));
+		n.resets_ok, n.resets_failed, n.repairs_ok, n.repairs_failed);
 	fprintf(f, "# HELP vfagent_lease_check_errors_total Looks at an owner's namespace that "
 		   "failed for another reason than its absence (EMFILE, ENOMEM, EACCES); the "
 		   "allocation was kept.\n"
 		   "# TYPE vfagent_lease_check_errors_total counter\n"
 		   "vfagent_lease_check_errors_total %lu\n",
-		__atomic_load_n(&a->lease_errors, __ATOMIC_RELAXED));
+		n.lease_errors);
 	render_http(f);
 	if (fclose(f) != 0) {
 		free(text);

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/agent-facts.h"
 #include "agent/container/rdma-devices.h"
 #include "api/admission.h"
 #include "api/api.h"
@@ -118,7 +119,7 @@ static enum MHD_Result first_call(struct listener *l, struct MHD_Connection *con
 	clock_gettime(CLOCK_MONOTONIC, &st->start);
 	*con_cls = st;
 	if (l->is_tcp &&
-	    !token_ok(l->server->agent->token,
+	    !token_ok(agent_token(l->server->agent),
 		      MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"))) {
 		json_t *body = api_error_body(-EACCES, "a valid bearer token is required");
 		enum MHD_Result ret = send_json(conn, MHD_HTTP_UNAUTHORIZED, body,

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/agent-facts.h"
 #include "api/api.h"
 
 static struct {
@@ -93,7 +94,7 @@ static int render_file(const struct vfp_inventory *inv, const struct ledger_vf_v
 
 static bool fresh(const struct agent *a, const struct vfp_inventory *inv, uint64_t changes)
 {
-	return cache.fd >= 0 && cache.inv == inv && cache.ledger == a->ledger &&
+	return cache.fd >= 0 && cache.inv == inv && cache.ledger == agent_ledger(a) &&
 	       cache.ledger_changes == changes;
 }
 
@@ -130,7 +131,7 @@ static int body_fd(struct api_request *req, struct vfp_inventory *inv, size_t *r
 		free(views);
 		if (r >= 0) {
 			cache.inv = vfp_inventory_ref(inv);
-			cache.ledger = a->ledger;
+			cache.ledger = agent_ledger(a);
 			cache.ledger_changes = changes;
 		}
 	}

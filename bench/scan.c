@@ -3,7 +3,9 @@
  * bench/scan: a full inventory scan of 1,024 and 4,096 VFs against the
  * syscall floor — the same opens, reads, readlinks and directory listings
  * the scan makes, replayed from a list with no parsing and no allocation.
- * Prints the median of RUNS runs for both and their ratio.
+ * Prints the median of RUNS runs for both and their ratio, and what one
+ * VF's refresh (vfp_inventory_refresh_vf(), after a rebind) costs beside
+ * the scan it replaces.
  */
 #include "config.h"
 
@@ -108,9 +110,10 @@ static int build_host(const char *root, unsigned n_pfs)
 static int bench(unsigned n_pfs, double *ret_scan, double *ret_floor)
 {
 	char root[] = "/tmp/vfagent-bench-XXXXXX", cmd[64];
-	double scan[RUNS], floor[RUNS];
+	double scan[RUNS], floor[RUNS], refresh[RUNS], one;
 	struct vfp_ctx *ctx = NULL;
-	struct vfp_inventory *inv = NULL;
+	struct vfp_inventory *inv = NULL, *first, *next;
+	char pci[VFP_PCI_ADDR_LEN + 1];
 	struct syscall_plan plan = { 0 };
 
 	if (!mkdtemp(root) || build_host(root, n_pfs) < 0 || vfp_ctx_new(&ctx) < 0 ||
@@ -119,7 +122,9 @@ static int bench(unsigned n_pfs, double *ret_scan, double *ret_floor)
 	if (vfp_inventory_get_vf_count(inv) != n_pfs * 128u)
 		return -1;
 	plan_build(&plan, root, inv);
-	vfp_inventory_unref(inv);
+	first = inv;
+	snprintf(pci, sizeof(pci), "%s", vfp_vf_get_pci(vfp_pf_get_vf(vfp_inventory_get_pf(
+							first, n_pfs / 2), 64)));
 	for (int i = 0; i < RUNS; i++) {
 		double t0 = now_ms();
 
@@ -129,12 +134,21 @@ static int bench(unsigned n_pfs, double *ret_scan, double *ret_floor)
 		t0 = now_ms();
 		plan_run(&plan);
 		floor[i] = now_ms() - t0;
+		t0 = now_ms();
+		if (vfp_inventory_refresh_vf(first, pci, &next) < 0)
+			return -1;
+		refresh[i] = now_ms() - t0;
+		vfp_inventory_unref(next);
 	}
+	vfp_inventory_unref(first);
 	*ret_scan = median(scan, RUNS);
 	*ret_floor = median(floor, RUNS);
+	one = median(refresh, RUNS);
 	printf("%5u VFs (%2u PFs x 128): scan %8.2f ms   floor %8.2f ms (%zu syscall steps)   "
 	       "ratio %.2f\n",
 	       n_pfs * 128, n_pfs, *ret_scan, *ret_floor, plan.n, *ret_scan / *ret_floor);
+	printf("%5u VFs: one VF refreshed %8.3f ms (the scan it replaces: %.0fx)\n", n_pfs * 128,
+	       one, *ret_scan / one);
 	plan_free(&plan);
 	vfp_ctx_unref(ctx);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);

@@ -68,6 +68,8 @@ struct vfp_pf;
 struct vfp_vf;
 
 int vfp_inventory_scan(struct vfp_ctx *ctx, struct vfp_inventory **ret_inv);
+int vfp_inventory_refresh_vf(const struct vfp_inventory *inv, const char *pci,
+			     struct vfp_inventory **ret_inv);
 struct vfp_inventory *vfp_inventory_ref(struct vfp_inventory *inv);
 struct vfp_inventory *vfp_inventory_unref(struct vfp_inventory *inv);
 size_t vfp_inventory_get_pf_count(const struct vfp_inventory *inv);

@@ -111,6 +111,7 @@ enum vfp_link_type vfp_link_type_from_arphrd(int type);
 
 int vfp_pf_read(struct vfp_inventory *inv, const char *pci, const char *totalvfs);
 int vfp_vf_read(struct vfp_inventory *inv, size_t pf_index, unsigned index, const char *pci);
+void vfp_vf_set_facts(struct vfp_vf *vf, struct vfp_devfacts *f);
 void vfp_pf_clear(struct vfp_pf *pf);
 int vfp_pcie_root_read(struct vfp_ctx *ctx, const char *pci, char *buf, size_t size);
 void vfp_vf_clear(struct vfp_vf *vf);

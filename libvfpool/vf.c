@@ -107,18 +107,27 @@ int vfp_vf_read(struct vfp_inventory *inv, size_t pf_index, unsigned index, cons
 	vf->pf_index = pf_index;
 	vf->index = index;
 	memcpy(vf->pci, pci, VFP_PCI_ADDR_LEN + 1);
-	vf->vendor = f.vendor;
-	vf->device = f.device;
-	vf->driver = f.driver;
-	vf->netdev = f.netdev;
-	vf->mac = f.mac;
-	vf->rdma_device = f.rdma_device;
-	vf->numa_node = f.numa_node;
 	vf->iommu_group = group;
-	vf->link_type = vfp_link_type_from_arphrd(f.netdev_type);
-	if (vf->link_type == VFP_LINK_NONE)
-		vf->link_type = inv->pfs[pf_index].link_type;
+	vfp_vf_set_facts(vf, &f);
 	return 0;
+}
+
+/*
+ * @vf's facts from its device directory, taken from @f (which is left empty):
+ * a link type of its own when its netdev says one, else its PF's.
+ */
+void vfp_vf_set_facts(struct vfp_vf *vf, struct vfp_devfacts *f)
+{
+	vf->vendor = TAKE_PTR(f->vendor);
+	vf->device = TAKE_PTR(f->device);
+	vf->driver = TAKE_PTR(f->driver);
+	vf->netdev = TAKE_PTR(f->netdev);
+	vf->mac = TAKE_PTR(f->mac);
+	vf->rdma_device = TAKE_PTR(f->rdma_device);
+	vf->numa_node = f->numa_node;
+	vf->link_type = vfp_link_type_from_arphrd(f->netdev_type);
+	if (vf->link_type == VFP_LINK_NONE)
+		vf->link_type = vf->inv->pfs[vf->pf_index].link_type;
 }
 
 VFP_EXPORT const char *vfp_vf_get_pci(const struct vfp_vf *vf)

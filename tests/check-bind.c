@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/sim/sim-host.h"
@@ -48,6 +50,66 @@ START_TEST(test_bind_vfio_and_back)
 	ck_assert_int_eq(vfp_device_bind_driver(fx.ctx, "0000:3b:00.1", NULL), 0);
 	ck_assert_str_eq(driver_of("0000:3b:00.1"), "mlx5_core");
 	ck_assert_int_eq(vfp_device_read_netdev(fx.ctx, "0000:3b:00.1", netdev, sizeof(netdev)), 0);
+}
+END_TEST
+
+/* The inventory's JSON, kept as text to compare. */
+static char *inventory_text(const struct vfp_inventory *inv)
+{
+	json_t *o = vfp_inventory_to_json(inv);
+	char *text = json_dumps(o, JSON_SORT_KEYS);
+
+	json_decref(o);
+	ck_assert_ptr_nonnull(text);
+	return text;
+}
+
+/* A refreshed VF is as a scan of the host reads it; the old inventory stays as it was. */
+static void assert_refresh_is_scan(struct vfp_inventory **inv, const char *pci)
+{
+	struct vfp_inventory *next = NULL, *scan = fixture_scan(&fx);
+	char *before = inventory_text(*inv), *want = inventory_text(scan), *got, *old;
+
+	ck_assert_int_eq(vfp_inventory_refresh_vf(*inv, pci, &next), 0);
+	got = inventory_text(next);
+	old = inventory_text(*inv);
+	ck_assert_str_eq(got, want);
+	ck_assert_str_eq(old, before);
+	ck_assert_ptr_eq(vfp_vf_get_pf(vfp_inventory_find_vf(next, pci)),
+			 vfp_inventory_find_pf(next, vfp_vf_get_pf_pci(vfp_inventory_find_vf(next, pci))));
+	free(before);
+	free(want);
+	free(got);
+	free(old);
+	vfp_inventory_unref(scan);
+	vfp_inventory_unref(*inv);
+	*inv = next;
+}
+
+/* vfp_inventory_refresh_vf(): one VF read again after a rebind, to vfio-pci and back. */
+START_TEST(test_refresh_vf)
+{
+	struct vfp_inventory *inv = fixture_scan(&fx), *next = NULL;
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+
+	ck_assert_int_eq(vfp_device_bind_driver(fx.ctx, "0000:3b:00.1", "vfio-pci"), 0);
+	assert_refresh_is_scan(&inv, "0000:3b:00.1");
+	ck_assert_str_eq(vfp_vf_get_driver(vfp_inventory_find_vf(inv, "0000:3b:00.1")), "vfio-pci");
+	ck_assert_ptr_null(vfp_vf_get_netdev(vfp_inventory_find_vf(inv, "0000:3b:00.1")));
+	ck_assert_int_eq(vfp_device_bind_driver(fx.ctx, "0000:3b:00.1", NULL), 0);
+	assert_refresh_is_scan(&inv, "0000:3b:00.1");
+	ck_assert_ptr_nonnull(vfp_vf_get_netdev(vfp_inventory_find_vf(inv, "0000:3b:00.1")));
+	ck_assert_int_eq(vfp_device_bind_driver(fx.ctx, "0000:af:01.0", ""), 0);
+	assert_refresh_is_scan(&inv, "0000:af:01.0");
+	/* a PF, an address the inventory does not have, a VF gone from the host */
+	ck_assert_int_eq(vfp_inventory_refresh_vf(inv, "0000:3b:00.0", &next), -ENOENT);
+	ck_assert_int_eq(vfp_inventory_refresh_vf(inv, "0000:99:00.1", &next), -ENOENT);
+	ck_assert_int_eq(sim_device_dir(fx.root, "0000:3b:00.2", dir, sizeof(dir)), 0);
+	snprintf(path, sizeof(path), "%s/%s", fx.root, dir);
+	ck_assert_int_eq(rm_rf(path), 0);
+	ck_assert_int_eq(vfp_inventory_refresh_vf(inv, "0000:3b:00.2", &next), -ENODEV);
+	ck_assert_ptr_null(next);
+	vfp_inventory_unref(inv);
 }
 END_TEST
 
@@ -177,6 +239,7 @@ Suite *suite_bind(void)
 	tcase_add_test(tc, test_bind_vfio_and_back);
 	tcase_add_test(tc, test_bind_back_by_name);
 	tcase_add_test(tc, test_bind_to_none);
+	tcase_add_test(tc, test_refresh_vf);
 	tcase_add_test(tc, test_bind_unbound);
 	tcase_add_test(tc, test_bind_bad_input);
 	tcase_add_test(tc, test_bind_nobody_takes_it);

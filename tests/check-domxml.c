@@ -7,6 +7,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +156,49 @@ START_TEST(test_sriov_nics)
 	free(name);
 	vfp_config_unref(c);
 	xmlFreeDoc(doc);
+}
+END_TEST
+
+/*
+ * A NIC's <bandwidth><outbound average> (kilobytes a second, oned's OUTBOUND_AVG_BW) as its
+ * VF's max_tx_rate, row by row of tests/one/rates.txt, the table the hooks are held to too.
+ */
+START_TEST(test_rates_as_oned)
+{
+	struct vfp_config *c = config();
+	char path[512], line[128];
+	unsigned rows = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/one/rates.txt",
+		 getenv("top_srcdir") ? getenv("top_srcdir") : ".");
+	f = fopen(path, "re");
+	ck_assert_msg(f, "%s: %m", path);
+	while (fgets(line, sizeof(line), f)) {
+		long long kbytes, mbits;
+		char xml[512], err[512] = "";
+		struct domxml_nic *nics = NULL;
+		xmlDocPtr doc;
+		size_t n = 0;
+
+		if (line[0] == '#' || sscanf(line, "%lld %lld", &kbytes, &mbits) != 2)
+			continue;
+		snprintf(xml, sizeof(xml), "<domain><devices><interface type='network'>"
+			 "<source network='fast'/><mac address='02:00:c0:a8:02:2a'/><bandwidth>"
+			 "<outbound average='%lld'/></bandwidth></interface></devices></domain>",
+			 kbytes);
+		doc = parse(xml);
+		ck_assert_int_eq(domxml_sriov_nics(doc, c, &nics, &n, err, sizeof(err)), 0);
+		ck_assert_uint_eq(n, 1);
+		ck_assert_msg(nics[0].max_tx_rate == mbits, "%lld KB/s: %lld Mbit/s, not %lld",
+			      kbytes, nics[0].max_tx_rate, mbits);
+		rows++;
+		free(nics);
+		xmlFreeDoc(doc);
+	}
+	fclose(f);
+	ck_assert_uint_ge(rows, 5);
+	vfp_config_unref(c);
 }
 END_TEST
 
@@ -475,6 +519,7 @@ Suite *suite_domxml(void)
 	TCase *tc = tcase_create("domxml");
 
 	tcase_add_test(tc, test_hostdev_ethernet);
+	tcase_add_test(tc, test_rates_as_oned);
 	tcase_add_test(tc, test_hostdev_ib_unmanaged);
 	tcase_add_test(tc, test_ipoib_mac);
 	tcase_add_test(tc, test_stable_mac);

@@ -21,6 +21,7 @@
 #include "agent/claim.h"
 #include "agent/pf/pf-side.h"
 #include "agent/release.h"
+#include "agent/rooms.h"
 #include "agent/settings-update-priv.h"
 #include "agent/sim/sim-host.h"
 
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
 	a.opt.simulate_dir = argv[1];
 	a.opt.config_json = sim_host_config(); /* handed in at the edge, as main.c does */
 	agent_set_log_priority(3);
+	agent_add_rooms(&a); /* as main.c does */
 	if (agent_init(&a) < 0 || claim("vm-first", NULL, &first) < 0)
 		return 1;
 	snprintf(pci, sizeof(pci), "%s", vfp_allocation_get_vf(first, 0)->pci);

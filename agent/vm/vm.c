@@ -85,7 +85,7 @@ int bind_vfio(struct agent *a, const struct vf_facts *f, struct vfp_restore_poin
 		snprintf(err, err_size, "binding %s to vfio-pci: %s", f->pci, strerror(-r));
 	if (r < 0)
 		vfp_device_bind_driver(a->ctx, f->pci, driver);
-	agent_rescan(a, "VF rebound"); /* udev says so too on a real host; a simulated one is quiet */
+	agent_refresh_vf(a, f->pci, "VF rebound"); /* the one VF, at once: not udev's later rescan */
 	return r;
 }
 
@@ -97,7 +97,7 @@ static int restore_driver(struct agent *a, const char *pci, const struct vfp_res
 	if (!rp->driver)
 		return 0;
 	r = vfp_device_bind_driver(a->ctx, pci, rp->driver); /* "": unbound, as it was */
-	agent_rescan(a, "VF rebound");
+	agent_refresh_vf(a, pci, "VF rebound");
 	if (r < 0)
 		snprintf(err, err_size, "rebinding VF %s to %s: %s", pci,
 			 rp->driver[0] ? rp->driver : "no driver", strerror(-r));
@@ -479,6 +479,19 @@ static int restore_host_side(struct agent *a, const char *pci, char *err, size_t
 int vm_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, char *err, size_t err_size)
 {
 	struct vfp_restore_point *rp = restore_point_load(a, vf->pci);
+	int r = vm_restore_vf_from(a, vf, rp, err, err_size);
+
+	vfp_restore_point_free(rp);
+	return r;
+}
+
+/*
+ * vm_restore_vf() from @rp, @vf's restore point as its caller loaded it (a
+ * release loads it once); the host side reads it again under the PF's lock.
+ */
+int vm_restore_vf_from(struct agent *a, const struct vfp_allocation_vf *vf,
+		       const struct vfp_restore_point *rp, char *err, size_t err_size)
+{
 	pthread_mutex_t *lock = pf_side_lock(vf);
 	int r;
 
@@ -486,7 +499,6 @@ int vm_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, char *err
 	if (!rp)
 		return 0;
 	r = leave_domain(a, vf->pci, rp, err, err_size);
-	vfp_restore_point_free(rp);
 	if (r < 0)
 		return r;
 	pthread_mutex_lock(lock);

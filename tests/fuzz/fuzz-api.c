@@ -13,10 +13,9 @@
 #include <string.h>
 
 #include "agent/agent.h"
-#include "agent/container/container.h"
 #include "agent/release.h"
+#include "agent/rooms.h"
 #include "agent/sim/sim-host.h"
-#include "agent/vm/vm.h"
 #include "api/api.h"
 #include "fuzz.h"
 
@@ -34,8 +33,7 @@ static void setup(void)
 	a.opt.simulate_dir = dir;
 	a.opt.config_json = sim_host_config(); /* handed in at the edge, as main.c does */
 	agent_set_log_priority(3);
-	agent_add_attach_path(&a, &vm_attach_path);
-	agent_add_attach_path(&a, &container_attach_path);
+	agent_add_rooms(&a);
 	if (agent_init(&a) < 0)
 		abort();
 	{

@@ -213,6 +213,16 @@ offered_pcis() {
 	vm_pcis "$1" "${2:-}" | while read -r _ pci; do offered "$pci" && echo "$pci"; done
 }
 
+# OpenNebula's NIC attributes in the agent's terms, defined once for every action (jq): a flag
+# (SPOOFCHK, TRUST) is on for YES or ON in any case, as oned's templates and Sunstone write
+# them; OUTBOUND_AVG_BW is kilobytes a second (libvirt's <bandwidth> unit, which oned copies it
+# into), a VF's max_tx_rate Mbit/s rounded up. The agent reads the same facts in a deployment
+# file (agent/vm/domain-xml.c) and a deploy's query: tests/one/attrs.sh holds both to oned's
+# values.
+ONE_ATTRS_JQ='
+	def one_flag: ascii_downcase | . == "yes" or . == "on";
+	def one_rate: (tonumber * 8 + 999) / 1000 | floor;'
+
 # The settings of the NIC or PCI entry at XPath $2 of the VM in XML $1, as a claim's JSON:
 # MAC, VLAN_ID, SPOOFCHK, TRUST, OUTBOUND_AVG_BW (kilobytes a second, as Mbit/s rounded up:
 # the VF's max_tx_rate), IP (an IB VF's IPoIB dummy NIC) and PKEY (its partition: the network's
@@ -222,14 +232,12 @@ nic_settings() { # XML XPATH
 	jq -cn --arg mac "$(x "$1" "$2/MAC")" --arg vlan "$(x "$1" "$2/VLAN_ID")" \
 		--arg pkey "$(x "$1" "$2/PKEY")" \
 		--arg spoof "$(x "$1" "$2/SPOOFCHK")" --arg trust "$(x "$1" "$2/TRUST")" \
-		--arg bw "$(x "$1" "$2/OUTBOUND_AVG_BW")" --arg ip "$(x "$1" "$2/IP")" '
-		def yes: ascii_downcase | . == "yes" or . == "on";
+		--arg bw "$(x "$1" "$2/OUTBOUND_AVG_BW")" --arg ip "$(x "$1" "$2/IP")" "$ONE_ATTRS_JQ"'
 		(if $mac == "" then {} else {mac: $mac} end)
 		+ (if $vlan == "" then {} else {vlan: ($vlan | tonumber)} end)
-		+ (if $spoof == "" then {} else {spoofchk: ($spoof | yes)} end)
-		+ (if $trust == "" then {} else {trust: ($trust | yes)} end)
-		+ (if $bw == "" then {} else {max_tx_rate: ((($bw | tonumber) * 8 + 999) / 1000
-			| floor)} end)
+		+ (if $spoof == "" then {} else {spoofchk: ($spoof | one_flag)} end)
+		+ (if $trust == "" then {} else {trust: ($trust | one_flag)} end)
+		+ (if $bw == "" then {} else {max_tx_rate: ($bw | one_rate)} end)
 		+ (if $ip == "" then {} else {ip: "\($ip)/32"} end)
 		+ (if $pkey == "" then {} else {pkey: $pkey} end)' 2>/dev/null
 }
