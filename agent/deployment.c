@@ -15,6 +15,7 @@
 #include "agent/deployment.h"
 #include "agent/deployment-adopt.h"
 #include "agent/deployment-held.h"
+#include "agent/deployment-sg.h"
 #include "agent/give-back.h"
 #include "agent/owner.h"
 #include "agent/pf/pf-side.h"
@@ -199,11 +200,17 @@ static int claim_all(struct rewrite *w, const char *owner)
 		nic_ip_setting(w, p, settings[p].ip, sizeof(settings[p].ip));
 		if (r >= 0)
 			r = nic_pkey(w, p, &settings[p].pkey);
+		if (r >= 0)
+			r = deployment_nic_security_groups(w->in->security_groups, &w->nics[p],
+							   settings[p].security_groups,
+							   sizeof(settings[p].security_groups),
+							   w->err, w->err_size);
 		if (w->nics[p].failover)
 			settings[p].failover = *w->nics[p].failover;
 		claims[p] = (struct vfp_claim){ .pool = w->pools[p], .count = count[p], .owner = &o,
 						 .settings = w->macs[p][0] || settings[p].ip[0] ||
-						 settings[p].pkey >= 0 || w->nics[p].failover ?
+						 settings[p].pkey >= 0 || w->nics[p].failover ||
+						 settings[p].security_groups[0] ?
 						 &settings[p] : NULL,
 						 .numa_node = -1 };
 	}

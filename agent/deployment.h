@@ -25,6 +25,7 @@ struct agent_deployment {
 	const char *vlans; /* "MAC=120,…": VLANs of NICs with no <vlan>, or NULL */
 	const char *pkeys; /* "MAC=0x8001,…": IB partitions (OpenNebula's PKEY), or NULL */
 	const char *spoofchks, *trusts; /* "MAC=yes,MAC=no,…" (OpenNebula's YES/NO), or NULL */
+	const char *security_groups; /* "MAC=0+101,…": OpenNebula's SECURITY_GROUPS, or NULL */
 };
 
 int agent_rewrite_deployment(struct agent *a, const struct agent_deployment *d, char **ret_xml,

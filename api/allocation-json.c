@@ -44,7 +44,7 @@ json_t *api_settings_json(const struct vfp_settings *s)
 
 	vfp_pkey_format(s->pkey, key);
 	return json_pack("{s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, "
-			 "s:o*, s:o*}", "pkey", s->pkey >= 0 ? json_string(key) : NULL, "membership",
+			 "s:o*, s:o*, s:o*}", "pkey", s->pkey >= 0 ? json_string(key) : NULL, "membership",
 			 s->pkey >= 0 ? json_string(vfp_pkey_membership(s->pkey)) : NULL,
 			 "mac", s->mac[0] ? json_string(s->mac) : NULL, "vlan", int_if_set(s->vlan),
 			 "guid", s->guid[0] ? json_string(s->guid) : NULL, "ip",
@@ -53,7 +53,8 @@ json_t *api_settings_json(const struct vfp_settings *s)
 			 bool_if_set(s->spoofchk), "trust", bool_if_set(s->trust), "link_state",
 			 link ? json_string(link) : NULL, "min_tx_rate", int_if_set(s->min_tx_rate),
 			 "max_tx_rate", int_if_set(s->max_tx_rate), "failover",
-			 vfp_failover_to_json(&s->failover));
+			 vfp_failover_to_json(&s->failover), "security_groups",
+			 vfp_security_groups_to_json(s->security_groups));
 }
 
 static json_t *vfs_json(const struct vfp_allocation *a)

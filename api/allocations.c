@@ -146,6 +146,11 @@ static int parse_settings(struct api_request *req, json_t *body, struct vfp_sett
 		r = parse_failover(req, body, s->vlan, &s->failover);
 	if (r >= 0)
 		r = api_parse_pkey(req, body, &s->pkey);
+	if (r >= 0 && vfp_security_groups_from_json(json_object_get(body, "security_groups"),
+						    s->security_groups,
+						    sizeof(s->security_groups)) < 0)
+		r = api_fail(req, -EINVAL, "security_groups: not a list of at most 32 security group "
+			     "ids (integers in [0, 2147483647])");
 	return r < 0 ? r : api_parse_vf_knobs(req, body, s);
 }
 
@@ -332,7 +337,8 @@ static int parse_claim(struct api_request *req, json_t *body, const char *key, s
 					    "qos", "vlan_proto", "spoofchk", "trust", "link_state",
 					    "min_tx_rate", "max_tx_rate", "numa_node", "placement",
 					    "lease_seconds", "attach", "pci", "near", "max_distance",
-					    "failover", "pkey", "membership", NULL };
+					    "failover", "pkey", "membership", "security_groups",
+					    NULL };
 	const char *placement = NULL, *pci = NULL;
 	long long count = 1, numa = -1, lease = 0;
 	int r;

@@ -94,6 +94,7 @@ int api_metrics_render(struct agent *a, char **ret_text);
 int api_get_host(struct api_request *req);
 json_t *api_host_pending_json(struct agent *a);
 int api_get_host_checks(struct api_request *req);
+void api_check_security_groups(struct agent *a, struct vfp_host_checks *c);
 int api_get_health(struct api_request *req);
 int api_get_metrics(struct api_request *req);
 int api_list_pfs(struct api_request *req);

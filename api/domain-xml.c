@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * POST /v1/domain-xml[?owner=NAME][&ip=A,B|MAC=A,…][&vlan=MAC=ID,…]
- * [&spoofchk=MAC=yes|no,…][&trust=MAC=yes|no,…][&pkey=MAC=KEY,…]: a
+ * [&spoofchk=MAC=yes|no,…][&trust=MAC=yes|no,…][&pkey=MAC=KEY,…]
+ * [&security_groups=MAC=ID+ID,…]: a
  * deployment file in, the same domain with VFs out (agent/deployment.c does
  * the work); the allocations' ids in X-Allocation-Id.
  */
@@ -17,7 +18,8 @@ int api_domain_xml(struct api_request *req)
 				      .ips = api_query(req, "ip"), .vlans = api_query(req, "vlan"),
 				      .spoofchks = api_query(req, "spoofchk"),
 				      .trusts = api_query(req, "trust"),
-				      .pkeys = api_query(req, "pkey") };
+				      .pkeys = api_query(req, "pkey"),
+				      .security_groups = api_query(req, "security_groups") };
 	char err[512] = "", *xml = NULL;
 	int r = agent_rewrite_deployment(req->agent, &d, &xml, req->extra_value,
 					 sizeof(req->extra_value), err, sizeof(err));

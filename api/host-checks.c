@@ -2,7 +2,8 @@
 /*
  * GET /v1/host/checks: the host's preflight (`vfctl doctor`), as the agent
  * sees it: libvfpool's checks on the agent's sysfs, inventory and config,
- * and what only the agent knows (its libvirt connection).
+ * and what only the agent knows (its libvirt connection, the security groups of
+ * its VMs' NICs: api/host-check-sg.c).
  */
 #include "config.h"
 
@@ -132,6 +133,7 @@ int api_get_host_checks(struct api_request *req)
 				    "config it loaded before)", "%s", disk);
 	if (r >= 0) {
 		check_libvirt(a, c);
+		api_check_security_groups(a, c);
 		o = vfp_host_checks_to_json(c);
 	}
 	vfp_host_checks_free(c);

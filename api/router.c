@@ -15,7 +15,7 @@ static const char *const vfs_query[] = { "pool", "state", "pf", NULL };
 static const char *const allocations_query[] = { "pool", "state", "owner", "include_released",
 						 NULL };
 static const char *const domain_xml_query[] = { "owner", "ip", "vlan", "spoofchk", "trust", "pkey",
-						 NULL };
+						 "security_groups", NULL };
 
 const struct api_route api_routes[] = {
 	{ "GET", "/v1/host", api_get_host, NULL },

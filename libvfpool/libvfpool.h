@@ -52,6 +52,9 @@ void vfp_guid_format(unsigned long long g, char buf[static 24]);
 int vfp_pkey_from_json(json_t *pkey, json_t *membership, int *ret_pkey, const char **ret_why);
 void vfp_pkey_format(int pkey, char buf[static 7]);
 const char *vfp_pkey_membership(int pkey);
+int vfp_security_groups_parse(const char *text, char *out, size_t size);
+json_t *vfp_security_groups_to_json(const char *groups);
+int vfp_security_groups_from_json(json_t *v, char *out, size_t size);
 
 /* ---- inventory -------------------------------------------------------- */
 
@@ -317,6 +320,7 @@ struct vfp_settings {
 	long long min_tx_rate, max_tx_rate;
 	struct vfp_failover failover; /* VFP_STANDBY_NONE: a VF alone */
 	int pkey; /* an IB partition, as a port's table shows it (0x8000: full member) */
+	char security_groups[128]; /* OpenNebula's of the NIC, "0,101": said, never applied */
 };
 
 void vfp_vf_config_to_settings(const struct vfp_vf_config *c, struct vfp_settings *s);

@@ -3,7 +3,7 @@
  * What a claim asks of its VFs, and its form in the ledger: an object with
  * the keys of the request ({"mac","vlan","guid","ip","qos","vlan_proto",
  * "spoofchk","trust","link_state","min_tx_rate","max_tx_rate","pkey",
- * "membership","failover"}), each present only when asked for.
+ * "membership","failover","security_groups"}), each present only when asked for.
  */
 #include "config.h"
 
@@ -65,6 +65,9 @@ json_t *vfp_settings_to_json(const struct vfp_settings *s)
 		json_object_set_new(o, "pkey", json_string(key));
 		json_object_set_new(o, "membership", json_string(vfp_pkey_membership(s->pkey)));
 	}
+	if (s->security_groups[0])
+		json_object_set_new(o, "security_groups",
+				    vfp_security_groups_to_json(s->security_groups));
 	return o;
 }
 
@@ -153,5 +156,8 @@ int vfp_settings_from_json(json_t *o, struct vfp_settings *s)
 		r = vfp_pkey_from_json(json_object_get(o, "pkey"), json_object_get(o, "membership"),
 				       &s->pkey, &why);
 	}
+	if (r >= 0)
+		r = vfp_security_groups_from_json(json_object_get(o, "security_groups"),
+						  s->security_groups, sizeof(s->security_groups));
 	return r;
 }

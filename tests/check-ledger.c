@@ -491,6 +491,51 @@ START_TEST(test_guids)
 }
 END_TEST
 
+/* OpenNebula's security group ids of a NIC: checked, sorted, kept by the ledger across a restart. */
+START_TEST(test_security_groups)
+{
+	static const char *const bad[] = { "x", "0,", ",0", "0,,1", "-1", "2147483648", "0x10",
+					   "1 ", "00000000000000001" };
+	static const struct vfp_owner owner = { .kind = VFP_OWNER_VM, .name = "one-7" };
+	struct vfp_settings s;
+	struct vfp_claim req = { .pool = "eth", .count = 1, .owner = &owner, .settings = &s,
+				 .numa_node = -1 };
+	struct vfp_allocation *a = NULL;
+	char out[128], id[64];
+	json_t *j;
+
+	ck_assert_int_eq(vfp_security_groups_parse("101,0+7 101", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "0,7,101");
+	ck_assert_int_eq(vfp_security_groups_parse("", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(vfp_security_groups_parse(bad[i], out, sizeof(out)) == -EINVAL,
+			      "\"%s\" taken as \"%s\"", bad[i], out);
+	ck_assert_int_eq(vfp_security_groups_parse("1,2,3", out, 4), -E2BIG);
+	j = json_loads("[2147483647, 0, 0]", 0, NULL);
+	ck_assert_int_eq(vfp_security_groups_from_json(j, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "0,2147483647");
+	json_decref(j);
+	j = json_loads("[\"0\"]", 0, NULL);
+	ck_assert_int_eq(vfp_security_groups_from_json(j, out, sizeof(out)), -EINVAL);
+	json_decref(j);
+
+	vfp_settings_init(&s);
+	ck_assert_int_eq(vfp_security_groups_parse("101,0", s.security_groups,
+						   sizeof(s.security_groups)), 0);
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &a), 0);
+	snprintf(id, sizeof(id), "%s", alloc_id(a));
+	vfp_allocation_unref(a);
+	lfx_reopen(&t);
+	a = get_alloc(id);
+	ck_assert_str_eq(vfp_allocation_get_settings(a)->security_groups, "0,101");
+	j = vfp_security_groups_to_json(vfp_allocation_get_settings(a)->security_groups);
+	ck_assert_int_eq(json_integer_value(json_array_get(j, 1)), 101);
+	json_decref(j);
+	vfp_allocation_unref(a);
+}
+END_TEST
+
 static time_t later(void)
 {
 	return time(NULL) + 3600;
@@ -910,6 +955,7 @@ Suite *suite_ledger(void)
 	tcase_add_test(tc, test_audit_log);
 	tcase_add_test(tc, test_owner_lookup);
 	tcase_add_test(tc, test_guids);
+	tcase_add_test(tc, test_security_groups);
 	tcase_add_test(tc, test_lease_expiry);
 	tcase_add_loop_test(tc, test_half_done_intents, 0, sizeof(intents) / sizeof(intents[0]));
 	tcase_add_test(tc, test_vanish_and_return);

@@ -185,6 +185,35 @@ expect 400
 set +e; vfctl doctor >"$tmp/out"; rc=$?; set -e
 grep -qE '^(PASS|WARN)  libvirt ' "$tmp/out" || fail "vfctl doctor via the agent: $(cat "$tmp/out")"
 case $rc in 0|1) ;; *) fail "vfctl doctor via the agent: exit $rc: $(cat "$tmp/out")" ;; esac
+! grep -q 'security-groups' "$tmp/out" || fail "security groups named with none kept: $(cat "$tmp/out")"
+# a VM's NIC whose claim carries OpenNebula security groups (deploy passes the NIC's
+# SECURITY_GROUPS): no rule of theirs reaches its VF, and doctor warns, naming the VM, the NIC's
+# MAC, its VF and the groups; a claim without groups, or given back, is not named
+u=6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c
+api POST /v1/allocations -d '{"pool": "eth", "mac": "02:00:c0:a8:02:07", "security_groups": [101, 0],
+	"owner": {"kind": "vm", "name": "one-7", "uuid": "'$u'"}}'
+expect 201; sg_id=$(jget .id); sg_pci=$(jget '.vfs[0].pci')
+[ "$(jget '.settings.security_groups | map(tostring) | join(",")')" = 0,101 ] || fail "groups kept: $body"
+api POST /v1/allocations -d '{"pool": "eth", "mac": "02:00:c0:a8:02:08", "owner": {"kind": "vm", "name": "one-8"}}'
+expect 201; other_id=$(jget .id)
+for bad in '"0,101"' '[-1]' '["0"]' '[2147483648]' "[$(seq -s, 0 32)]"; do
+	api POST /v1/allocations -d '{"pool": "eth", "security_groups": '"$bad"', "owner": {"kind": "vm", "name": "one-9"}}'
+	expect 400
+	jget .message | grep -q '^security_groups: not a list of at most 32 security group ids' ||
+		fail "security_groups $bad: $body"
+done
+set +e; vfctl doctor >"$tmp/out"; rc=$?; set -e
+[ "$rc" = 1 ] || [ "$rc" = 2 ] || fail "doctor with a VF's security groups: exit $rc: $(cat "$tmp/out")"
+line WARN 'security-groups one-7' "NIC 02:00:c0:a8:02:07 of VM one-7 (domain $u): security groups 0,101 do not apply to its VF $sg_pci (allocation $sg_id)"
+line WARN 'security-groups one-7' '(fix: filter in the guest or on the switch'
+[ "$(grep -c 'security-groups' "$tmp/out")" = 1 ] || fail "one NIC with groups, one line: $(cat "$tmp/out")"
+api GET /v1/host/checks
+[ "$(jget '[.checks[] | select(.check == "security-groups" and .status == "warn") | .subject] | join(",")')" = one-7 ] ||
+	fail "checks: $body"
+api DELETE "/v1/allocations/$sg_id"; expect 204
+api DELETE "/v1/allocations/$other_id"; expect 204
+set +e; vfctl doctor >"$tmp/out"; set -e
+! grep -q 'security-groups' "$tmp/out" || fail "a given-back claim's groups named: $(cat "$tmp/out")"
 stop_agent
 set +e; vfctl doctor >/dev/null 2>"$tmp/err"; rc=$?; set -e
 [ "$rc" = 2 ] && [ -s "$tmp/err" ] || fail "doctor without an agent: exit $rc"

@@ -315,6 +315,24 @@ post_xml "$one/deployment.0" "?trust=02:00:c0:a8:09:09=yes"
 expect 200
 release_everything
 
+# OpenNebula's SECURITY_GROUPS by NIC MAC (ids joined with +, as the deploy hook passes them from
+# vm.xml): kept in that NIC's allocation, sorted (vfctl doctor names them: no rule of theirs
+# reaches a VF), none in the other NICs'; a NIC not in the file asks nothing. Anything but
+# MAC=IDS is refused naming the field and the item, nothing claimed
+post_xml "$one/two-ib-one-eth.xml" "?owner=one-66&security_groups=02:00:c0:a8:02:2a=101+0+101,02:00:c0:a8:01:2a=7"
+expect 200
+api GET "/v1/allocations?owner=vm:one-66"
+[ "$(jget '[.allocations[] | "\(.settings.mac)=\(.settings.security_groups // [] | map(tostring) | join("+"))"] | sort | join(" ")')" = \
+	"02:00:0a:01:00:05= 02:00:0a:02:00:05= 02:00:c0:a8:02:2a=0+101" ] || fail "security groups: $body"
+release_everything
+for q in 02:00:c0:a8:02:2a=0,101 02:00:c0:a8:02:2a=zero 02:00:c0:a8:02=0 02:00:c0:a8:02:2a=0++1 \
+	02:00:c0:a8:02:2a=2147483648 '02:00:0a:01:00:05=1,'; do
+	post_xml "$one/two-ib-one-eth.xml" "?owner=one-66&security_groups=$q"
+	expect 400
+	jget .message | grep -q '^security_groups: "' || fail "?security_groups=$q: $body"
+	[ "$(allocations)" = 0 ] || fail "?security_groups=$q: claims kept"
+done
+
 # no free Ethernet VF: the claims made together fail, and made one by one the "eth" pool grows
 # (its "grow" policy: an idle PF, here the 82599 taken to 0 VFs) and the deployment gets its
 # three VFs all the same

@@ -390,6 +390,19 @@ IB_PORTS='02:c9:03:00:00:00:00:01 02:1b:0a:01:00:05
 	[ "$(q dst "/v1/allocations?owner=vm:$uuid" '[.allocations[] | .pool] | sort | join(",")')" = eth,ib,ib ]
 }
 
+@test "cold migrate (SAVE_MIGRATE): a NIC's security groups go with its VF's claim to the new host (vfctl doctor names them there)" {
+	sg_vm 0,101 >"$dir/vm.xml"
+	uuid=$(deploy "$one/two-ib-one-eth.xml" 2>/dev/null)
+	LCM=7 pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
+	mkdir "$dir/ds-src" "$dir/ds-dst"
+	sh "$hooks/save" "$uuid" "$dir/ds-src/checkpoint" host1 42 host1 <"$dir/msg"
+	mv "$dir/ds-src/checkpoint" "$dir/ds-src/checkpoint.vfagent" "$dir/ds-dst/"
+	VFAGENT_SOCKET=$dir/dst.sock run sh "$hooks/restore" "$dir/ds-dst/checkpoint" dst "$uuid" 42 dst <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(q dst "/v1/allocations?owner=vm:$uuid" '[.allocations[] | "\(.pool)=\(.settings.security_groups // [] | map(tostring) | join("+"))"] | sort | join(" ")')" = "eth=0+101 ib= ib=" ]
+	[ "$(q dst /v1/host/checks '[.checks[] | select(.check == "security-groups") | .subject] | join(",")')" = one-42 ]
+}
+
 @test "poweroff and resume (SHUTDOWN_POWEROFF, then deploy): the same GUIDs and IPoIB dummy NICs" {
 	uuid=$(deploy "$one/two-ib-one-eth.xml")
 	LCM=18 pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
@@ -703,6 +716,79 @@ JSON
 	[ "$(q src '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
 }
 
+# vm.xml of VM 42 with security groups as oned gives them: every network has the default group 0
+# (VirtualNetwork::insert), VirtualNetwork::nic_attribute joins the network's, its address
+# range's and the NIC's own into the NIC's SECURITY_GROUPS ("0,101"), and a network attribute
+# oned.conf names in INHERIT_VNET_ATTR (VFAGENT_SECURITY_GROUPS) is copied into the NIC:
+# SG_VM SECURITY_GROUPS_OF_THE_SRIOV_ETH_NIC [VFAGENT_SECURITY_GROUPS]
+sg_vm() {
+	printf '<VM><ID>42</ID><TEMPLATE><NIC><BRIDGE><![CDATA[br0]]></BRIDGE><MAC><![CDATA[02:00:c0:a8:01:2a]]></MAC><NETWORK><![CDATA[br0]]></NETWORK><SECURITY_GROUPS><![CDATA[0]]></SECURITY_GROUPS><VN_MAD><![CDATA[bridge]]></VN_MAD>%s</NIC><NIC><BRIDGE><![CDATA[sriov_ib0]]></BRIDGE><MAC><![CDATA[02:00:0a:01:00:05]]></MAC><NETWORK><![CDATA[hpc-ib]]></NETWORK><VN_MAD><![CDATA[vfagent]]></VN_MAD></NIC><NIC><BRIDGE><![CDATA[sriov_eth0]]></BRIDGE><MAC><![CDATA[02:00:c0:a8:02:2a]]></MAC><NETWORK><![CDATA[hpc-eth]]></NETWORK><SECURITY_GROUPS><![CDATA[%s]]></SECURITY_GROUPS><VN_MAD><![CDATA[vfagent]]></VN_MAD>%s</NIC></TEMPLATE></VM>' \
+		"${2:+<VFAGENT_SECURITY_GROUPS><![CDATA[$2]]></VFAGENT_SECURITY_GROUPS>}" "$1" \
+		"${2:+<VFAGENT_SECURITY_GROUPS><![CDATA[$2]]></VFAGENT_SECURITY_GROUPS>}"
+}
+
+@test "deploy: a bridge NIC's security groups go with its VF's claim and are said in the VM's log, the ordinary NIC's not" {
+	sg_vm 0,101 >"$dir/vm.xml"
+	run deploy "$one/two-ib-one-eth.xml"
+	[ "$status" -eq 0 ]
+	uuid=$(printf '%s\n' "${lines[@]}" | grep -xE '[0-9a-f-]{36}') # stdout's line
+	# each stderr line is the VM's log (one_vmm_exec.rb's SSH stream: DriverExecHelper#log)
+	[[ "$output" == *"WARNING: vfagent deploy: NIC 02:00:c0:a8:02:2a on network hpc-eth is a VF: its security groups (0,101) do not apply"* ]]
+	[[ "$output" != *02:00:c0:a8:01:2a* ]] # br0's groups apply
+	[[ "$output" != *"NIC 02:00:0a:01:00:05"* ]] # no groups
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '[.allocations[] | "\(.settings.mac)=\(.settings.security_groups // [] | map(tostring) | join("+"))"] | sort | join(" ")')" = \
+		"02:00:0a:01:00:05= 02:00:0a:02:00:05= 02:00:c0:a8:02:2a=0+101" ]
+}
+
+@test "deploy: a network whose VFAGENT_SECURITY_GROUPS is REFUSE fails a VF NIC's security groups naming it, nothing claimed; without groups it deploys" {
+	sg_vm 0,101 REFUSE >"$dir/vm.xml"
+	run deploy "$one/two-ib-one-eth.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"vfagent deploy: NIC 02:00:c0:a8:02:2a on network hpc-eth is a VF with security groups (0,101), whose rules do not apply to it"*"its network refuses them (VFAGENT_SECURITY_GROUPS = REFUSE)"* ]]
+	[[ "$output" != *02:00:c0:a8:01:2a* ]] # REFUSE on br0's NIC too: its groups apply there
+	[ ! -e "$dir/deploy.args" ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+	sg_vm 0 maybe >"$dir/vm.xml"
+	run deploy "$one/two-ib-one-eth.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'NIC 02:00:c0:a8:02:2a on network hpc-eth: VFAGENT_SECURITY_GROUPS "maybe" is neither WARN nor REFUSE'* ]]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+	sg_vm "" refuse >"$dir/vm.xml"
+	run deploy "$one/two-ib-one-eth.xml"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *WARNING* ]]
+	[ "$(q src "/v1/allocations?owner=vm:$output" '[.allocations[].settings.security_groups] | unique | join(",")')" = "" ]
+}
+
+@test "deploy: a PCI NIC's security groups go with its VF's claim and are said in the VM's log; refused when its network says so" {
+	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
+	pci_vm_at "$pci" '<NETWORK>hpc-eth</NETWORK><BRIDGE>sriov_eth0</BRIDGE><SECURITY_GROUPS>0,101</SECURITY_GROUPS>' >"$dir/vm.xml"
+	hostdev_file "$pci" >"$dir/dep.xml"
+	run deploy "$dir/dep.xml"
+	[ "$status" -eq 0 ]
+	uuid=$(printf '%s\n' "${lines[@]}" | grep -xE '[0-9a-f-]{36}') # stdout's line
+	[[ "$output" == *"WARNING: vfagent deploy: PCI 02:00:c0:a8:02:2b on network hpc-eth is a VF: its security groups (0,101) do not apply"* ]]
+	[ "$(q src "/v1/allocations?owner=vm:$uuid" '.allocations[0].settings.security_groups | map(tostring) | join(",")')" = 0,101 ]
+	sh "$hooks/shutdown" "$uuid" host1 42 host1
+	sed -i 's#</SECURITY_GROUPS>#</SECURITY_GROUPS><VFAGENT_SECURITY_GROUPS>REFUSE</VFAGENT_SECURITY_GROUPS>#' "$dir/vm.xml"
+	rm -f "$dir/deploy.args"
+	run deploy "$dir/dep.xml"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"PCI 02:00:c0:a8:02:2b on network hpc-eth is a VF with security groups (0,101)"*"VFAGENT_SECURITY_GROUPS = REFUSE"* ]]
+	[ ! -e "$dir/deploy.args" ]
+	[ "$(q src '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
+}
+
+@test "attach_nic: a NIC on an SR-IOV network with security groups its network refuses is refused before anything is claimed" {
+	printf '<VMM_DRIVER_ACTION_DATA><VM><ID>42</ID><TEMPLATE><NIC><ATTACH><![CDATA[YES]]></ATTACH><BRIDGE><![CDATA[sriov_eth0]]></BRIDGE><MAC><![CDATA[02:00:c0:a8:02:09]]></MAC><NETWORK><![CDATA[hpc-eth]]></NETWORK><SECURITY_GROUPS><![CDATA[0,7]]></SECURITY_GROUPS><VFAGENT_SECURITY_GROUPS><![CDATA[REFUSE]]></VFAGENT_SECURITY_GROUPS></NIC></TEMPLATE></VM></VMM_DRIVER_ACTION_DATA>' >"$dir/msg"
+	run sh "$hooks/attach_nic" 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c 02:00:c0:a8:02:09 sriov_eth0 \
+		virtio vfagent one-42-5 42 host1 <"$dir/msg"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"vfagent attach_nic: NIC 02:00:c0:a8:02:09 on network hpc-eth is a VF with security groups (0,7)"* ]]
+	[ ! -e "$dir/attach_nic.args" ]
+	[ "$(q src /v1/allocations '.allocations | length')" = 0 ]
+}
+
 @test "deploy: the VF oned booked taken meanwhile (a shared pool): the deploy fails naming it, nothing claimed" {
 	pci=$(q src '/v1/vfs?pool=eth&state=free' '.vfs[-1].pci')
 	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations -d \
@@ -890,7 +976,31 @@ updated_vm() {
 	updated_vm 0000:d8:10.2 >"$dir/vm.xml"
 	VFAGENT_SOCKET=$dir/nowhere.sock run update_nic 6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c "$dir/vm.xml" -1
 	[ "$status" -eq 0 ]
-	for a in pre post clean update_sg vnet_create vnet_delete; do
+	for a in pre post clean vnet_create vnet_delete; do
 		echo data | "$vnm/$a" 'x' 5
 	done
+}
+
+# update_sg as one_vmm_exec.rb's update_sg step runs it for each network driver of the VM's NICs
+# (VirtualNetworkDriver#do_action over the host's SSH stream): `cat << 'EOT' | vnm/vfagent/update_sg
+# 'DEPLOY_ID'`, then the VM in base64 as get_vnm_drivers builds it (ID, DEPLOY_ID, the group's new
+# TEMPLATE/SECURITY_GROUP_RULEs, every NIC and PCI with a VN_MAD)
+update_sg() { # DEPLOY_ID VM_XML_FILE
+	{ echo "cat << 'EOT' | $vnm/update_sg '$1'"; base64 <"$2"; echo EOT; } | bash -s
+}
+
+@test "update_sg: the VM's VF NICs and their groups named in its log (no rule reaches a VF), exit 0; input that is no VM fails" {
+	u=6a5d2f5c-7b1e-4c1f-9b7a-0d1e2f3a4b5c
+	printf '<VM><ID>42</ID><DEPLOY_ID>%s</DEPLOY_ID><TEMPLATE><SECURITY_GROUP_RULE><PROTOCOL><![CDATA[TCP]]></PROTOCOL><RANGE><![CDATA[22]]></RANGE><RULE_TYPE><![CDATA[INBOUND]]></RULE_TYPE><SECURITY_GROUP_ID><![CDATA[101]]></SECURITY_GROUP_ID><SECURITY_GROUP_NAME><![CDATA[ssh]]></SECURITY_GROUP_NAME></SECURITY_GROUP_RULE><NIC><BRIDGE><![CDATA[br0]]></BRIDGE><MAC><![CDATA[02:00:c0:a8:01:2a]]></MAC><NETWORK><![CDATA[br0]]></NETWORK><SECURITY_GROUPS><![CDATA[0,101]]></SECURITY_GROUPS><VN_MAD><![CDATA[bridge]]></VN_MAD></NIC><NIC><BRIDGE><![CDATA[sriov_eth0]]></BRIDGE><MAC><![CDATA[02:00:c0:a8:02:2a]]></MAC><NETWORK><![CDATA[hpc-eth]]></NETWORK><SECURITY_GROUPS><![CDATA[0,101]]></SECURITY_GROUPS><VN_MAD><![CDATA[vfagent]]></VN_MAD></NIC><NIC><BRIDGE><![CDATA[sriov_ib0]]></BRIDGE><MAC><![CDATA[02:00:0a:01:00:05]]></MAC><NETWORK><![CDATA[hpc-ib]]></NETWORK><VN_MAD><![CDATA[vfagent]]></VN_MAD></NIC><PCI><TYPE><![CDATA[NIC]]></TYPE><MAC><![CDATA[02:00:c0:a8:02:2b]]></MAC><NETWORK><![CDATA[hpc-eth]]></NETWORK><SECURITY_GROUPS><![CDATA[101]]></SECURITY_GROUPS><VN_MAD><![CDATA[vfagent]]></VN_MAD></PCI></TEMPLATE></VM>' "$u" >"$dir/vm.xml"
+	VFAGENT_SOCKET=$dir/nowhere.sock run update_sg "$u" "$dir/vm.xml"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"WARNING: vfagent update_sg: NIC 02:00:c0:a8:02:2a on network hpc-eth is a VF: its security groups (0,101) do not apply"* ]]
+	[[ "$output" == *"WARNING: vfagent update_sg: PCI 02:00:c0:a8:02:2b on network hpc-eth is a VF: its security groups (101) do not apply"* ]]
+	[ "${#lines[@]}" = 2 ] # not br0's (the bridge driver applies them), not the IB NIC's (none)
+	run bash -c "echo 'not base64!' | $vnm/update_sg $u"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"stdin is not the VM in base64"* ]]
+	run bash -c "echo '<NIC/>' | base64 | $vnm/update_sg $u"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"stdin holds no VM"* ]]
 }

@@ -37,6 +37,12 @@ for mac in 02:00:0a:01:00:07 02:00:c0:a8:02:07 02:00:0a:02:00:07; do
 		fail "NIC $mac's security groups not said"
 done
 ! grep -q 02:00:c0:a8:01:07 "$ONE_DIR/deploy.err" || fail "br0's NIC named: its groups apply"
+# and kept with their VFs' claims: the agent's checks (vfctl doctor) name each of those NICs
+sg_nics=$(one_api h1 /v1/host/checks '[.checks[] | select(.check == "security-groups") |
+	.fact | capture("^NIC (?<m>[0-9a-f:]+) of VM one-7 .*: security groups 0 do not apply").m] |
+	sort | join(" ")')
+[ "$sg_nics" = "02:00:0a:01:00:07 02:00:0a:02:00:07 02:00:c0:a8:02:07" ] ||
+	fail "the agent's checks name the NICs with groups: '$sg_nics'"
 [ "$(held h1)" = attached,attached,attached ] || fail "allocations by UUID: $(held h1)"
 [ "$(one_api h1 '/v1/allocations?owner=vm:one-7' '.allocations | length')" = 3 ] ||
 	fail "the domain's name no longer finds its allocations"

@@ -82,8 +82,9 @@ allocations_of() {
 # and owner, and the settings its PF reports (the ones the guest knew: MAC,
 # VLAN, rate, spoofchk, trust); an IB VF's GUID (node and port: the guest and
 # the subnet manager's partitions know it by it) and partition, a failover
-# NIC's standby, and the allocation's first VF's IP (its IPoIB dummy NIC's
-# address), from the allocation. VFs at the addresses in $2 (oned's bookings,
+# NIC's standby, the allocation's first VF's IP (its IPoIB dummy NIC's
+# address) and its NIC's security groups (vfctl doctor names them), from the
+# allocation. VFs at the addresses in $2 (oned's bookings,
 # which oned books again) are left out.
 vf_claims() {
 	list=$(api GET "/v1/allocations?owner=vm:$1") || return 1
@@ -92,7 +93,7 @@ vf_claims() {
 		 guid: (if .key == 0 and $a.settings.guid then $a.settings.guid else .value.guid end),
 		 ip: (if .key == 0 then $a.settings.ip else null end),
 		 pkey: $a.settings.pkey, membership: $a.settings.membership,
-		 failover: $a.settings.failover}' |
+		 failover: $a.settings.failover, security_groups: $a.settings.security_groups}' |
 		while read -r vf; do
 			pci=$(printf '%s' "$vf" | jq -r .pci)
 			case " ${2:-} " in *" $pci "*) continue ;; esac
@@ -104,7 +105,7 @@ vf_claims() {
 				.value != 0))) + (if .link_type == "ethernet" then
 				(.pf_settings // {} | {mac, vlan} | with_entries(select(.value != null
 				and .value != 0))) else ($vf | {guid, pkey, membership} |
-				with_entries(select(.value != null))) end) + ($vf | {ip} |
+				with_entries(select(.value != null))) end) + ($vf | {ip, security_groups} |
 				with_entries(select(.value != null)))' || exit 1
 		done
 }
@@ -227,10 +228,11 @@ ONE_ATTRS_JQ='
 # MAC, VLAN_ID, SPOOFCHK, TRUST, OUTBOUND_AVG_BW (kilobytes a second, as Mbit/s rounded up:
 # the VF's max_tx_rate), IP (an IB VF's IPoIB dummy NIC) and PKEY (its partition: the network's
 # PKEY, which oned copies into the NIC when oned.conf has INHERIT_VNET_ATTR = "PKEY"; the agent
-# checks it). Fails on a value that is no number.
+# checks it) and SECURITY_GROUPS (oned's "0,101": kept with the VF, whose traffic no rule of
+# theirs reaches). Fails on a value that is no number.
 nic_settings() { # XML XPATH
 	jq -cn --arg mac "$(x "$1" "$2/MAC")" --arg vlan "$(x "$1" "$2/VLAN_ID")" \
-		--arg pkey "$(x "$1" "$2/PKEY")" \
+		--arg pkey "$(x "$1" "$2/PKEY")" --arg sg "$(x "$1" "$2/SECURITY_GROUPS")" \
 		--arg spoof "$(x "$1" "$2/SPOOFCHK")" --arg trust "$(x "$1" "$2/TRUST")" \
 		--arg bw "$(x "$1" "$2/OUTBOUND_AVG_BW")" --arg ip "$(x "$1" "$2/IP")" "$ONE_ATTRS_JQ"'
 		(if $mac == "" then {} else {mac: $mac} end)
@@ -239,7 +241,9 @@ nic_settings() { # XML XPATH
 		+ (if $trust == "" then {} else {trust: ($trust | one_flag)} end)
 		+ (if $bw == "" then {} else {max_tx_rate: ($bw | one_rate)} end)
 		+ (if $ip == "" then {} else {ip: "\($ip)/32"} end)
-		+ (if $pkey == "" then {} else {pkey: $pkey} end)' 2>/dev/null
+		+ (if $pkey == "" then {} else {pkey: $pkey} end)
+		+ (if $sg == "" then {} else {security_groups: ($sg | split(",") | map(tonumber))}
+			end)' 2>/dev/null
 }
 
 # The claim of PCI device number $2 of the VM in XML $1 ($4: the predicate), as oned booked it
@@ -388,4 +392,56 @@ vm_hold() { # HOST UUID
 	api_on "$1" GET "/v1/allocations?owner=vm:$2" 2>/dev/null |
 		jq -r '[.allocations[] | .hold_while // empty | select(test("/\\.vfagent-held\\."))][0]
 		// empty'
+}
+
+# ---- security groups: none of their rules reaches a VF ----
+# oned's security group rules are iptables rules on a NIC's host-side port (the stock network
+# drivers' SecurityGroupIPTables, on its tap or bridge port); a VF's traffic goes from the guest
+# to the wire and never passes the host's firewall. Every NIC or PCI NIC that becomes a VF keeps
+# its SECURITY_GROUPS in its claim (the agent keeps them; vfctl doctor names them) and has them
+# said in the VM's log: one_vmm_exec.rb's SSH stream logs each line an action writes on stderr
+# as the VM's (DriverExecHelper#log: "[I]", or "[E]" for a line that begins "ERROR:"). The NIC's
+# VFAGENT_SECURITY_GROUPS (its network's, copied into it by oned.conf's INHERIT_VNET_ATTR) says
+# what to do: WARN (or none) says so and goes on, REFUSE fails the action before anything is
+# claimed, naming the NIC and its groups.
+
+# Entry $2 (NIC or PCI) number $3 of the VM in XML $1 ($4: the predicate, "[ATTACH='YES']"):
+# "NIC 02:00:c0:a8:02:07 on network hpc-eth".
+sg_entry() { # XML KIND INDEX [PREDICATE]
+	printf '%s %s on network %s' "$2" "$(x "$1" "//VM/TEMPLATE/$2${4:-}[$3]/MAC")" \
+		"$(x "$1" "//VM/TEMPLATE/$2${4:-}[$3]/NETWORK")"
+}
+
+# Whether the entry's security groups may stay on its VF: 1, naming why on stderr, when its
+# network refuses them or says neither WARN nor REFUSE.
+sg_allowed() { # XML KIND INDEX [PREDICATE]
+	p="//VM/TEMPLATE/$2${4:-}[$3]"
+	sg=$(x "$1" "$p/SECURITY_GROUPS")
+	policy=$(x "$1" "$p/VFAGENT_SECURITY_GROUPS" | tr '[:lower:]' '[:upper:]')
+	case $policy in
+	'' | WARN) return 0 ;;
+	REFUSE) [ -n "$sg" ] || return 0
+		echo "vfagent $action: $(sg_entry "$@") is a VF with security groups ($sg), whose rules do not apply to it (no host firewall sees a VF's traffic), and its network refuses them (VFAGENT_SECURITY_GROUPS = REFUSE): take them off the NIC and its network (onevnet update: SECURITY_GROUPS)" >&2 ;;
+	*) echo "vfagent $action: $(sg_entry "$@"): VFAGENT_SECURITY_GROUPS \"$(x "$1" "$p/VFAGENT_SECURITY_GROUPS")\" is neither WARN nor REFUSE" >&2 ;;
+	esac
+	return 1
+}
+
+# The entry's security groups, if it has any, said in the VM's log.
+sg_note() { # XML KIND INDEX [PREDICATE]
+	sg=$(x "$1" "//VM/TEMPLATE/$2${4:-}[$3]/SECURITY_GROUPS")
+	[ -z "$sg" ] ||
+		echo "WARNING: vfagent $action: $(sg_entry "$@") is a VF: its security groups ($sg) do not apply (no host firewall sees a VF's traffic): filter in the guest or on the switch" >&2
+}
+
+# "KIND INDEX" a line: the NIC and PCI entries of the VM in XML $1 ($2: the predicate) that
+# become VFs of the agent's (NICs on its SR-IOV bridges, PCI NICs on its VFs).
+vf_entries() { # XML [PREDICATE]
+	n=$(printf '%s' "$1" | xmllint --xpath "count(/VM/TEMPLATE/NIC${2:-})" - 2>/dev/null) || n=0
+	i=1
+	while [ "$i" -le "$n" ]; do
+		! sriov_network "$(x "$1" "/VM/TEMPLATE/NIC${2:-}[$i]/BRIDGE")" 2>/dev/null || echo "NIC $i"
+		i=$((i + 1))
+	done
+	vm_pcis "$1" "${2:-}" | while read -r i pci; do ! agent_vf "$pci" || echo "PCI $i"; done
 }
