@@ -290,6 +290,8 @@ failover_hosts() {
               {"bridge": "sriov_eth0", "pool": "eth", "failover": {"bridge": "br-fo"}}],
  "guids": {"first": "02:c9:03:00:00:00:00:01", "count": 4096}}
 JSON
+	# the standby's bridge, which both agents look for (they share this test's namespace)
+	ip link show br-fo >/dev/null 2>&1 || ip link add br-fo type bridge
 	for h in src dst; do
 		kill "$(cat "$dir/$h.pid")"
 		while kill -0 "$(cat "$dir/$h.pid")" 2>/dev/null; do sleep 0.1; done
