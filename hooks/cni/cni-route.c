@@ -169,7 +169,7 @@ static int each_route(const char *netns, const char *ifname, json_t *routes, jso
 		      route_visit visit, struct cni_error *e)
 {
 	_cleanup_close_ int fd = -1;
-	int index, r = 0;
+	int index = 0, r = 0;
 
 	if (json_array_size(routes) == 0)
 		return 0;
