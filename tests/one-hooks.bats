@@ -332,6 +332,27 @@ JSON
 	[ "$(q dst '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
 }
 
+@test "migrate: the destination's hold failing once the guest has moved: the action succeeds, saying so" {
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	: >"$dir/.vfagent-held.src" # the VFs held on the VM's file here, as a poweroff leaves them
+	for id in $(q src "/v1/allocations?owner=vm:$uuid" '.allocations[].id'); do
+		curl -sf --unix-socket "$dir/src.sock" -X POST "http://x/v1/allocations/$id/hold" \
+			-d "{\"hold_while\":\"$dir/.vfagent-held.src\"}" >/dev/null
+	done
+	# dst's agent gone when the hook makes its file there: its holds cannot be set
+	cat >"$dir/ssh-kill" <<SSH
+#!/bin/sh
+case "\$2" in ": >"*) kill "\$(cat "$dir/dst.pid")"
+	while kill -0 "\$(cat "$dir/dst.pid")" 2>/dev/null; do sleep 0.1; done ;; esac
+exec "$dir/ssh" "\$@"
+SSH
+	chmod +x "$dir/ssh-kill"
+	VFAGENT_SSH=$dir/ssh-kill run sh "$hooks/migrate" "$uuid" dst src 42 src
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"not held on $dir/.vfagent-held.dst"* ]]
+	[ ! -e "$dir/.vfagent-held.src" ]
+}
+
 @test "migrate: a failed stock migrate leaves the VM's VFs where they were" {
 	uuid=$(deploy "$one/two-ib-one-eth.xml")
 	FAIL_STOCK=migrate run sh "$hooks/migrate" "$uuid" dst src 42 src
