@@ -2,8 +2,8 @@
 # The host side of a failover NIC's standby, with real links in this test's own namespaces and
 # a real libvirtd (qemu driver, the domain's config, as tests/vm.sh: this machine cannot run a
 # domain with a VF). A standby whose bridge or macvtap lower device is missing, of another kind
-# or on another VLAN is refused at the attach, naming the field, the VF left reserved and the
-# domain untouched. While the VF is out of the guest and the standby stays (a live migration's
+# or on another VLAN is refused at the claim (nothing claimed) and at the attach (the VF left
+# reserved, the domain untouched), naming the field. While the VF is out of the guest and the standby stays (a live migration's
 # unplug), the guest's MAC has a static FDB entry on the standby's tap (libvirt's tap: the
 # guest's MAC with 0xfe first) in place of the one the bridge learned on its uplink: a peer on
 # the VF's VLAN reaches the guest through the bridge only then (the tap's port neither learns
@@ -40,34 +40,43 @@ refused() { # MESSAGE: the attach refused with it, nothing in the domain, the VF
 }
 fdb() { bridge fdb show br onebr.120 | grep -i "^$mac " || :; }
 
-# refused: no bridge; a device that is no bridge; where the kernel has 802.1Q links, a bridge
-# whose VLAN port is VLAN 130's and a macvtap lower device on VLAN 130 (else check-standby's)
-claim '{"bridge":"onebr.{vlan}"}'
-refused "failover.bridge: no network device onebr.120 on this host for the standby"
+# refused at the claim, where a live migration's destination says no before anything moves:
+# no bridge; a device that is no bridge; where the kernel has 802.1Q links, a bridge whose VLAN
+# port is VLAN 130's and a macvtap lower device on VLAN 130 (else check-standby's). And at the
+# attach: the bridge gone since the claim.
+claim_refused() { # FAILOVER-JSON MESSAGE
+	n=$(api GET /v1/allocations && jget '.allocations | length')
+	api POST /v1/allocations -d "{\"pool\":\"eth\",\"owner\":{\"kind\":\"vm\",\"name\":\"vfagent-test\"},\"vlan\":120,\"mac\":\"$mac\",\"failover\":$1}"
+	expect 400
+	jget .message | grep -qF "$2" || fail "wanted '$2': $body"
+	[ "$(api GET /v1/allocations && jget '.allocations | length')" = "$n" ] || fail "claimed: $body"
+}
+claim_refused '{"bridge":"onebr.{vlan}"}' \
+	"failover.bridge: no network device onebr.120 on this host for the standby"
 ip link add up0 type veth peer name up0-wire
 ip link add onebr.120 type bridge
 if ip link add link up0 name up0.130 type vlan id 130 2>/dev/null; then
 	ip link set up0.130 master onebr.120
-	refused "failover.bridge: bridge onebr.120 is on VLAN 130 (its port up0.130), not on the NIC's VLAN 120"
+	claim_refused '{"bridge":"onebr.{vlan}"}' \
+		"failover.bridge: bridge onebr.120 is on VLAN 130 (its port up0.130), not on the NIC's VLAN 120"
 	ip link del up0.130
-	api DELETE "/v1/allocations/$id"
-	expect 204
 	ip link add link up0 name mv.120 type vlan id 130
-	claim '{"macvtap":"mv.{vlan}"}'
-	refused "failover.macvtap: mv.120 is on VLAN 130, not on the NIC's VLAN 120"
+	claim_refused '{"macvtap":"mv.{vlan}"}' \
+		"failover.macvtap: mv.120 is on VLAN 130, not on the NIC's VLAN 120"
 	vlans=1
 else
 	echo "standby-host: this kernel has no 802.1Q links: VLAN refusals checked by check-standby only"
 	vlans=
 fi
-api DELETE "/v1/allocations/$id"
-expect 204
 ip link add fake.120 type veth peer name fake-peer
-claim '{"bridge":"fake.{vlan}"}'
-refused "failover.bridge: fake.120 is a veth device, not a Linux bridge"
+claim_refused '{"bridge":"fake.{vlan}"}' "failover.bridge: fake.120 is a veth device, not a Linux bridge"
+ip link add gone.120 type bridge
+claim '{"bridge":"gone.{vlan}"}'
+ip link del gone.120
+refused "failover.bridge: no network device gone.120 on this host for the standby"
 api DELETE "/v1/allocations/$id"
 expect 204
-echo "standby-host: a standby that cannot reach the VF's VLAN refused, naming the field"
+echo "standby-host: a standby that cannot reach the VF's VLAN refused at the claim and the attach"
 
 # the bridge on VLAN 120: its uplink (up0.120 where the kernel has 802.1Q links, else up0
 # itself, an access port) with the peer "wire" beyond it, and the standby's tap (a veth whose
@@ -80,6 +89,7 @@ fi
 ip link set "$up" master onebr.120
 ip link add vnet-fo address "$tapmac" type veth peer name sb0 address "$mac"
 ip link set vnet-fo master onebr.120
+bridge link set dev vnet-fo learning off flood off # before any frame: nothing learned there
 ip link set sb0 netns guest
 ip link set up0-wire netns wire
 [ -z "$vlans" ] || ip -n wire link add link up0-wire name wire.120 type vlan id 120
@@ -89,7 +99,6 @@ for l in up0 "$up" onebr.120 vnet-fo; do ip link set "$l" up; done
 ip -n guest link set sb0 up
 ip -n wire link set up0-wire up
 ip -n wire link set "$wire" up
-bridge link set dev vnet-fo learning off flood off
 reaches() { ip netns exec wire ping -c 1 -W 1 10.77.0.2 >/dev/null 2>&1; }
 
 claim '{"bridge":"onebr.{vlan}"}'
