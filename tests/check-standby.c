@@ -20,6 +20,7 @@
 #include "agent/netlink/fdbmsg.h"
 #include "agent/netlink/nlmsg.h"
 #include "agent/vm/failover-xml.h"
+#include "agent/vm/hostdev-xml.h"
 #include "agent/vm/standby-reach.h"
 #include "check-suites.h"
 
@@ -218,6 +219,35 @@ START_TEST(test_link_kind_and_vlan)
 }
 END_TEST
 
+START_TEST(test_vf_mac_after)
+{
+	struct hostdev_spec spec = { .pci = "0000:af:01.3", .ethernet = true, .managed = true,
+				     .has_mac = true, .vlan = 120, .teaming = "ua-failover-x" };
+	unsigned char other[6] = { 0x52, 0x54, 0, 1, 2, 3 }, got[6], again[6], zero[6] = { 0 };
+	char *xml;
+
+	memcpy(spec.mac, mac, 6);
+	xml = hostdev_xml_string(&spec);
+	/* still the guest's: cleared */
+	memset(got, 0xaa, sizeof(got));
+	ck_assert(standby_vf_mac_after(xml, mac, false, spec.pci, got));
+	ck_assert_mem_eq(got, zero, 6);
+	/* zero refused: a locally administered unicast MAC, the VF's own, the same each time */
+	ck_assert(standby_vf_mac_after(xml, mac, true, spec.pci, got));
+	ck_assert_uint_eq(got[0] & 0x03, 0x02);
+	ck_assert(memcmp(got, mac, 6) != 0);
+	ck_assert(standby_vf_mac_after(xml, mac, true, spec.pci, again));
+	ck_assert_mem_eq(got, again, 6);
+	ck_assert(standby_vf_mac_after(xml, mac, true, "0000:af:01.4", again));
+	ck_assert(memcmp(got, again, 6) != 0);
+	/* libvirt put another MAC back: left alone */
+	ck_assert(!standby_vf_mac_after(xml, other, false, spec.pci, got));
+	ck_assert(!standby_vf_mac_after(NULL, mac, false, spec.pci, got));
+	ck_assert(!standby_vf_mac_after("<interface type='hostdev'/>", mac, false, spec.pci, got));
+	free(xml);
+}
+END_TEST
+
 Suite *suite_standby(void)
 {
 	Suite *s = suite_create("standby");
@@ -229,6 +259,7 @@ Suite *suite_standby(void)
 	tcase_add_test(tc, test_ovs_and_macvtap_reach);
 	tcase_add_test(tc, test_fdb_requests);
 	tcase_add_test(tc, test_link_kind_and_vlan);
+	tcase_add_test(tc, test_vf_mac_after);
 	suite_add_tcase(s, tc);
 	return s;
 }

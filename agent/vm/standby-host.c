@@ -149,18 +149,6 @@ void standby_host_to_vf(const char *standby_xml)
 		log_warning("failover: removing the standby's static FDB entry: %s", err);
 }
 
-/* A locally administered unicast MAC of VF @pci's own, for a driver that refuses 00:00:00:00:00:00. */
-static void parked_mac(const char *pci, unsigned char mac[6])
-{
-	unsigned long long h = 1469598103934665603ULL;
-
-	for (const char *p = pci; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	for (int i = 0; i < 6; i++)
-		mac[i] = (unsigned char)(h >> (8 * i));
-	mac[0] = (unsigned char)((mac[0] & 0xfc) | 0x02);
-}
-
 static int set_mac(const struct vf_target *t, const unsigned char mac[6], char *err,
 		   size_t err_size)
 {
@@ -170,21 +158,6 @@ static int set_mac(const struct vf_target *t, const unsigned char mac[6], char *
 	s.has_mac = true;
 	memcpy(s.mac, mac, sizeof(s.mac));
 	return vfconfig_apply(t, &s, err, err_size);
-}
-
-/* The MAC of the failover VF's <interface type='hostdev'>; -EINVAL for none. */
-static int device_mac(const char *device_xml, unsigned char mac[6])
-{
-	const char *at = device_xml ? strstr(device_xml, "<mac address=") : NULL;
-	unsigned b[6];
-
-	if (!at || !strstr(device_xml, "<teaming") ||
-	    sscanf(at + 14, "%2x:%2x:%2x:%2x:%2x:%2x", &b[0], &b[1], &b[2], &b[3], &b[4],
-		   &b[5]) != 6)
-		return -EINVAL;
-	for (int i = 0; i < 6; i++)
-		mac[i] = (unsigned char)b[i];
-	return 0;
 }
 
 /**
@@ -204,18 +177,18 @@ static int device_mac(const char *device_xml, unsigned char mac[6])
  */
 void standby_host_vf_gone(const struct vf_target *t, const char *device_xml)
 {
-	unsigned char guest[6], mac[6] = { 0 };
 	struct vfp_vf_config now;
+	unsigned char mac[6];
 	char err[256] = "";
 	int r;
 
-	if (device_mac(device_xml, guest) < 0)
+	if (!device_xml || !strstr(device_xml, "<teaming"))
 		return;
 	r = vfconfig_read(t, &now, err, sizeof(err));
-	if (r >= 0 && now.has_mac && !memcmp(now.mac, guest, 6)) {
+	if (r >= 0 && now.has_mac && standby_vf_mac_after(device_xml, now.mac, false, t->pci, mac)) {
 		r = set_mac(t, mac, err, sizeof(err));
 		if (r == -EINVAL) {
-			parked_mac(t->pci, mac);
+			standby_vf_mac_after(device_xml, now.mac, true, t->pci, mac);
 			r = set_mac(t, mac, err, sizeof(err));
 		}
 		if (r >= 0)

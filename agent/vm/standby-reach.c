@@ -155,3 +155,43 @@ int standby_reach_verdict(enum vfp_standby_kind kind, const char *source, int vl
 	}
 	return 0;
 }
+
+/* A locally administered unicast MAC of VF @pci's own (FNV-1a of its address). */
+static void parked_mac(const char *pci, unsigned char mac[6])
+{
+	unsigned long long h = 1469598103934665603ULL;
+
+	for (const char *p = pci; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	for (int i = 0; i < 6; i++)
+		mac[i] = (unsigned char)(h >> (8 * i));
+	mac[0] = (unsigned char)((mac[0] & 0xfc) | 0x02);
+}
+
+/**
+ * standby_vf_mac_after() - whether failover VF @pci, out of its guest, must
+ * have its admin MAC @now changed, and to what (@ret)
+ * @device_xml: the VF's <interface type='hostdev'> (hostdev-xml.c's form),
+ *		whose <mac> is the guest's
+ * @zero_refused: the PF refused 00:00:00:00:00:00 (older igb)
+ *
+ * True when @now is still the guest's MAC: @ret is the zero MAC, or when
+ * that was refused a locally administered one of the VF's own. False when
+ * libvirt put another back, or @device_xml has no MAC.
+ */
+bool standby_vf_mac_after(const char *device_xml, const unsigned char now[6], bool zero_refused,
+			  const char *pci, unsigned char ret[6])
+{
+	const char *at = device_xml ? strstr(device_xml, "<mac address=") : NULL;
+	unsigned char guest[6];
+	char mac[18];
+
+	if (!at || sscanf(at + strlen("<mac address="), "%*1[\"']%17[0-9a-fA-F:]", mac) != 1 ||
+	    parse_mac(mac, guest) < 0 || memcmp(now, guest, 6) != 0)
+		return false;
+	if (zero_refused)
+		parked_mac(pci, ret);
+	else
+		memset(ret, 0, 6);
+	return true;
+}
