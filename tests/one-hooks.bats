@@ -332,6 +332,23 @@ JSON
 	[ "$(q dst '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
 }
 
+@test "migrate: a failover NIC, the destination without the standby's bridge: refused at its claim, nothing moves" {
+	failover_hosts
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	# dst again in a network namespace of its own (a simulated agent makes one unless told to
+	# inherit this test's): no br-fo there
+	kill "$(cat "$dir/dst.pid")"
+	while kill -0 "$(cat "$dir/dst.pid")" 2>/dev/null; do sleep 0.1; done
+	VFAGENT_SIM_NETNS='' start_agent dst "$dir/fo.json"
+	run sh "$hooks/migrate" "$uuid" dst src 42 src
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"failover.bridge: no network device br-fo on this host for the standby"* ]]
+	[[ "$output" == *"dst cannot give $uuid its VFs: not migrating"* ]]
+	[ ! -e "$dir/migrate.args" ]
+	[ "$(q src '/v1/vfs?state=attached' '.vfs | length')" = 3 ]
+	[ "$(q dst '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
+}
+
 @test "migrate: the destination's hold failing once the guest has moved: the action succeeds, saying so" {
 	uuid=$(deploy "$one/two-ib-one-eth.xml")
 	: >"$dir/.vfagent-held.src" # the VFs held on the VM's file here, as a poweroff leaves them
