@@ -14,6 +14,7 @@
 #include "agent/owner.h"
 #include "agent/pcie-topo.h"
 #include "agent/release.h"
+#include "agent/vm/standby-host.h"
 
 /* No free VF: a pool with a "grow" policy resizes an idle PF, once. */
 static bool grow_pool(struct agent *a, const char *pool, struct vfp_pool_growth *g)
@@ -172,18 +173,42 @@ int agent_claim_all_quiet(struct agent *a, const struct vfp_claim *c, size_t n,
 	return r;
 }
 
+/*
+ * A VM's failover standby asked for here must be able to reach its VLAN on
+ * this host now (standby_host_check()): the claim is where a live
+ * migration's destination says no, before anything moves. -EINVAL naming the
+ * field; a standby whose name does not fit the VLAN is the attach's to refuse.
+ */
+static int standby_here(const struct vfp_claim *c, char *err, size_t err_size)
+{
+	const struct vfp_settings *s = c->settings;
+	char source[64], why[256];
+
+	if (!s || s->failover.kind == VFP_STANDBY_NONE || !c->owner ||
+	    c->owner->kind != VFP_OWNER_VM ||
+	    vfp_failover_standby_source(&s->failover, s->vlan, source, sizeof(source), why,
+					sizeof(why)) < 0)
+		return 0;
+	return standby_host_check(s->failover.kind, source, s->vlan, err, err_size);
+}
+
 /**
  * agent_claim() - reserve VFs as @c asks, durable when it returns
  * @ret: the allocation (vfp_allocation_unref() it)
  *
  * 0 for a new allocation (an event says so), 1 when its Idempotency-Key
- * replayed an earlier one; else vfp_ledger_claim()'s errors, with a pool
- * that has too few free VFs reported as -EBUSY once growing it did not help.
+ * replayed an earlier one; -EINVAL for a VM's failover standby that is not
+ * on this host (standby_here()); else vfp_ledger_claim()'s errors, with a
+ * pool that has too few free VFs reported as -EBUSY once growing it did not
+ * help.
  */
 int agent_claim(struct agent *a, const struct vfp_claim *c, struct vfp_allocation **ret,
 		char *err, size_t err_size)
 {
-	int r = agent_claim_quiet(a, c, ret, err, err_size);
+	int r = standby_here(c, err, err_size);
+
+	if (r >= 0)
+		r = agent_claim_quiet(a, c, ret, err, err_size);
 
 	if (r == 0)
 		events_emit_allocation(a->events, vfp_allocation_get_id(*ret),
@@ -204,8 +229,10 @@ int agent_claim_and_attach(struct agent *a, const struct vfp_claim *c,
 {
 	struct vfp_allocation *alloc = NULL;
 	char msg[256];
-	int r = agent_claim_quiet(a, c, &alloc, err, err_size);
+	int r = standby_here(c, err, err_size);
 
+	if (r >= 0)
+		r = agent_claim_quiet(a, c, &alloc, err, err_size);
 	if (r == 0 && t->netns)
 		r = agent_attach_netns(a, vfp_allocation_get_id(alloc), t->netns, err, err_size);
 	else if (r == 0)

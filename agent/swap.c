@@ -136,12 +136,14 @@ static struct vfp_allocation *swap_claim(struct agent *a, const char *key)
 static void roll_back(struct agent *a, const struct vfp_swap *s)
 {
 	struct vfp_allocation *t = swap_claim(a, s->temp_key);
+	int in = s->step >= VFP_SWAP_UNPLUGGING ? vm_swap_in_domain(a, s->old_pci) : -1;
 	char msg[512] = "";
 
-	if (s->step >= VFP_SWAP_UNPLUGGING && vm_swap_in_domain(a, s->old_pci) == 0 &&
-	    vm_swap_plug(a, s->old_pci, msg, sizeof(msg)) < 0)
+	if (in == 0 && vm_swap_plug(a, s->old_pci, msg, sizeof(msg)) < 0)
 		log_error("swap of allocation %s: VF %s back into its guest: %s", s->allocation,
 			  s->old_pci, msg);
+	else if (in == 1) /* it never left: a standby's FDB entry made for its leaving goes */
+		vm_swap_settled(a, s->old_pci);
 	if (t) /* never claimed, the VF is none of the swap's to touch */
 		give_back(a, vfp_allocation_get_id(t), s->new_pci);
 	vfp_allocation_unref(t);
@@ -162,6 +164,7 @@ static int roll_forward(struct agent *a, const struct vfp_swap *s, char *err, si
 	if (r >= 0)
 		r = LEDGER(a, vfp_ledger_swap_exchange(g.l, s->allocation, tid), err, err_size);
 	if (r >= 0) {
+		vm_swap_settled(a, s->new_pci); /* after a crash, the plug's own undone nothing */
 		give_back(a, tid, s->old_pci);
 		LEDGER(a, vfp_ledger_swap_end(g.l, s->allocation), NULL, 0);
 	}

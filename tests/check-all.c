@@ -24,7 +24,7 @@ static const struct {
 	{ "crash", suite_crash },	  { "vfinfo", suite_vfinfo },
 	{ "bind", suite_bind },		  { "domxml", suite_domxml },
 	{ "ledger-sync", suite_ledger_sync }, { "uuid", suite_uuid },
-	{ "pcie-topo", suite_pcie_topo },
+	{ "pcie-topo", suite_pcie_topo }, { "standby", suite_standby },
 };
 
 static bool skipped(const char *name)

@@ -21,3 +21,4 @@ Suite *suite_nlsock(void);
 Suite *suite_vfinfo(void);
 Suite *suite_bind(void);
 Suite *suite_domxml(void);
+Suite *suite_standby(void);

@@ -25,6 +25,12 @@ cat >"$tmp/config.json" <<'EOF'
               {"bridge": "sriov_mv", "pool": "eth", "failover": {"macvtap": "ens1f0.{vlan}"}}],
  "guids": {"first": "02:c9:03:00:00:00:00:01", "count": 4096}}
 EOF
+# the standbys' devices, which the agent looks for (tests/standby-host.sh has the refusals):
+# the bridges, and veths standing in for the Open vSwitch bridge and the macvtap's lower device
+{ ip link add onebr.120 type bridge && ip link add br-fo type bridge &&
+	ip link add ovs0 type veth peer name ovs0-peer &&
+	ip link add ens1f0.4094 type veth peer name ens1f0-peer; } 2>/dev/null ||
+	{ echo "SKIP: cannot make links in this namespace"; exit 77; }
 start_agent --config "$tmp/config.json"
 
 post_xml() { api POST "/v1/domain-xml$2" -D "$tmp/headers" --data-binary "@$1" -H 'Content-Type: application/xml'; }

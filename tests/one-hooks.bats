@@ -290,6 +290,8 @@ failover_hosts() {
               {"bridge": "sriov_eth0", "pool": "eth", "failover": {"bridge": "br-fo"}}],
  "guids": {"first": "02:c9:03:00:00:00:00:01", "count": 4096}}
 JSON
+	# the standby's bridge, which both agents look for (they share this test's namespace)
+	ip link show br-fo >/dev/null 2>&1 || ip link add br-fo type bridge
 	for h in src dst; do
 		kill "$(cat "$dir/$h.pid")"
 		while kill -0 "$(cat "$dir/$h.pid")" 2>/dev/null; do sleep 0.1; done
@@ -328,6 +330,44 @@ JSON
 	[ "$(q src '/v1/vfs?state=attached' '.vfs | length')" = 3 ]
 	[ "$(q src '/v1/allocations?owner=vm:one-42' '[.allocations[] | select(.pool == "eth") | .settings.failover.bridge] | join(",")')" = br-fo ]
 	[ "$(q dst '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
+}
+
+@test "migrate: a failover NIC, the destination without the standby's bridge: refused at its claim, nothing moves" {
+	failover_hosts
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	# dst again in a network namespace of its own (a simulated agent makes one unless told to
+	# inherit this test's): no br-fo there
+	kill "$(cat "$dir/dst.pid")"
+	while kill -0 "$(cat "$dir/dst.pid")" 2>/dev/null; do sleep 0.1; done
+	VFAGENT_SIM_NETNS='' start_agent dst "$dir/fo.json"
+	run sh "$hooks/migrate" "$uuid" dst src 42 src
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"failover.bridge: no network device br-fo on this host for the standby"* ]]
+	[[ "$output" == *"dst cannot give $uuid its VFs: not migrating"* ]]
+	[ ! -e "$dir/migrate.args" ]
+	[ "$(q src '/v1/vfs?state=attached' '.vfs | length')" = 3 ]
+	[ "$(q dst '/v1/allocations?owner=vm:one-42' '.allocations | length')" = 0 ]
+}
+
+@test "migrate: the destination's hold failing once the guest has moved: the action succeeds, saying so" {
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	: >"$dir/.vfagent-held.src" # the VFs held on the VM's file here, as a poweroff leaves them
+	for id in $(q src "/v1/allocations?owner=vm:$uuid" '.allocations[].id'); do
+		curl -sf --unix-socket "$dir/src.sock" -X POST "http://x/v1/allocations/$id/hold" \
+			-d "{\"hold_while\":\"$dir/.vfagent-held.src\"}" >/dev/null
+	done
+	# dst's agent gone when the hook makes its file there: its holds cannot be set
+	cat >"$dir/ssh-kill" <<SSH
+#!/bin/sh
+case "\$2" in ": >"*) kill "\$(cat "$dir/dst.pid")"
+	while kill -0 "\$(cat "$dir/dst.pid")" 2>/dev/null; do sleep 0.1; done ;; esac
+exec "$dir/ssh" "\$@"
+SSH
+	chmod +x "$dir/ssh-kill"
+	VFAGENT_SSH=$dir/ssh-kill run sh "$hooks/migrate" "$uuid" dst src 42 src
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"not held on $dir/.vfagent-held.dst"* ]]
+	[ ! -e "$dir/.vfagent-held.src" ]
 }
 
 @test "migrate: a failed stock migrate leaves the VM's VFs where they were" {

@@ -10,6 +10,9 @@ set -eu
 . "${top_srcdir:-.}/tests/api-lib.sh"
 . "${top_srcdir:-.}/tests/libvirtd-lib.sh"
 libvirtd_test_start
+# the failover standby's bridge, which the agent looks for (tests/standby-host.sh)
+{ ip link add onebr.120 type bridge && ip link add br-fo type bridge; } ||
+	fail "cannot make the standbys' bridges"
 write_config() {
 	cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "ib", "selector": {"vendors": ["15b3"], "link_types": ["infiniband"]}},

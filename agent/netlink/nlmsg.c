@@ -207,6 +207,10 @@ static int link_attr(const struct nlattr *attr, void *data)
 		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
 			return MNL_CB_ERROR;
 		break;
+	case IFLA_LINKINFO:
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return MNL_CB_ERROR;
+		break;
 	default:
 		break;
 	}
@@ -235,6 +239,35 @@ static void link_altnames(const struct nlattr *list, struct nl_link *l)
 			l->altnames[used++] = ' ';
 		memcpy(l->altnames + used, name, len + 1);
 	}
+}
+
+/* A VLAN link's id, from IFLA_INFO_DATA; -1 when it carries none. */
+static int link_vlan_id(const struct nlattr *data)
+{
+	const struct nlattr *attr;
+
+	mnl_attr_for_each_nested(attr, data)
+		if (mnl_attr_get_type(attr) == IFLA_VLAN_ID &&
+		    mnl_attr_validate(attr, MNL_TYPE_U16) >= 0)
+			return mnl_attr_get_u16(attr);
+	return -1;
+}
+
+/* What kind of link it is (IFLA_LINKINFO's IFLA_INFO_KIND) and, for a VLAN link, its id. */
+static void link_kind(const struct nlattr *info, struct nl_link *l)
+{
+	const struct nlattr *attr, *data = NULL;
+
+	mnl_attr_for_each_nested(attr, info) {
+		if (mnl_attr_get_type(attr) == IFLA_INFO_KIND &&
+		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) >= 0)
+			snprintf(l->kind, sizeof(l->kind), "%s", mnl_attr_get_str(attr));
+		if (mnl_attr_get_type(attr) == IFLA_INFO_DATA &&
+		    mnl_attr_validate(attr, MNL_TYPE_NESTED) >= 0)
+			data = attr;
+	}
+	if (data && !strcmp(l->kind, "vlan"))
+		l->vlan_id = link_vlan_id(data);
 }
 
 /* Who the link is: its parent device, and the link it stands on (a veth's peer). */
@@ -283,6 +316,9 @@ int nl_parse_link(const void *buf, size_t len, struct nl_link *ret)
 	link_relations(&a, &l);
 	if (a.tb[IFLA_MASTER])
 		l.master = (int)mnl_attr_get_u32(a.tb[IFLA_MASTER]);
+	l.vlan_id = -1;
+	if (a.tb[IFLA_LINKINFO])
+		link_kind(a.tb[IFLA_LINKINFO], &l);
 	if (a.tb[IFLA_PROP_LIST] && mnl_attr_validate(a.tb[IFLA_PROP_LIST], MNL_TYPE_NESTED) >= 0)
 		link_altnames(a.tb[IFLA_PROP_LIST], &l);
 	l.has_alias = a.tb[IFLA_IFALIAS] && mnl_attr_get_payload_len(a.tb[IFLA_IFALIAS]) > 0 &&

@@ -29,6 +29,8 @@ struct nl_link {
 	unsigned n_altnames; /* IFLA_PROP_LIST's IFLA_ALT_IFNAMEs */
 	char altnames[256];  /* as many as fit, separated by spaces */
 	bool has_alias;	     /* IFLA_IFALIAS, not empty */
+	char kind[16];	     /* IFLA_INFO_KIND: "bridge", "vlan", "macvtap"; "" for none */
+	int vlan_id;	     /* a "vlan" link's IFLA_VLAN_ID; -1 for any other */
 };
 
 /* What to change on a link; unset fields are left alone. */

@@ -216,6 +216,29 @@ int nl_conn_find_link(struct nl_conn *c, bool (*match)(const struct nl_link *, c
 	return found ? 0 : -ENODEV;
 }
 
+struct each {
+	void (*fn)(const struct nl_link *, void *);
+	void *data;
+};
+
+static bool call_each(const struct nl_link *l, const void *data)
+{
+	const struct each *e = data;
+
+	e->fn(l, e->data);
+	return false;
+}
+
+/* @fn called on every link of the socket's namespace, in the kernel's order. */
+int nl_conn_each_link(struct nl_conn *c, void (*fn)(const struct nl_link *, void *), void *data)
+{
+	const struct each e = { fn, data };
+	struct nl_link unused;
+	int r = nl_conn_find_link(c, call_each, &e, &unused);
+
+	return r == -ENODEV ? 0 : r;
+}
+
 /* Link @name of the socket's namespace: -ENODEV when there is none, the kernel's words in @err. */
 int nl_conn_get_link(struct nl_conn *c, const char *name, struct nl_link *ret, char *err,
 		     size_t err_size)

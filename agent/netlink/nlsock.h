@@ -27,5 +27,6 @@ int nl_conn_get_link(struct nl_conn *c, const char *name, struct nl_link *ret, c
 int nl_conn_get_link_index(struct nl_conn *c, int ifindex, struct nl_link *ret);
 int nl_conn_find_link(struct nl_conn *c, bool (*match)(const struct nl_link *, const void *),
 		      const void *data, struct nl_link *ret);
+int nl_conn_each_link(struct nl_conn *c, void (*fn)(const struct nl_link *, void *), void *data);
 int nl_conn_get_nsid(struct nl_conn *c, int netns_fd, int *ret_nsid);
 int nl_conn_ack(struct nl_conn *c, const void *buf, size_t len, char *err, size_t err_size);

@@ -14,3 +14,4 @@ int bind_vfio(struct agent *a, const struct vf_facts *f, struct vfp_restore_poin
 int wait_gone(struct agent *a, const struct vfp_restore_point *rp, const char *pci, char *err,
 	      size_t err_size);
 int vf_in_domain(struct agent *a, const char *pci);
+void vf_left_guest(struct agent *a, const char *pci, const char *device_xml);

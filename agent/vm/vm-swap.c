@@ -19,6 +19,7 @@
 #include "agent/vm/hostdev-xml.h"
 #include "agent/vm/libvirt.h"
 #include "agent/vm/private.h"
+#include "agent/vm/standby-host.h"
 #include "agent/vm/vm-swap.h"
 #include "agent/vm/vm.h"
 #include "libvfpool/macro.h"
@@ -135,16 +136,24 @@ int vm_swap_unplug(struct agent *a, const char *pci, char *err, size_t err_size)
 	struct vfp_restore_point *rp = restore_point_load(a, pci);
 	int r = 0;
 
+	bool in = rp && rp->domain_uuid && rp->device_xml;
+
 	err[0] = '\0';
-	if (!rp || !rp->domain_uuid || !rp->device_xml)
+	if (!in)
 		r = 0;
 	else if (!a->libvirt)
 		r = -ENOTCONN;
-	else /* a simulated guest that ignores unplugs answers inside libvirt_detach */
+	else /* the standby's bridge sends it the guest's frames before the VF goes */
+		standby_host_to_standby(rp->standby_xml);
+	if (in && a->libvirt) /* a simulated guest that ignores unplugs answers in there */
 		r = libvirt_detach(a->libvirt, rp->domain_uuid, rp->device_xml, rp->flags, err,
 				   err_size);
-	if (r >= 0 && rp && rp->domain_uuid && rp->device_xml)
+	if (r >= 0 && in)
 		r = wait_gone(a, rp, pci, err, err_size);
+	if (r >= 0 && in)
+		vf_left_guest(a, pci, rp->device_xml);
+	else if (in && a->libvirt) /* the VF stays: its frames back to it */
+		standby_host_to_vf(rp->standby_xml);
 	if (r == -ENOTCONN && !err[0])
 		snprintf(err, err_size, "libvirt is not connected");
 	vfp_restore_point_free(rp);
@@ -167,8 +176,23 @@ int vm_swap_plug(struct agent *a, const char *pci, char *err, size_t err_size)
 		r = libvirt_attach(a->libvirt, rp->domain_uuid, rp->device_xml, rp->flags, err,
 				   err_size);
 	}
+	if (r >= 0) /* in the guest: the bridge learns the MAC where the VF sends from */
+		standby_host_to_vf(rp->standby_xml);
 	vfp_restore_point_free(rp);
 	return r;
+}
+
+/*
+ * VF @pci carries its guest's traffic again (a swap gone forward onto it, or
+ * back to it): the standby's static FDB entry, if one is left, out.
+ */
+void vm_swap_settled(struct agent *a, const char *pci)
+{
+	struct vfp_restore_point *rp = restore_point_load(a, pci);
+
+	if (rp)
+		standby_host_to_vf(rp->standby_xml);
+	vfp_restore_point_free(rp);
 }
 
 /* 1 when the domain VF @pci's restore point names has it, 0 when not, <0 when unknown. */
@@ -218,6 +242,7 @@ int vm_swap_keep_standby(struct agent *a, const char *pci)
 	int r = 0;
 
 	if (rp && rp->standby_xml) {
+		standby_host_to_standby(rp->standby_xml); /* the VF goes next */
 		vfp_restore_point_set(&rp->standby_xml, NULL);
 		r = restore_point_update(a, pci, rp);
 	}

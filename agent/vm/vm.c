@@ -13,6 +13,7 @@
 #include "agent/vm/hostdev-xml.h"
 #include "agent/vm/libvirt.h"
 #include "agent/vm/private.h"
+#include "agent/vm/standby-host.h"
 #include "agent/netlink/nlmsg.h"
 #include "agent/pf/pf-side.h"
 #include "agent/vm/vm.h"
@@ -165,6 +166,8 @@ static int standby_for(const struct vfp_failover *fo, struct hostdev_spec *spec,
 	int r = vfp_failover_standby_source(fo, spec->vlan, source, sizeof(source), err,
 					    err_size);
 
+	if (r >= 0)
+		r = standby_host_check(fo->kind, source, spec->vlan, err, err_size);
 	if (r < 0)
 		return r;
 	failover_xml_alias(spec->mac, alias);
@@ -265,11 +268,14 @@ static bool has_standby(struct agent *a, const struct vm_target *t, const char *
 static int attach_pair(struct agent *a, const struct vm_target *t, const char *xml,
 		       const char *standby, char *err, size_t err_size)
 {
+	const char *came = NULL;
 	char msg[512];
 	int r;
 
-	if (standby && has_standby(a, t, standby))
+	if (standby && has_standby(a, t, standby)) {
+		came = standby; /* the guest came with it: the VF joins it again */
 		standby = NULL;
+	}
 	r = standby ? libvirt_attach(a->libvirt, t->uuid, standby, t->flags, err, err_size) : 0;
 
 	if (r < 0) {
@@ -281,6 +287,8 @@ static int attach_pair(struct agent *a, const struct vm_target *t, const char *x
 	if (r < 0 && standby && libvirt_detach(a->libvirt, t->uuid, standby, t->flags, msg,
 					       sizeof(msg)) < 0)
 		log_error("rollback: the standby NIC stays in domain %s: %s", t->uuid, msg);
+	if (r >= 0 && came)
+		standby_host_to_vf(came);
 	return r;
 }
 
@@ -411,6 +419,22 @@ static void leave_standby(struct agent *a, const struct vfp_restore_point *rp)
 		log_warning("domain %s: the failover standby NIC stays: %s", domain_name(rp), msg);
 }
 
+/* VF @pci, out of its guest: a failover VF's MAC on the PF off the guest's, under the PF's lock. */
+void vf_left_guest(struct agent *a, const char *pci, const char *device_xml)
+{
+	struct vfp_allocation_vf vf = { 0 };
+	struct vf_target t;
+	struct vf_facts f;
+
+	if (!device_xml || !strstr(device_xml, "<teaming") || vf_facts_read(a, pci, &f) < 0)
+		return;
+	snprintf(vf.pf, sizeof(vf.pf), "%.*s", (int)sizeof(vf.pf) - 1, f.pf_pci);
+	t = pf_side_target(a, &f);
+	pthread_mutex_lock(pf_side_lock(&vf));
+	standby_host_vf_gone(&t, device_xml);
+	pthread_mutex_unlock(pf_side_lock(&vf));
+}
+
 /* @pci out of the domain @rp names, where it still is; no lock held (libvirt may take seconds). */
 static int leave_domain(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
 			char *err, size_t err_size)
@@ -434,6 +458,8 @@ static int leave_domain(struct agent *a, const char *pci, const struct vfp_resto
 				   err_size);
 	if (r >= 0)
 		r = wait_gone(a, rp, pci, err, err_size);
+	if (r >= 0)
+		vf_left_guest(a, pci, rp->device_xml);
 	if (r >= 0 && rp->standby_xml)
 		leave_standby(a, rp);
 	if (r == -ENOTCONN && !err[0])
