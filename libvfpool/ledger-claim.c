@@ -2,8 +2,8 @@
 /*
  * Claiming VFs: N free VFs of a pool become one allocation, all or none,
  * in one transaction. InfiniBand VFs take a node/port GUID from the
- * site's range. A retry with the same idempotency key gets the same
- * allocation back and claims nothing.
+ * host's range (ledger-guid.c). A retry with the same idempotency key
+ * gets the same allocation back and claims nothing.
  */
 #include "config.h"
 
@@ -328,45 +328,6 @@ static int choose(struct vfp_ledger *l, const struct vfp_claim *req, struct pick
 	return r;
 }
 
-/* The lowest offset in the GUID range no live allocation holds. */
-static int next_guid(struct vfp_ledger *l, const struct vfp_config *config,
-		     unsigned long long *ret_offset, char guid[static 24])
-{
-	static const char sql[] = "SELECT guid_offset FROM allocation_vfs WHERE live = 1 AND "
-				  "guid_offset IS NOT NULL ORDER BY guid_offset";
-	unsigned long long first, count, want = 0;
-	sqlite3_stmt *st;
-	int r, rc;
-
-	if (!vfp_config_get_guid_range(config, &first, &count))
-		return 0;
-	r = vfp_ledger_stmt(l, sql, &st);
-	if (r < 0)
-		return r;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		unsigned long long off = (unsigned long long)sqlite3_column_int64(st, 0);
-
-		if (off > want)
-			break;
-		if (off == want)
-			want++;
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return vfp_ledger_errno(l, rc, "GUID pool");
-	if (want >= count) {
-		char f[24];
-
-		vfp_guid_format(first, f);
-		return vfp_ledger_fail(l, -EBUSY,
-				       "the GUID range %s + %llu is exhausted: every GUID is held",
-				       f, count);
-	}
-	*ret_offset = want;
-	vfp_guid_format(first + want, guid);
-	return 1;
-}
-
 /*
  * The GUID asked for: the one the VF gets and the ledger shows, held like
  * a pool GUID (inside the pool's range it takes its offset, so the pool
@@ -405,7 +366,7 @@ static int wanted_guid(struct vfp_ledger *l, const struct vfp_config *config, co
 }
 
 static int take_vf(struct vfp_ledger *l, const struct vfp_config *config, const char *id,
-		   const struct pick *c, int position, const char *want_guid)
+		   const char *owner_key, const struct pick *c, int position, const char *want_guid)
 {
 	static const char ins[] = "INSERT INTO allocation_vfs(allocation_id, pci, position, guid, "
 				  "guid_offset) VALUES (?, ?, ?, ?, ?)";
@@ -419,7 +380,7 @@ static int take_vf(struct vfp_ledger *l, const struct vfp_config *config, const 
 
 	if (strcmp(c->link_type, "infiniband") == 0)
 		has_guid = want_guid ? wanted_guid(l, config, want_guid, &off, &has_off, guid)
-				     : next_guid(l, config, &off, guid);
+				     : vfp_ledger_next_guid(l, config, owner_key, &off, guid);
 	if (has_guid < 0)
 		return has_guid;
 	r = vfp_ledger_stmt(l, ins, &st);
@@ -511,7 +472,7 @@ static int claim_in_tx(struct vfp_ledger *l, const struct vfp_config *config,
 	if (r >= 0)
 		r = insert_allocation(l, req, id, owner_key, request);
 	for (unsigned i = 0; r >= 0 && i < req->count; i++)
-		r = take_vf(l, config, id, &vfs[i], (int)i,
+		r = take_vf(l, config, id, owner_key, &vfs[i], (int)i,
 			    i == 0 && req->settings && req->settings->guid[0] ? req->settings->guid
 									       : NULL);
 	return r < 0 ? r : 0;

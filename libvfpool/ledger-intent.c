@@ -111,7 +111,7 @@ static int flag_allocation(struct vfp_ledger *l, const char *id, const char *rea
  * Ends an allocation: its VFs go to @vf_state (free, or quarantined after
  * a failed restore, the allocation flagged with @reason; a vanished one
  * stays unavailable), its links stop being live (the GUIDs return to the
- * pool), and it is kept as 'released' for its idempotency key and history.
+ * range, noted as its owner's: ledger-guid.c), and it is kept as 'released' for its idempotency key and history.
  */
 int vfp_ledger_end_allocation(struct vfp_ledger *l, const char *id, enum vfp_vf_state vf_state,
 			      const char *reason)
@@ -124,6 +124,8 @@ int vfp_ledger_end_allocation(struct vfp_ledger *l, const char *id, enum vfp_vf_
 	r = vfp_ledger_set_allocation_vfs_state(l, id, vf_state, reason);
 	if (r >= 0 && vf_state == VFP_VF_QUARANTINED && reason)
 		r = flag_allocation(l, id, reason);
+	if (r >= 0)
+		r = vfp_ledger_note_guids_released(l, id);
 	if (r >= 0)
 		r = vfp_ledger_stmt(l, unlink_sql, &st);
 	if (r >= 0) {

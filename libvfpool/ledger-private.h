@@ -7,7 +7,7 @@
 
 #include "private.h"
 
-#define LEDGER_STMT_CACHE 64
+#define LEDGER_STMT_CACHE 96
 
 struct vfp_ledger {
 	int refcount;
@@ -50,6 +50,9 @@ int vfp_ledger_set_allocation_vfs_state(struct vfp_ledger *l, const char *id,
 int vfp_ledger_end_allocation(struct vfp_ledger *l, const char *id, enum vfp_vf_state vf_state,
 			      const char *reason);
 int vfp_ledger_swap_pending(struct vfp_ledger *l, const char *id);
+int vfp_ledger_next_guid(struct vfp_ledger *l, const struct vfp_config *config,
+			 const char *owner_key, unsigned long long *ret_offset, char guid[static 24]);
+int vfp_ledger_note_guids_released(struct vfp_ledger *l, const char *id);
 
 static inline const char *col_text(sqlite3_stmt *st, int i)
 {

@@ -146,6 +146,24 @@ static const char *const migrations[] = {
 	"                                     'exchanged')),"
 	"  started INTEGER NOT NULL"
 	");",
+	/*
+	 * 10: who released each GUID of the range last, and when (ledger-guid.c):
+	 * a GUID goes back to its VM first and to others last, after a quarantine;
+	 * outlives the pruning of released allocations. Filled from those kept.
+	 */
+	"CREATE TABLE guid_releases ("
+	"  guid TEXT PRIMARY KEY,"
+	"  guid_offset INTEGER NOT NULL,"
+	"  owner_key TEXT NOT NULL,"
+	"  released INTEGER NOT NULL"
+	") WITHOUT ROWID;"
+	"CREATE INDEX guid_releases_by_owner ON guid_releases(owner_key);"
+	"INSERT INTO guid_releases(guid, guid_offset, owner_key, released)"
+	"  SELECT v.guid, v.guid_offset, a.owner_key, max(a.updated) FROM allocation_vfs v"
+	"  JOIN allocations a ON a.id = v.allocation_id"
+	"  WHERE v.live = 0 AND v.guid IS NOT NULL AND v.guid_offset IS NOT NULL"
+	"  AND NOT EXISTS (SELECT 1 FROM allocation_vfs w WHERE w.live = 1 AND w.guid = v.guid)"
+	"  GROUP BY v.guid;",
 };
 
 int vfp_ledger_schema_version(void)

@@ -24,6 +24,7 @@ static const struct {
 	{ "crash", suite_crash },	  { "vfinfo", suite_vfinfo },
 	{ "bind", suite_bind },		  { "domxml", suite_domxml },
 	{ "ledger-sync", suite_ledger_sync }, { "uuid", suite_uuid },
+	{ "ledger-guid", suite_ledger_guid },
 	{ "pcie-topo", suite_pcie_topo }, { "standby", suite_standby },
 };
 

@@ -14,6 +14,7 @@ Suite *suite_placement(void);
 Suite *suite_pcie_topo(void);
 Suite *suite_ledger(void);
 Suite *suite_ledger_sync(void);
+Suite *suite_ledger_guid(void);
 Suite *suite_numvfs(void);
 Suite *suite_crash(void);
 Suite *suite_nlmsg(void);
