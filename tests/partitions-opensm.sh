@@ -7,7 +7,8 @@
 # into OpenSM's partitions.conf and signals it; each port's P_Key table, read with
 # `smpquery -G pkeys`, carries its tenant's key and not the other's. A release takes the key
 # away; an unchanged gathering leaves the file alone; a hostile agent's members never reach
-# the file; an agent restart, an OpenSM restart and a gathering with one agent down leave the
+# the file, nor the new members of an agent whose GUID range another's overlaps (its
+# releases still do); an agent restart, an OpenSM restart and a gathering with one agent down leave the
 # tables as they were. Skips (77) only when opensm, ibsim or infiniband-diags are missing.
 # test-needs: mounts
 set -eu
@@ -174,7 +175,8 @@ cat >"$tmp/fake.json" <<JSON
  {"pkey": "0x8003", "membership": "full", "guid": "02:c9:03:00:00:00:0e:02\n0x1=full ;", "allocation": "x"},
  {"pkey": "0xffff", "membership": "full", "guid": "02:c9:03:00:00:00:0e:03", "allocation": "x"},
  {"pkey": "0x8003 : ALL", "membership": "full", "guid": "02:c9:03:00:00:00:0e:04", "allocation": "x"},
- {"pkey": "0x8002", "membership": "full", "guid": "$vtext", "allocation": "x"}]}
+ {"pkey": "0x8002", "membership": "full", "guid": "$vtext", "allocation": "x"},
+ {"pkey": "0x8003", "membership": "full", "guid": "02:c9:03:00:00:00:0e:05", "allocation": "x"}]}
 JSON
 python3 "$tmp/fake.py" "$tmp/fake.sock" "$tmp/fake.json" & fake_pid=$!
 for _ in $(seq 50); do [ -S "$tmp/fake.sock" ] && break; sleep 0.1; done
@@ -183,20 +185,37 @@ gather --socket "$tmp/fake.sock"
 [ "$(grep -c 'member [0-9] refused' "$tmp/gather.err")" = 4 ] || fail "hostile agent: $(cat "$tmp/gather.err")"
 grep -q "GUID $victim claimed for 0x8002 by unix:$tmp/fake.sock" "$tmp/gather.err" ||
 	fail "the GUID claimed twice is not reported: $(cat "$tmp/gather.err")"
-grep -q "hand out GUIDs of one range" "$tmp/gather.err" || fail "one range twice: $(cat "$tmp/gather.err")"
-! grep -q "ALL=full\|0x8003\|vfagent_7fff\|$victim" "$conf" ||
+r1="$(printf '0x%016x' "$range1")+4"
+grep -q "unix:$tmp/h1.sock and unix:$tmp/fake.sock hand out GUIDs of one range ($r1, $r1)" \
+	"$tmp/gather.err" || fail "one range twice: $(cat "$tmp/gather.err")"
+grep -q "sharing a GUID range" "$tmp/gather.out" || fail "one range twice: $(cat "$tmp/gather.out")"
+! grep -q "ALL=full\|0x8003\|vfagent_7fff\|vfagent_0003\|0x02c9030000000e05\|$victim" "$conf" ||
 	fail "a hostile member reached the file: $(cat "$conf")"
 wait_keys "$victim" "0x7fff "
+
+# while host 1 shares its range with another agent, a release there still takes its GUID out
+# of the partition, and its new member waits (a GUID two hosts may give two tenants); host 1's
+# members listed before stay
+on 1; api DELETE "/v1/allocations/$b1_id"; expect 204
+attach 1 tenant-b 1 tB; n1=$guids n1_id=$id
+gather --socket "$tmp/fake.sock"
+[ "$rc" = 1 ] && grep -q "unix:$tmp/h1.sock: 1 of its 3 members not written while its GUID range is shared" \
+	"$tmp/gather.err" || fail "host 1 sharing its range: exit $rc: $(cat "$tmp/gather.err")"
+! grep -q "$n1\|$b1" "$conf" || fail "host 1's new member written while its range is shared: $(cat "$conf")"
+wait_keys "$b1" "0x7fff "
+for g in $a2; do wait_keys "$g" "0x7fff 0x8001 "; done
+for g in $b2; do wait_keys "$g" "0x7fff 0x8002 "; done
 kill "$fake_pid"; fake_pid=
 gather
 [ "$rc" = 0 ] || fail "gather after the hostile agent: exit $rc: $(cat "$tmp/gather.err")"
 wait_keys "$victim" "0x7fff 0x8001 "
+wait_keys "$n1" "0x7fff 0x8002 "
 
 # a release takes the key from its port
-on 1; api DELETE "/v1/allocations/$b1_id"; expect 204
+on 1; api DELETE "/v1/allocations/$n1_id"; expect 204
 gather
 [ "$rc" = 0 ] || fail "gather after a release: exit $rc: $(cat "$tmp/gather.err")"
-wait_keys "$b1" "0x7fff "
+wait_keys "$n1" "0x7fff "
 before=$(table)
 
 # the agent of host 1 restarted, host 2's down for a gathering, OpenSM restarted: as before

@@ -42,7 +42,7 @@ void pconf_free(struct pconf *p)
 }
 
 static int add(struct pconf *p, unsigned long long guid, int pkey, const char *source,
-	       const char *allocation)
+	       const char *allocation, bool claim_only)
 {
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 64;
@@ -54,10 +54,64 @@ static int add(struct pconf *p, unsigned long long guid, int pkey, const char *s
 		p->cap = cap;
 	}
 	p->m[p->n] = (struct pconf_member){ guid, pkey, strdup(source),
-					    strdup(allocation ? allocation : "") };
+					    strdup(allocation ? allocation : ""), claim_only };
 	if (!p->m[p->n].source || !p->m[p->n].allocation)
 		return -ENOMEM;
 	p->n++;
+	return 0;
+}
+
+/* A member's GUID and key, parsed as the agent would: 0, or -EINVAL with @ret_why. */
+static int parse_member(json_t *m, unsigned long long *ret_guid, int *ret_pkey,
+			const char **ret_why)
+{
+	const char *guid = json_string_value(json_object_get(m, "guid"));
+
+	*ret_why = NULL;
+	*ret_pkey = VFP_UNSET;
+	if (vfp_pkey_from_json(json_object_get(m, "pkey"), json_object_get(m, "membership"),
+			       ret_pkey, ret_why) < 0 || *ret_pkey < 0)
+		*ret_why = *ret_why ? *ret_why : "pkey: missing";
+	else if (vfp_guid_parse(guid, ret_guid) < 0 || *ret_guid == 0 || *ret_guid == ~0ULL)
+		*ret_why = "guid: not a port GUID";
+	return *ret_why ? -EINVAL : 0;
+}
+
+/* Whether members @a and @b are one port GUID in one partition with one membership. */
+bool pconf_same_member(json_t *a, json_t *b)
+{
+	unsigned long long ga = 0, gb = 0;
+	const char *why;
+	int ka, kb;
+
+	return parse_member(a, &ga, &ka, &why) == 0 && parse_member(b, &gb, &kb, &why) == 0 &&
+	       ga == gb && ka == kb;
+}
+
+static int add_all(struct pconf *p, const char *source, json_t *members, bool claim_only)
+{
+	json_t *m;
+	size_t i;
+
+	if (!json_is_array(members)) {
+		fprintf(p->report, "vfctl: partitions: %s: no list of members\n", source);
+		p->refused++;
+		return 0;
+	}
+	json_array_foreach(members, i, m) {
+		const char *alloc = json_string_value(json_object_get(m, "allocation")), *why;
+		unsigned long long g = 0;
+		int pkey;
+
+		if (parse_member(m, &g, &pkey, &why) < 0) {
+			fprintf(p->report, "vfctl: partitions: %s: member %zu refused: %s\n", source,
+				i, why);
+			p->refused++;
+			continue;
+		}
+		if (add(p, g, pkey, source, alloc, claim_only) < 0)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -70,35 +124,17 @@ static int add(struct pconf *p, unsigned long long guid, int pkey, const char *s
  */
 int pconf_add_members(struct pconf *p, const char *source, json_t *members)
 {
-	json_t *m;
-	size_t i;
+	return add_all(p, source, members, false);
+}
 
-	if (!json_is_array(members)) {
-		fprintf(p->report, "vfctl: partitions: %s: no list of members\n", source);
-		p->refused++;
-		return 0;
-	}
-	json_array_foreach(members, i, m) {
-		const char *guid = json_string_value(json_object_get(m, "guid")), *why = NULL;
-		const char *alloc = json_string_value(json_object_get(m, "allocation"));
-		unsigned long long g = 0;
-		int pkey = VFP_UNSET;
-
-		if (vfp_pkey_from_json(json_object_get(m, "pkey"), json_object_get(m, "membership"),
-				       &pkey, &why) < 0 || pkey < 0)
-			why = why ? why : "pkey: missing";
-		else if (vfp_guid_parse(guid, &g) < 0 || g == 0 || g == ~0ULL)
-			why = "guid: not a port GUID";
-		if (why) {
-			fprintf(p->report, "vfctl: partitions: %s: member %zu refused: %s\n", source,
-				i, why);
-			p->refused++;
-			continue;
-		}
-		if (add(p, g, pkey, source, alloc) < 0)
-			return -ENOMEM;
-	}
-	return 0;
+/**
+ * pconf_add_claims() - members of an agent that are not written (it shares
+ * a GUID range with another), but still claim their GUIDs: a GUID one of
+ * them gives another key than a written member is in no partition
+ */
+int pconf_add_claims(struct pconf *p, const char *source, json_t *members)
+{
+	return add_all(p, source, members, true);
 }
 
 static int by_guid(const void *x, const void *y)
@@ -115,7 +151,8 @@ static int by_guid(const void *x, const void *y)
 /*
  * One member per GUID: the same GUID with the same key from several agents
  * (a VM migrating: both hosts hold it) is written once; with different keys
- * it is written for none, and each claim is reported (p->conflicts).
+ * it is written for none, and each claim is reported (p->conflicts). Claims
+ * only (pconf_add_claims()) count for the keys, and are never written.
  */
 void pconf_resolve(struct pconf *p)
 {
@@ -140,11 +177,14 @@ void pconf_resolve(struct pconf *p)
 			}
 			continue;
 		}
-		for (size_t k = i + 1; k < j; k++) {
+		for (size_t k = i; k < j; k++) { /* the first written member of the GUID is kept */
+			if (!p->m[k].claim_only && (out == 0 || p->m[out - 1].guid != p->m[k].guid)) {
+				p->m[out++] = p->m[k];
+				continue;
+			}
 			free(p->m[k].source);
 			free(p->m[k].allocation);
 		}
-		p->m[out++] = p->m[i];
 	}
 	p->n = out;
 }

@@ -12,6 +12,7 @@ struct pconf_member {
 	unsigned long long guid;
 	int pkey; /* as a port's table shows it: 0x8000 for a full member */
 	char *source, *allocation;
+	bool claim_only; /* not written: only refuses a GUID it gives another key */
 };
 
 struct pconf {
@@ -26,6 +27,8 @@ extern const char pconf_begin[], pconf_end[];
 
 void pconf_free(struct pconf *p);
 int pconf_add_members(struct pconf *p, const char *source, json_t *members);
+int pconf_add_claims(struct pconf *p, const char *source, json_t *members);
+bool pconf_same_member(json_t *a, json_t *b);
 void pconf_resolve(struct pconf *p);
 int pconf_render(struct pconf *p, char **ret);
 bool pconf_block_is_valid(const char *block);

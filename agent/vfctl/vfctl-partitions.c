@@ -8,9 +8,12 @@
  * An agent that does not answer keeps the members it listed last (a cache
  * beside the file, .NAME.vfagent-members): a running tenant does not lose
  * its partition because its host is slow or restarting. What is left out
- * (a malformed member, a GUID two agents give different keys) and agents
- * whose GUID ranges overlap are said on stderr, and the exit status is 1
- * though the file is written with the rest. --follow does it again on each
+ * (a malformed member, a GUID two agents give different keys) is said on
+ * stderr, and the exit status is 1 though the file is written with the rest.
+ * Two agents whose GUID ranges overlap may give one GUID to two tenants:
+ * both are named with their ranges, and neither's new members are written
+ * until one range moves (each keeps those it listed before and still lists),
+ * exit status 1. --follow does it again on each
  * agent's "partitions" event, when an agent comes back, and every minute.
  */
 #include "config.h"
@@ -136,10 +139,10 @@ static void cache_path(const char *file, char *buf, size_t size)
 }
 
 /*
- * Each agent asked; its answer into @cache (by source name), or its entry
- * there kept when it does not answer, said on stderr. The number that did not.
+ * Each agent asked; its answer into @fresh (by source name), or its entry in
+ * @cache kept when it does not answer, said on stderr. The number that did not.
  */
-static unsigned gather(const struct vfctl_partitions *o, json_t *cache)
+static unsigned gather(const struct vfctl_partitions *o, json_t *cache, json_t *fresh)
 {
 	unsigned down = 0;
 
@@ -155,7 +158,7 @@ static unsigned gather(const struct vfctl_partitions *o, json_t *cache)
 		r = vfctl_request(&h, "GET", "/v1/partitions", NULL, NULL, &reply);
 		if (r >= 0 && json_is_object(reply)) {
 			json_object_set_new(reply, "time", json_integer((json_int_t)time(NULL)));
-			json_object_set_new(cache, name, reply);
+			json_object_set_new(fresh, name, reply);
 			continue;
 		}
 		json_decref(reply);
@@ -185,8 +188,27 @@ static bool range_of(json_t *entry, unsigned long long *first, unsigned long lon
 	       (*count = (unsigned long long)json_integer_value(json_object_get(r, "count")));
 }
 
-/* Agents whose GUID ranges overlap: each pair said; how many pairs. */
-static unsigned overlapping_ranges(const struct vfctl_partitions *o, json_t *cache)
+/* Whether [fa, fa + na) and [fb, fb + nb) meet, without overflowing. */
+static bool ranges_meet(unsigned long long fa, unsigned long long na, unsigned long long fb,
+			unsigned long long nb)
+{
+	return fa >= fb ? fa - fb < nb : fb - fa < na;
+}
+
+/* What is known of source @name now: its answer, or else its cached entry. */
+static json_t *latest(json_t *cache, json_t *fresh, const char *name)
+{
+	json_t *e = json_object_get(fresh, name);
+
+	return e ? e : json_object_get(cache, name);
+}
+
+/*
+ * Agents whose GUID ranges overlap (two hosts may hand one GUID to two
+ * tenants): each pair said, both marked in @shared; how many pairs.
+ */
+static unsigned overlapping_ranges(const struct vfctl_partitions *o, json_t *cache,
+				   json_t *fresh, bool *shared)
 {
 	unsigned pairs = 0;
 
@@ -197,21 +219,77 @@ static unsigned overlapping_ranges(const struct vfctl_partitions *o, json_t *cac
 
 			source_name(&o->sources[i], a, sizeof(a));
 			source_name(&o->sources[j], b, sizeof(b));
-			if (!range_of(json_object_get(cache, a), &fa, &na) ||
-			    !range_of(json_object_get(cache, b), &fb, &nb) || fa >= fb + nb ||
-			    fb >= fa + na)
+			if (!range_of(latest(cache, fresh, a), &fa, &na) ||
+			    !range_of(latest(cache, fresh, b), &fb, &nb) ||
+			    !ranges_meet(fa, na, fb, nb))
 				continue;
 			vfctl_error("partitions: %s and %s hand out GUIDs of one range "
-				    "(0x%016llx+%llu, 0x%016llx+%llu): give each host a range of "
-				    "its own (\"guids\" in vfagent.json)", a, b, fa, na, fb, nb);
+				    "(0x%016llx+%llu, 0x%016llx+%llu): refused, neither's new "
+				    "members written (those it listed last and still lists are "
+				    "kept); give each host a range of its own (\"guids\" in "
+				    "vfagent.json)", a, b, fa, na, fb, nb);
+			shared[i] = shared[j] = true;
 			pairs++;
 		}
 	return pairs;
 }
 
-/* The block for the members of this command line's agents, as the cache has them. */
-static int build_block(const struct vfctl_partitions *o, json_t *cache, struct pconf *p,
-		       char **ret)
+/* The members of @old that @now lists too (the same GUID, key and membership). */
+static json_t *still_listed(json_t *old, json_t *now)
+{
+	json_t *keep = json_array(), *m, *n;
+	size_t i, j;
+
+	json_array_foreach(old, i, m) {
+		bool found = false;
+
+		json_array_foreach(now, j, n)
+			found = found || pconf_same_member(m, n);
+		if (found)
+			json_array_append(keep, m);
+	}
+	return keep;
+}
+
+/*
+ * The answers into @cache: as they are, or for an agent that shares a range,
+ * its last members less those it no longer lists (a release still takes a
+ * GUID out; nothing new comes in); the number of new members withheld said.
+ */
+static void take_answers(const struct vfctl_partitions *o, json_t *cache, json_t *fresh,
+			 const bool *shared)
+{
+	for (size_t i = 0; i < o->n_sources; i++) {
+		char name[1100];
+		json_t *now, *old, *keep;
+
+		source_name(&o->sources[i], name, sizeof(name));
+		now = json_object_get(fresh, name);
+		old = json_object_get(cache, name);
+		if (!now)
+			continue;
+		if (!shared[i]) {
+			json_object_set(cache, name, now);
+			continue;
+		}
+		keep = still_listed(json_object_get(old, "members"), json_object_get(now, "members"));
+		vfctl_error("partitions: %s: %zu of its %zu members not written while its GUID "
+			    "range is shared", name,
+			    json_array_size(json_object_get(now, "members")) - json_array_size(keep),
+			    json_array_size(json_object_get(now, "members")));
+		if (old)
+			json_object_set_new(old, "members", keep);
+		else
+			json_decref(keep);
+	}
+}
+
+/*
+ * The block for the members of this command line's agents, as the cache has
+ * them; the answers of those that share a range claim their GUIDs too.
+ */
+static int build_block(const struct vfctl_partitions *o, json_t *cache, json_t *fresh,
+		       const bool *shared, struct pconf *p, char **ret)
 {
 	int r = 0;
 
@@ -223,6 +301,9 @@ static int build_block(const struct vfctl_partitions *o, json_t *cache, struct p
 		entry = json_object_get(cache, name);
 		if (entry)
 			r = pconf_add_members(p, name, json_object_get(entry, "members"));
+		entry = shared[i] ? json_object_get(fresh, name) : NULL;
+		if (r >= 0 && entry)
+			r = pconf_add_claims(p, name, json_object_get(entry, "members"));
 	}
 	if (r < 0)
 		return r;
@@ -324,33 +405,50 @@ static int write_once(const struct vfctl_partitions *o)
 {
 	struct pconf p = { .report = stderr };
 	char cpath[4200], *block = NULL;
-	json_t *cache;
+	json_t *cache, *fresh = json_object();
+	bool *shared = calloc(o->n_sources, sizeof(*shared));
 	unsigned down, overlaps;
 	bool changed = false;
 	int r;
 
+	if (!fresh || !shared) {
+		json_decref(fresh);
+		free(shared);
+		return -ENOMEM;
+	}
 	cache_path(o->file, cpath, sizeof(cpath));
 	cache = json_load_file(cpath, 0, NULL);
 	if (!json_is_object(cache)) {
 		json_decref(cache);
 		cache = json_object();
 	}
-	down = gather(o, cache);
-	overlaps = overlapping_ranges(o, cache);
-	r = build_block(o, cache, &p, &block);
+	down = gather(o, cache, fresh);
+	overlaps = overlapping_ranges(o, cache, fresh, shared);
+	take_answers(o, cache, fresh, shared);
+	r = build_block(o, cache, fresh, shared, &p, &block);
 	if (r >= 0)
 		r = write_file(o, block, &changed);
 	if (r >= 0)
 		save_cache(cache, cpath);
-	if (r >= 0)
-		printf("%s: %zu members from %zu agents (%u not answering)%s%s\n", o->file, p.n,
-		       o->n_sources, down, changed ? ": written" : ": unchanged",
+	if (r >= 0) {
+		unsigned n_shared = 0;
+		char also[64] = "";
+
+		for (size_t i = 0; i < o->n_sources; i++)
+			n_shared += shared[i];
+		if (n_shared)
+			snprintf(also, sizeof(also), ", %u sharing a GUID range", n_shared);
+		printf("%s: %zu members from %zu agents (%u not answering%s)%s%s\n", o->file, p.n,
+		       o->n_sources, down, also, changed ? ": written" : ": unchanged",
 		       changed && o->opensm_pid ? ", OpenSM signalled" : "");
+	}
 	fflush(stdout);
 	if (r >= 0 && (down || overlaps || p.refused || p.conflicts))
 		r = 1;
 	pconf_free(&p);
 	free(block);
+	free(shared);
+	json_decref(fresh);
 	json_decref(cache);
 	return r;
 }
