@@ -16,16 +16,18 @@ umad=$(find /usr/lib -path '*/umad2sim/libumad2sim.so' 2>/dev/null | head -1)
 [ -n "$umad" ] && [ "$(id -u)" = 0 ] || { echo "bench/partitions: needs root and libumad2sim; skipped"; exit 0; }
 tmp=$(mktemp -d /tmp/vfagent-bench-pkeys-XXXXXX)
 pids=''
-ns=vfa-bp-$$
+ns=vfa-bp-$$ hns=vfa-bh-$$ # the tenant's namespace; the host's, with its VFs' netdevs
 # OpenSM waits on ibsim for ever once ibsim is gone: SIGKILL, after the others' SIGTERM
 stop() {
 	for p in $pids; do kill "$p" 2>/dev/null || :; done
 	sleep 0.5
 	for p in $pids; do kill -9 "$p" 2>/dev/null || :; done
 	ip netns del "$ns" 2>/dev/null || :
+	ip netns del "$hns" 2>/dev/null || :
 	rm -rf "$tmp"
 }
 trap stop EXIT
+trap 'exit 1' INT TERM # the EXIT trap runs then too
 export IBSIM_SOCKNAME="vfa-bench-$$" OSM_CACHE_DIR="$tmp/osm" OSM_TMP_DIR="$tmp"
 first=0x0002c9030000b101
 {
@@ -45,13 +47,17 @@ for _ in $(seq 120); do LD_PRELOAD=$umad sminfo 2>/dev/null | grep -q MASTER && 
 
 cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "ib", "selector": {"vendors": ["15b3"], "link_types": ["infiniband"]}}],
- "guids": {"first": "$(printf '%016x' $first | sed 's/../&:/g; s/:$//')", "count": 3}, "libvirt": false}
+ "guids": {"first": "$(printf '%016x' $first | sed 's/../&:/g; s/:$//')", "count": 1,
+            "quarantine_seconds": 0}, "libvirt": false}
 JSON
-for n in ib0v0 ib0v1 ib0v2 ib0v3 ib1v0 ib1v1 ib1v2 ib1v3; do ip link add "$n" type veth peer name "p-$n"; done
-ip netns add $ns
+ip netns add "$ns"
+ip netns add "$hns"
+for n in ib0v0 ib0v1 ib0v2 ib0v3 ib1v0 ib1v1 ib1v2 ib1v3; do
+	ip -n "$hns" link add "$n" type veth peer name "p-$n"
+done
 sock=$tmp/vfagent.sock
-VFAGENT_SIM_NETNS=inherit "$b/agent/vfagentd" --simulate "$tmp/sys" --config "$tmp/vfagent.json" \
-	--listen "unix:$sock" >"$tmp/agent.log" 2>&1 & pids="$pids $!"
+ip netns exec "$hns" env VFAGENT_SIM_NETNS=inherit "$b/agent/vfagentd" --simulate "$tmp/sys" \
+	--config "$tmp/vfagent.json" --listen "unix:$sock" >"$tmp/agent.log" 2>&1 & pids="$pids $!"
 for _ in $(seq 100); do curl -sf --unix-socket "$sock" http://x/v1/health >/dev/null && break; sleep 0.1; done
 "$b/agent/vfctl/vfctl" partitions write --follow --file "$conf" --socket "$sock" \
 	--opensm-pid "$tmp/opensm.pid" >"$tmp/follow.log" 2>&1 & pids="$pids $!"
@@ -64,7 +70,9 @@ wait_for() { # GUID KEY yes|no: until the table has (or lacks) KEY; prints ms si
 	done
 	echo $((($(now) - t0) / 1000000))
 }
-hand=$(printf '0x%016x' "$first") # the port the agent's VF gets: the same wait
+# the port the agent's VF gets each round (one GUID in its range, no quarantine: each round
+# waits for the key to leave the port before it releases): the same wait
+hand=$(printf '0x%016x' "$first")
 : >"$tmp/a"; : >"$tmp/b"
 for i in $(seq "$N"); do
 	# a key new to OpenSM each time, for both: a partition's first appearance costs it its

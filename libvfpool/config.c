@@ -45,6 +45,7 @@ struct vfp_config {
 	size_t n_networks;
 	bool has_guids;
 	unsigned long long guid_first, guid_count;
+	long long guid_quarantine; /* a released GUID goes to another owner after this */
 	unsigned char ipoib_prefix[2];
 	unsigned char one_prefix[2]; /* OpenNebula's MAC_PREFIX */
 	char *socket_group;
@@ -378,8 +379,8 @@ VFP_EXPORT void vfp_guid_format(unsigned long long g, char buf[static 24])
 
 static int parse_guids(struct vfp_config *c, json_t *o, char **err)
 {
-	static const char *const keys[] = { "first", "count", NULL };
-	json_t *count = json_object_get(o, "count");
+	static const char *const keys[] = { "first", "count", "quarantine_seconds", NULL };
+	json_t *count = json_object_get(o, "count"), *q = json_object_get(o, "quarantine_seconds");
 	unsigned long long first, n, last;
 	int r;
 
@@ -403,6 +404,11 @@ static int parse_guids(struct vfp_config *c, json_t *o, char **err)
 		return vfp_config_error(err, "guids.first", "the range holds the all-zero GUID");
 	if (last == ~0ULL)
 		return vfp_config_error(err, "guids.count", "the range holds the all-F GUID");
+	if (q && (!json_is_integer(q) || json_integer_value(q) < 0 ||
+		  json_integer_value(q) > 7 * 86400))
+		return vfp_config_error(err, "guids.quarantine_seconds",
+					"must be an integer in [0, 604800]");
+	c->guid_quarantine = q ? json_integer_value(q) : 3600;
 	c->has_guids = true;
 	c->guid_first = first;
 	c->guid_count = n;
@@ -849,6 +855,12 @@ VFP_EXPORT bool vfp_config_get_guid_range(const struct vfp_config *c,
 	*ret_first = c->guid_first;
 	*ret_count = c->guid_count;
 	return true;
+}
+
+/* How long a released GUID waits before another owner may get it (ledger-guid.c). */
+long long vfp_config_get_guid_quarantine(const struct vfp_config *c)
+{
+	return c->guid_quarantine;
 }
 
 /* [{"name":…,"selector":{…},"grow_step":N,"reset":"flr"|"none"}] in config order. */

@@ -17,7 +17,9 @@
  *  2. a GUID never used, the lowest first;
  *  3. once every GUID of the range has been used, the GUID released longest
  *     ago, a container's before a VM's (a CNI DEL is final; a stopped VM may
- *     resume), and never one released less than GUID_QUARANTINE_SECONDS ago.
+ *     resume), and never one released within the quarantine ("guids":
+ *     {"quarantine_seconds"}, an hour by default: longer than `vfctl
+ *     partitions write --follow` takes to drop a released member).
  */
 #include "config.h"
 
@@ -26,9 +28,6 @@
 #include <string.h>
 
 #include "ledger-private.h"
-
-/* Longer than `vfctl partitions write --follow` takes to drop a released member. */
-#define GUID_QUARANTINE_SECONDS 3600
 
 /* Offset @off of the range as a GUID, when the row's @guid is it (the range may have moved). */
 static bool at_offset(unsigned long long first, unsigned long long count, long long off,
@@ -117,7 +116,7 @@ static int never_used(struct vfp_ledger *l, unsigned long long *ret_offset)
 }
 
 /* 3. The GUID released longest ago, out of quarantine, a container's before a VM's. */
-static int oldest_released(struct vfp_ledger *l, unsigned long long first,
+static int oldest_released(struct vfp_ledger *l, long long quarantine, unsigned long long first,
 			   unsigned long long count, unsigned long long *ret_offset,
 			   char guid[static 24])
 {
@@ -131,12 +130,13 @@ static int oldest_released(struct vfp_ledger *l, unsigned long long first,
 	r = vfp_ledger_stmt(l, sql, &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(st, 1, l->now() - GUID_QUARANTINE_SECONDS);
+	sqlite3_bind_int64(st, 1, l->now() - quarantine);
 	return first_in_range(l, st, first, count, ret_offset, guid);
 }
 
 /* Every GUID taken: said with how many are held and how many wait out their quarantine. */
-static int exhausted(struct vfp_ledger *l, unsigned long long first, unsigned long long count)
+static int exhausted(struct vfp_ledger *l, long long quarantine, unsigned long long first,
+		     unsigned long long count)
 {
 	static const char sql[] =
 		"SELECT count(*) FROM guid_releases r WHERE r.released > ? AND NOT EXISTS "
@@ -150,7 +150,7 @@ static int exhausted(struct vfp_ledger *l, unsigned long long first, unsigned lo
 	r = vfp_ledger_stmt(l, sql, &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(st, 1, l->now() - GUID_QUARANTINE_SECONDS);
+	sqlite3_bind_int64(st, 1, l->now() - quarantine);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		waiting = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
@@ -160,10 +160,9 @@ static int exhausted(struct vfp_ledger *l, unsigned long long first, unsigned lo
 				       f, count);
 	return vfp_ledger_fail(l, -EBUSY,
 			       "the GUID range %s + %llu is exhausted: %lld GUID%s released less "
-			       "than %d minutes ago, which the subnet manager may still list in "
-			       "a partition; the rest held",
-			       f, count, waiting, waiting == 1 ? "" : "s",
-			       GUID_QUARANTINE_SECONDS / 60);
+			       "than %lld s ago (guids.quarantine_seconds), which the subnet "
+			       "manager may still list in a partition; the rest held",
+			       f, count, waiting, waiting == 1 ? "" : "s", quarantine);
 }
 
 /**
@@ -178,6 +177,7 @@ int vfp_ledger_next_guid(struct vfp_ledger *l, const struct vfp_config *config,
 			 char guid[static 24])
 {
 	unsigned long long first, count, off = 0;
+	long long quarantine;
 	int r;
 
 	if (!vfp_config_get_guid_range(config, &first, &count))
@@ -193,8 +193,9 @@ int vfp_ledger_next_guid(struct vfp_ledger *l, const struct vfp_config *config,
 		vfp_guid_format(first + off, guid);
 		return 1;
 	}
-	r = oldest_released(l, first, count, ret_offset, guid);
-	return r != 0 ? r : exhausted(l, first, count);
+	quarantine = vfp_config_get_guid_quarantine(config);
+	r = oldest_released(l, quarantine, first, count, ret_offset, guid);
+	return r != 0 ? r : exhausted(l, quarantine, first, count);
 }
 
 /*

@@ -37,6 +37,8 @@ void vfp_log(struct vfp_ctx *ctx, int priority, const char *file, int line, cons
 #define vfp_warn(ctx, ...) vfp_log_cond(ctx, LOG_WARNING, __VA_ARGS__)
 #define vfp_err(ctx, ...) vfp_log_cond(ctx, LOG_ERR, __VA_ARGS__)
 
+long long vfp_config_get_guid_quarantine(const struct vfp_config *c);
+
 /* An int fact that sysfs may not give: valid is false when absent or garbled. */
 struct vfp_opt_int {
 	bool valid;

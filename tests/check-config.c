@@ -131,6 +131,12 @@ static const struct {
 	  "guids.count: the range holds the all-F GUID" },
 	{ "{\"guids\": {\"first\": \"00:00:00:00:00:00:00:00\", \"count\": 16}}",
 	  "guids.first: the range holds the all-zero GUID" },
+	{ "{\"guids\": {\"first\": \"02:c9:03:00:00:00:00:01\", \"count\": 16, "
+	  "\"quarantine_seconds\": -1}}",
+	  "guids.quarantine_seconds: must be an integer in [0, 604800]" },
+	{ "{\"guids\": {\"first\": \"02:c9:03:00:00:00:00:01\", \"count\": 16, "
+	  "\"quarantine_seconds\": \"1h\"}}",
+	  "guids.quarantine_seconds: must be an integer in [0, 604800]" },
 	{ "{\"guids\": {\"first\": \"02:c9:03:00:00:00:00:01\", \"count\": 4, \"last\": 1}}",
 	  "guids: unknown key \"last\"" },
 	{ "{\"ipoib_mac_prefix\": \"02:1\"}", "ipoib_mac_prefix: must be two MAC bytes like \"02:1b\"" },

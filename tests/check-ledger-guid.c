@@ -98,8 +98,8 @@ START_TEST(test_guid_quarantine_and_order)
 	claim("one-4", NULL, -EBUSY); /* each released a moment ago: partitions.conf may list it */
 	ck_assert_str_eq(vfp_ledger_get_error(t.l),
 			 "the GUID range 02:c9:03:00:00:00:00:fe + 3 is exhausted: 3 GUIDs released "
-			 "less than 60 minutes ago, which the subnet manager may still list in a "
-			 "partition; the rest held");
+			 "less than 3600 s ago (guids.quarantine_seconds), which the subnet manager "
+			 "may still list in a partition; the rest held");
 	clock_now = 1000040 + 3600;
 	a = claim("one-4", NULL, 0);
 	ck_assert_str_eq(guid_of(a), "02:c9:03:00:00:00:01:00"); /* the container's: it is gone */
@@ -113,6 +113,28 @@ START_TEST(test_guid_quarantine_and_order)
 	lfx_assert_invariants(&t);
 	vfp_allocation_unref(a);
 	vfp_allocation_unref(b);
+	vfp_allocation_unref(c);
+}
+END_TEST
+
+/* The quarantine as the config says: 0, a GUID released is another's at once (oldest first). */
+START_TEST(test_guid_quarantine_configured)
+{
+	struct vfp_allocation *a, *b, *c;
+
+	vfp_config_unref(t.config);
+	t.config = lfx_config(
+		"{\"pools\": [{\"name\": \"ib\", \"selector\": {\"vendors\": [\"15b3\"]}}], "
+		"\"guids\": {\"first\": \"02:c9:03:00:00:00:00:fe\", \"count\": 3, "
+		"\"quarantine_seconds\": 0}}");
+	a = claim("one-1", NULL, 0);
+	b = claim("one-2", NULL, 0);
+	c = claim("one-3", NULL, 0);
+	release_at(b, 1000010);
+	release_at(a, 1000020);
+	a = claim("one-4", NULL, 0);
+	ck_assert_str_eq(guid_of(a), "02:c9:03:00:00:00:00:ff"); /* one-2's: the oldest */
+	vfp_allocation_unref(a);
 	vfp_allocation_unref(c);
 }
 END_TEST
@@ -177,6 +199,7 @@ Suite *suite_ledger_guid(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_guid_stays_with_its_vm);
 	tcase_add_test(tc, test_guid_quarantine_and_order);
+	tcase_add_test(tc, test_guid_quarantine_configured);
 	tcase_add_test(tc, test_guid_history_outlives_pruning);
 	tcase_add_test(tc, test_guid_history_from_version_9);
 	suite_add_tcase(s, tc);
