@@ -15,6 +15,8 @@ done
 umad=$(find /usr/lib -path '*/umad2sim/libumad2sim.so' 2>/dev/null | head -1)
 [ -n "$umad" ] && [ "$(id -u)" = 0 ] || { echo "bench/partitions: needs root and libumad2sim; skipped"; exit 0; }
 tmp=$(mktemp -d /tmp/vfagent-bench-pkeys-XXXXXX)
+b=$(cd "$b" && pwd)
+cd "$tmp" # libumad2sim makes a sys-PID directory where each program it is preloaded into runs
 pids=''
 ns=vfa-bp-$$ hns=vfa-bh-$$ # the tenant's namespace; the host's, with its VFs' netdevs
 # OpenSM waits on ibsim for ever once ibsim is gone: SIGKILL, after the others' SIGTERM

@@ -458,6 +458,22 @@ IB_PORTS='02:c9:03:00:00:00:00:01 02:1b:0a:01:00:05
 	[ "$(grep -o '02:1b:[0-9a-f:]*' "$dir/deploy.stdin" | sort | tr '\n' ' ')" = "02:1b:0a:01:00:05 02:1b:0a:02:00:05 " ]
 }
 
+@test "undeploy and resume (SHUTDOWN_UNDEPLOY, then deploy): the same GUIDs, though another VM claimed meanwhile" {
+	uuid=$(deploy "$one/two-ib-one-eth.xml")
+	LCM=29 pci_vm 0000 00 00 0 | sed 's#<TEMPLATE>.*</TEMPLATE>#<TEMPLATE/>#' >"$dir/msg"
+	run sh "$hooks/shutdown" "$uuid" host1 42 host1 <"$dir/msg"
+	[ "$status" -eq 0 ]
+	[ "$(q src '/v1/vfs?state=free' '.vfs | length')" = 14 ]
+	# no note of its claims (undeploy saves nothing): its GUIDs wait for it here, unhanded
+	curl -s --unix-socket "$dir/src.sock" -X POST http://x/v1/allocations \
+		-d '{"pool":"ib","count":1,"owner":{"kind":"vm","name":"other"}}' >/dev/null
+	[ "$(q src '/v1/allocations?owner=vm:other' '.allocations[0].vfs[0].guid')" = 02:c9:03:00:00:00:00:03 ]
+	rm "$dir/deploy.stdin"
+	run deploy "$one/two-ib-one-eth.xml"
+	[ "$status" -eq 0 ]
+	[ "$(ib_ports src one-42)" = "$IB_PORTS" ] # by its name: this deployment file has no <uuid>
+}
+
 @test "live migrate: the IPoIB dummy NICs' addresses go along with the GUIDs" {
 	uuid=$(deploy "$one/two-ib-one-eth.xml")
 	run sh "$hooks/migrate" "$uuid" dst src 42 src
