@@ -21,7 +21,9 @@ for f in "$sbindir/vfagentd" "$bindir/vfctl" \
 	"$mandir/man5/vfagent.json.5" "$datadir/bash-completion/completions/vfctl" \
 	"$datadir/doc/vfagent/examples/vfagent.json" "$cnidir/vfagent" "$mandir/man8/vfagent-cni.8" \
 	"$datadir/doc/vfagent/cni/vfagent.conflist" \
-	"$datadir/doc/vfagent/cni/network-attachment-definition.yaml"; do
+	"$datadir/doc/vfagent/cni/network-attachment-definition.yaml" \
+	"$datadir/doc/vfagent/examples/opensm/vfagent-partitions.service" \
+	"$datadir/doc/vfagent/examples/opensm/vfagent-opensm-pid.conf"; do
 	[ -s "$root$f" ] || fail "not installed: $f"
 done
 [ -x "$root$sbindir/vfagentd" ] && [ -x "$root$bindir/vfctl" ] && [ -x "$root$cnidir/vfagent" ] ||
