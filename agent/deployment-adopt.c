@@ -17,12 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <libxml/parser.h>
 
 #include "agent/deployment-adopt.h"
 #include "agent/pf/pf-side.h"
 #include "agent/vm/domain-xml.h"
-#include "agent/vm/hostdev-xml.h"
+#include "agent/vm/dummy-nic.h"
 #include "agent/vm/vm.h"
 #include "libvfpool/macro.h"
 
@@ -43,29 +42,35 @@ static struct vfp_allocation *named_allocation(struct agent *a, const char *id, 
 	return NULL;
 }
 
-/* The device recorded for domain @uuid when this VF was prepared for it before. */
-static char *recorded_xml(struct agent *a, const char *pci, const char *uuid)
+/* The device recorded for domain @uuid when this VF was prepared for it before, in @doc. */
+static xmlNodePtr recorded_device(struct agent *a, xmlDocPtr doc, const char *pci,
+				  const char *uuid)
 {
 	struct vfp_restore_point *rp = restore_point_load(a, pci);
-	char *xml = NULL;
+	xmlNodePtr n = NULL;
 
 	if (rp && rp->device_xml && rp->domain_uuid && !strcasecmp(rp->domain_uuid, uuid))
-		xml = strdup(rp->device_xml);
+		n = domxml_device_node(doc, rp->device_xml);
 	vfp_restore_point_free(rp);
-	return xml;
+	return n;
 }
 
-/* The VF prepared (its attach intent begun and confirmed around it). */
-static int prepare(struct deployment_adopt *d, struct vfp_allocation *alloc, char **ret_xml)
+/* The VF prepared (its attach intent begun and confirmed around it), its device in @d's doc. */
+static int prepare(struct deployment_adopt *d, struct vfp_allocation *alloc, xmlNodePtr *ret)
 {
 	const char *id = vfp_allocation_get_id(alloc);
 	struct vm_target t = { .uuid = d->uuid, .name = d->name, .pending = true };
+	struct vm_devices dev = { 0 };
 	int r = agent_intent_begin(d->agent, id, VFP_OP_ATTACH, false, d->err, d->err_size);
 
 	if (r < 0)
 		return r;
-	r = vm_attach_vf(d->agent, alloc, 0, &t, NULL, ret_xml, d->err, d->err_size);
+	r = vm_attach_vf(d->agent, alloc, 0, &t, NULL, &dev, d->err, d->err_size);
 	agent_intent_confirm(d->agent, id, VFP_OP_ATTACH, r >= 0, r >= 0 ? NULL : "rewrite failed");
+	xmlFreeNode(dev.standby); /* in its restore point; the file's <hostdev> is one device */
+	if (dev.device)
+		xmlSetTreeDoc(dev.device, d->doc);
+	*ret = dev.device;
 	return r;
 }
 
@@ -73,29 +78,19 @@ static int prepare(struct deployment_adopt *d, struct vfp_allocation *alloc, cha
 static int add_dummy(struct deployment_adopt *d, const struct vfp_allocation *alloc,
 		     const char *pci)
 {
-	char ip[64];
 	uint32_t v4;
 
 	if (d->n_dummies >= DEPLOYMENT_ADOPT_MAX)
 		return -E2BIG;
-	snprintf(ip, sizeof(ip), "%s", vfp_allocation_get_settings(alloc)->ip);
-	ip[strcspn(ip, "/")] = '\0';
-	if (domxml_parse_ipv4(ip, &v4) < 0) {
+	if (dummy_nic_claim_ipv4(alloc, &v4) < 0) {
 		snprintf(d->err, d->err_size, "devices/hostdev %s: an InfiniBand VF needs the IPv4 "
 			 "address of its NIC in its claim (\"ip\") for the IPoIB dummy NIC", pci);
 		return -EINVAL;
 	}
-	d->dummies[d->n_dummies++] = hostdev_xml_dummy_nic(d->ipoib_prefix, v4);
+	if (!(d->dummies[d->n_dummies] = dummy_nic_node(d->agent, v4)))
+		return -ENOMEM;
+	d->n_dummies++;
 	return 0;
-}
-
-static xmlNodePtr device_node(xmlDocPtr doc, const char *xml)
-{
-	xmlDocPtr x = xmlReadMemory(xml, (int)strlen(xml), "device.xml", NULL, XML_PARSE_NONET);
-	xmlNodePtr n = x ? xmlDocCopyNode(xmlDocGetRootElement(x), doc, 1) : NULL;
-
-	xmlFreeDoc(x);
-	return n;
 }
 
 /**
@@ -108,36 +103,34 @@ static xmlNodePtr device_node(xmlDocPtr doc, const char *xml)
 int deployment_adopt_vf(struct deployment_adopt *d, const char *pci, const char *id)
 {
 	struct vfp_allocation *alloc = named_allocation(d->agent, id, pci);
-	char *xml = NULL;
 	xmlNodePtr node = NULL;
 	int r = 0;
 
 	if (!alloc)
 		return 1;
 	if (vfp_allocation_get_state(alloc) == VFP_ALLOCATION_RESERVED) {
-		r = d->n < DEPLOYMENT_ADOPT_MAX ? prepare(d, alloc, &xml) : -E2BIG;
+		r = d->n < DEPLOYMENT_ADOPT_MAX ? prepare(d, alloc, &node) : -E2BIG;
 		if (r == -E2BIG)
 			snprintf(d->err, d->err_size, "devices/hostdev: more than %d VFs",
 				 DEPLOYMENT_ADOPT_MAX);
 		if (r >= 0)
 			d->prepared[d->n++] = vfp_allocation_ref(alloc);
-	} else if (!(xml = recorded_xml(d->agent, pci, d->uuid))) {
+	} else if (!(node = recorded_device(d->agent, d->doc, pci, d->uuid))) {
 		r = -EBUSY;
 		snprintf(d->err, d->err_size, "devices/hostdev %s: allocation %s has no device "
 			 "recorded for domain %s: release it first", pci, id, d->uuid);
 	}
-	if (r >= 0 && !(node = device_node(d->doc, xml))) {
+	if (r >= 0 && !node) {
 		r = -ENOMEM;
 		snprintf(d->err, d->err_size, "out of memory");
 	}
-	if (r >= 0 && !strcmp((const char *)node->name, "hostdev"))
+	if (r >= 0 && dummy_nic_vf_is_ib(d->agent, pci))
 		r = add_dummy(d, alloc, pci);
 	if (r >= 0 && (r = domxml_replace_pci_hostdev(d->doc, pci, node)) >= 0) {
 		node = NULL;
 		d->n_replaced++;
 	}
 	xmlFreeNode(node);
-	free(xml);
 	vfp_allocation_unref(alloc);
 	return r;
 }

@@ -19,7 +19,6 @@ struct deployment_adopt {
 	struct agent *agent;
 	xmlDocPtr doc;
 	const char *uuid, *name;
-	unsigned char ipoib_prefix[2];
 	char *err;
 	size_t err_size;
 	struct vfp_allocation *prepared[DEPLOYMENT_ADOPT_MAX];

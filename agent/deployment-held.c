@@ -109,12 +109,10 @@ int deployment_held(struct agent *a, const char *name, const char *uuid, const c
 	size_t n = 0, found = 0;
 	int r;
 
-	r = ledger_list_allocations(a, NULL, false, &list, &n, err, err_size);
+	r = ledger_list_domain_allocations(a, uuid, &list, &n, err, err_size);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		const struct vfp_owner *o = vfp_allocation_get_owner(list[i]);
 
-		if (!owner_is_domain(o, uuid))
-			continue;
 		if (!deployment_is_owner(a, o, name, uuid)) {
 			snprintf(err, err_size, "uuid: %s is VM %s's (allocation %s), and libvirt "
 				 "reports no domain %s named %s", uuid, o->name ? o->name : "?",

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <libxml/parser.h>
+#include <libxml/tree.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -21,7 +21,7 @@
 #include "agent/pf/pf-side.h"
 #include "agent/release.h"
 #include "agent/vm/domain-xml.h"
-#include "agent/vm/hostdev-xml.h"
+#include "agent/vm/dummy-nic.h"
 #include "agent/vm/vm.h"
 #include "libvfpool/macro.h"
 
@@ -311,44 +311,35 @@ static int ipoib_address(struct rewrite *w, const struct domxml_nic *nic, size_t
 		    prefix[1]);
 }
 
-static xmlNodePtr device_node(xmlDocPtr doc, const char *xml)
+/* The NIC's VF last prepared for it, as its own allocation has it. */
+static const char *nic_vf_pci(struct rewrite *w, size_t i)
 {
-	xmlDocPtr d = xmlReadMemory(xml, (int)strlen(xml), "device.xml", NULL, XML_PARSE_NONET);
-	xmlNodePtr n = d ? xmlDocCopyNode(xmlDocGetRootElement(d), doc, 1) : NULL;
-
-	xmlFreeDoc(d);
-	return n;
+	return vfp_allocation_get_vf(w->allocs[i], w->used[i] - 1)->pci;
 }
 
-/* The standby recorded with VF @pci (a failover pair), into *@ret (free() it); NULL for none. */
-static int recorded_standby(struct rewrite *w, const char *pci, char **ret)
-{
-	struct vfp_restore_point *rp = restore_point_load(w->agent, pci);
-	bool has = rp && rp->standby_xml;
-
-	*ret = has ? strdup(rp->standby_xml) : NULL;
-	vfp_restore_point_free(rp);
-	return has && !*ret ? fail(w, -ENOMEM, "out of memory") : 0;
-}
-
-/* VF @j of @alloc as the domain @uuid was given it before: its recorded device XML. */
-static char *held_device_xml(struct rewrite *w, const struct vfp_allocation *alloc, size_t j)
+/* VF @j of @alloc as the domain @uuid was given it before: the devices its restore point keeps. */
+static int held_devices(struct rewrite *w, const struct vfp_allocation *alloc, size_t j,
+			struct vm_devices *ret)
 {
 	const char *pci = vfp_allocation_get_vf(alloc, j)->pci;
 	struct vfp_restore_point *rp = restore_point_load(w->agent, pci);
-	char *xml = NULL;
+	int r = 0;
 
-	if (rp && rp->device_xml && rp->domain_uuid && !strcasecmp(rp->domain_uuid, w->uuid))
-		xml = strdup(rp->device_xml);
-	else
-		fail(w, -EBUSY, "VF %s of allocation %s has no device recorded for domain %s: "
-		     "release the allocation first", pci, vfp_allocation_get_id(alloc), w->uuid);
+	if (rp && rp->device_xml && rp->domain_uuid && !strcasecmp(rp->domain_uuid, w->uuid)) {
+		ret->device = domxml_device_node(w->doc, rp->device_xml);
+		ret->standby = rp->standby_xml ? domxml_device_node(w->doc, rp->standby_xml) : NULL;
+		if (!ret->device || (rp->standby_xml && !ret->standby))
+			r = fail(w, -ENOMEM, "out of memory");
+	} else {
+		r = fail(w, -EBUSY, "VF %s of allocation %s has no device recorded for domain %s: "
+			 "release the allocation first", pci, vfp_allocation_get_id(alloc), w->uuid);
+	}
 	vfp_restore_point_free(rp);
-	return xml;
+	return r;
 }
 
-/* The device of NIC @i: the VF of its allocation, prepared (or as held). */
-static int nic_device_xml(struct rewrite *w, size_t i, char **ret_xml)
+/* The devices of NIC @i, nodes of the document: the VF of its allocation, prepared (or as held). */
+static int nic_devices(struct rewrite *w, size_t i, struct vm_devices *ret)
 {
 	const struct domxml_nic *nic = &w->nics[i];
 	size_t p = i;
@@ -359,7 +350,7 @@ static int nic_device_xml(struct rewrite *w, size_t i, char **ret_xml)
 	int r;
 
 	if (w->reused)
-		return (*ret_xml = held_device_xml(w, w->allocs[p], w->used[p]++)) ? 0 : -EBUSY;
+		return held_devices(w, w->allocs[p], w->used[p]++, ret);
 	r = nic_vlan(w, nic, &want.vlan);
 	if (r >= 0)
 		r = nic_flag(w, nic, w->in->spoofchks, "spoofchk", &want.spoofchk);
@@ -367,76 +358,46 @@ static int nic_device_xml(struct rewrite *w, size_t i, char **ret_xml)
 		r = nic_flag(w, nic, w->in->trusts, "trust", &want.trust);
 	memcpy(want.mac, nic->mac, sizeof(want.mac));
 	if (r >= 0)
-		r = vm_attach_vf(w->agent, w->allocs[p], w->used[p], &t, &want, ret_xml, err,
+		r = vm_attach_vf(w->agent, w->allocs[p], w->used[p], &t, &want, ret, err,
 				 sizeof(err));
 	if (r < 0)
 		return w->err[0] ? r : fail(w, r, "devices/interface[%u]: %s", nic->position, err);
 	w->used[p]++;
+	xmlSetTreeDoc(ret->device, w->doc);
+	if (ret->standby)
+		xmlSetTreeDoc(ret->standby, w->doc);
 	return 0;
 }
 
-/* Whether NIC @i got an InfiniBand VF (a <hostdev> of another kind, NVMe say, needs no dummy). */
-static bool nic_vf_is_ib(struct rewrite *w, size_t i)
-{
-	size_t p = i;
-	const char *pci = vfp_allocation_get_vf(w->allocs[p], w->used[p] - 1)->pci;
-	struct vfp_inventory *inv = agent_get_inventory(w->agent);
-	const struct vfp_vf *vf = vfp_inventory_find_vf(inv, pci);
-	bool ib = vf && vfp_vf_get_link_type(vf) == VFP_LINK_INFINIBAND;
-
-	vfp_inventory_unref(inv);
-	return ib;
-}
-
-/* The NIC's VF last prepared for it, as its own allocation has it. */
-static const char *nic_vf_pci(struct rewrite *w, size_t i)
-{
-	return vfp_allocation_get_vf(w->allocs[i], w->used[i] - 1)->pci;
-}
-
-/* A failover pair's standby, recorded with the NIC's VF, before the NIC (and its VF) in @doc. */
-static int add_standby(struct rewrite *w, size_t i)
-{
-	char *xml = NULL;
-	xmlNodePtr node;
-	int r = recorded_standby(w, nic_vf_pci(w, i), &xml);
-
-	if (r < 0 || !xml)
-		return r;
-	node = device_node(w->doc, xml);
-	free(xml);
-	if (!node)
-		return fail(w, -ENOMEM, "out of memory");
-	domxml_insert_before_nic(&w->nics[i], node);
-	return 0;
-}
-
-/* NIC @i: its VF's device in its place (after its standby if it has one), and its dummy if IB. */
+/*
+ * NIC @i: its VF's device in its place (after a failover pair's standby),
+ * and the IPoIB dummy NIC of an InfiniBand VF.
+ */
 static int replace_nic(struct rewrite *w, size_t i)
 {
 	const struct domxml_nic *nic = &w->nics[i];
-	char *xml = NULL;
-	xmlNodePtr node;
+	struct vm_devices dev = { 0 };
 	uint32_t ip = 0;
-	int r = nic_device_xml(w, i, &xml);
+	int r = nic_devices(w, i, &dev);
 
-	if (r >= 0)
-		r = add_standby(w, i);
 	if (r < 0) {
-		free(xml);
+		xmlFreeNode(dev.device);
+		xmlFreeNode(dev.standby);
 		return r;
 	}
-	node = device_node(w->doc, xml);
-	if (node && !strcmp((const char *)node->name, "hostdev") && nic_vf_is_ib(w, i)) {
+	if (dev.standby)
+		domxml_insert_before_nic(nic, dev.standby);
+	if (dummy_nic_vf_is_ib(w->agent, nic_vf_pci(w, i))) {
+		xmlNodePtr dummy = NULL;
+
 		r = ipoib_address(w, nic, w->n_ib++, &ip);
-		if (r >= 0)
-			xmlAddChild(w->dummies, hostdev_xml_dummy_nic(
-				vfp_config_get_ipoib_mac_prefix(w->config), ip));
+		if (r >= 0 && !(dummy = dummy_nic_node(w->agent, ip)))
+			r = fail(w, -ENOMEM, "out of memory");
+		if (dummy)
+			xmlAddChild(w->dummies, dummy);
 	}
-	if (node)
-		domxml_replace_nic(nic, node);
-	free(xml);
-	return node ? r : fail(w, -ENOMEM, "out of memory");
+	domxml_replace_nic(nic, dev.device);
+	return r;
 }
 
 /* Every VF prepared so far back, every claim given back (a held one kept, reserved). */
@@ -623,8 +584,6 @@ int agent_rewrite_deployment(struct agent *a, const struct agent_deployment *d, 
 	w.name = r >= 0 ? domxml_get_name(w.doc) : NULL;
 	w.adopt = (struct deployment_adopt){ .agent = a, .doc = w.doc, .uuid = w.uuid,
 					     .name = w.name, .err = err, .err_size = err_size };
-	if (r >= 0)
-		memcpy(w.adopt.ipoib_prefix, vfp_config_get_ipoib_mac_prefix(w.config), 2);
 	if (r >= 0)
 		r = check_hostdevs(&w);
 	if (r >= 0 && w.n_nics == 0 && !w.adopt.n_replaced)

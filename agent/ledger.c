@@ -171,6 +171,16 @@ int ledger_list_allocations(struct agent *a, const char *owner_key, bool with_re
 		   err, err_size);
 }
 
+int ledger_list_domain_allocations(struct agent *a, const char *uuid,
+				   struct vfp_allocation ***ret_list, size_t *ret_n, char *err,
+				   size_t err_size)
+{
+	LEDGER_GUARD(g, a);
+
+	return say(&g, vfp_ledger_list_domain_allocations(g.l, uuid, ret_list, ret_n), err,
+		   err_size);
+}
+
 int ledger_counts(struct agent *a, struct vfp_pool_count **ret_counts, size_t *ret_n)
 {
 	LEDGER_GUARD(g, a);

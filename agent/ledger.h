@@ -84,6 +84,9 @@ int ledger_forget_key(struct agent *a, const char *key, char *err, size_t err_si
 int ledger_list_allocations(struct agent *a, const char *owner_key, bool with_released,
 			    struct vfp_allocation ***ret_list, size_t *ret_n, char *err,
 			    size_t err_size);
+int ledger_list_domain_allocations(struct agent *a, const char *uuid,
+				   struct vfp_allocation ***ret_list, size_t *ret_n, char *err,
+				   size_t err_size);
 int ledger_counts(struct agent *a, struct vfp_pool_count **ret_counts, size_t *ret_n);
 int ledger_set_hold(struct agent *a, const char *id, const char *path, char *err,
 		    size_t err_size);

@@ -153,29 +153,14 @@ VFP_EXPORT int vfp_ledger_get_allocation_by_key(struct vfp_ledger *l, const char
 				    "has key", ret_allocation);
 }
 
-/**
- * vfp_ledger_list_allocations() - allocations, oldest first
- * @owner_key: only this owner's (see vfp_owner_key()), or NULL for all
- * @with_released: include ended allocations
- * @ret_list: free with vfp_allocation_list_free(*@ret_list, *@ret_n)
- */
-VFP_EXPORT int vfp_ledger_list_allocations(struct vfp_ledger *l, const char *owner_key,
-					   bool with_released, struct vfp_allocation ***ret_list,
-					   size_t *ret_n)
+/* The allocations of @st's rows (a cached statement, bound), into @ret_list; @st reset. */
+static int list_rows(struct vfp_ledger *l, sqlite3_stmt *st, struct vfp_allocation ***ret_list,
+		     size_t *ret_n)
 {
-	static const char sql[] = ALLOCATION_COLUMNS
-		"WHERE (?1 IS NULL OR owner_key = ?1) AND (?2 OR state != 'released') "
-		"ORDER BY created, id";
 	struct vfp_allocation **list = NULL, *a;
 	size_t n = 0, cap = 0;
-	sqlite3_stmt *st;
-	int r = vfp_ledger_stmt(l, sql, &st), rc = SQLITE_DONE;
+	int r = 0, rc = SQLITE_DONE;
 
-	if (r < 0)
-		return r;
-	if (owner_key)
-		sqlite3_bind_text(st, 1, owner_key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 2, with_released);
 	while (r >= 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		r = read_row(l, st, &a);
 		if (r >= 0 && !GREEDY_REALLOC(list, cap, n + 1)) {
@@ -195,6 +180,54 @@ VFP_EXPORT int vfp_ledger_list_allocations(struct vfp_ledger *l, const char *own
 	*ret_list = list;
 	*ret_n = n;
 	return 0;
+}
+
+/**
+ * vfp_ledger_list_allocations() - allocations, oldest first
+ * @owner_key: only this owner's (see vfp_owner_key()), or NULL for all
+ * @with_released: include ended allocations
+ * @ret_list: free with vfp_allocation_list_free(*@ret_list, *@ret_n)
+ */
+VFP_EXPORT int vfp_ledger_list_allocations(struct vfp_ledger *l, const char *owner_key,
+					   bool with_released, struct vfp_allocation ***ret_list,
+					   size_t *ret_n)
+{
+	static const char sql[] = ALLOCATION_COLUMNS
+		"WHERE (?1 IS NULL OR owner_key = ?1) AND (?2 OR state != 'released') "
+		"ORDER BY created, id";
+	sqlite3_stmt *st;
+	int r = vfp_ledger_stmt(l, sql, &st);
+
+	if (r < 0)
+		return r;
+	if (owner_key)
+		sqlite3_bind_text(st, 1, owner_key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, with_released);
+	return list_rows(l, st, ret_list, ret_n);
+}
+
+/**
+ * vfp_ledger_list_domain_allocations() - the live allocations of VM owners
+ * whose domain UUID is @uuid (in any case), oldest first, whatever name
+ * they were claimed under
+ * @ret_list: free with vfp_allocation_list_free(*@ret_list, *@ret_n)
+ *
+ * Only the live VM owners' rows are looked at (their index), and only the
+ * domain's are read.
+ */
+VFP_EXPORT int vfp_ledger_list_domain_allocations(struct vfp_ledger *l, const char *uuid,
+						  struct vfp_allocation ***ret_list, size_t *ret_n)
+{
+	static const char sql[] = ALLOCATION_COLUMNS
+		"WHERE owner_key >= 'vm:' AND owner_key < 'vm;' AND state != 'released' "
+		"AND upper(json_extract(owner, '$.uuid')) = upper(?1) ORDER BY created, id";
+	sqlite3_stmt *st;
+	int r = vfp_ledger_stmt(l, sql, &st);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
+	return list_rows(l, st, ret_list, ret_n);
 }
 
 static void copy_text(sqlite3_stmt *st, int i, char *buf, size_t size)

@@ -496,6 +496,8 @@ int vfp_ledger_get_allocation_by_key(struct vfp_ledger *l, const char *key,
 int vfp_ledger_forget_key(struct vfp_ledger *l, const char *key);
 int vfp_ledger_list_allocations(struct vfp_ledger *l, const char *owner_key, bool with_released,
 				struct vfp_allocation ***ret_list, size_t *ret_n);
+int vfp_ledger_list_domain_allocations(struct vfp_ledger *l, const char *uuid,
+				       struct vfp_allocation ***ret_list, size_t *ret_n);
 int vfp_ledger_prune(struct vfp_ledger *l, const struct vfp_retention *keep,
 		     unsigned *ret_pruned);
 int vfp_ledger_get_vf(struct vfp_ledger *l, const char *pci, struct vfp_ledger_vf *ret);

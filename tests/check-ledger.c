@@ -456,6 +456,44 @@ START_TEST(test_owner_lookup)
 }
 END_TEST
 
+/* A claim from "ib" for VM @name of domain @uuid (NULL: none). */
+static struct vfp_allocation *claim_for(const char *name, const char *uuid)
+{
+	struct vfp_owner o = { .kind = VFP_OWNER_VM, .name = name, .uuid = uuid };
+	struct vfp_claim req = { .pool = "ib", .count = 1, .owner = &o, .numa_node = -1 };
+	struct vfp_allocation *alloc = NULL;
+
+	ck_assert_int_eq(vfp_ledger_claim(t.l, t.config, &req, &alloc), 0);
+	return alloc;
+}
+
+/* A domain's allocations: by its UUID in any case, under any name, live only. */
+START_TEST(test_domain_lookup)
+{
+	static const char uuid[] = "8f6fd3c5-8a5e-4c19-9e0e-3c2d1f0a4b43";
+	struct vfp_allocation *a = claim_for("one-42", uuid);
+	struct vfp_allocation *b = claim_for("renamed", "8F6FD3C5-8A5E-4C19-9E0E-3C2D1F0A4B43");
+	struct vfp_allocation *c = claim_for("one-43", "0f6fd3c5-8a5e-4c19-9e0e-3c2d1f0a4b43");
+	struct vfp_allocation *d = claim_for("one-42", NULL);
+	struct vfp_allocation **list = NULL;
+	size_t n = 0;
+
+	ck_assert_int_eq(vfp_ledger_list_domain_allocations(t.l, uuid, &list, &n), 0);
+	ck_assert_uint_eq(n, 2); /* oldest first: within a second, by id */
+	ck_assert(!strcmp(alloc_id(list[0]), alloc_id(a)) || !strcmp(alloc_id(list[1]), alloc_id(a)));
+	ck_assert(!strcmp(alloc_id(list[0]), alloc_id(b)) || !strcmp(alloc_id(list[1]), alloc_id(b)));
+	vfp_allocation_list_free(list, n);
+	lfx_release(&t, alloc_id(a));
+	ck_assert_int_eq(vfp_ledger_list_domain_allocations(t.l, "8F6FD3C5-8a5e-4c19-9e0e-3c2d1f0a4b43",
+							    &list, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(alloc_id(list[0]), alloc_id(b));
+	vfp_allocation_list_free(list, n);
+	for (struct vfp_allocation **p = (struct vfp_allocation *[]){ a, b, c, d, NULL }; *p; p++)
+		vfp_allocation_unref(*p);
+}
+END_TEST
+
 START_TEST(test_guids)
 {
 	struct vfp_config *c = lfx_config(
@@ -954,6 +992,7 @@ Suite *suite_ledger(void)
 	tcase_add_test(tc, test_intents_many);
 	tcase_add_test(tc, test_audit_log);
 	tcase_add_test(tc, test_owner_lookup);
+	tcase_add_test(tc, test_domain_lookup);
 	tcase_add_test(tc, test_guids);
 	tcase_add_test(tc, test_security_groups);
 	tcase_add_test(tc, test_lease_expiry);

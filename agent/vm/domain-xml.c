@@ -303,6 +303,19 @@ void domxml_append_device(xmlDocPtr doc, xmlNodePtr device)
 		xmlAddPrevSibling(device, xmlNewText(last->prev->content));
 }
 
+/*
+ * Device @xml as a VF's restore point keeps it (a device prepared by an
+ * earlier request), as a new, unlinked node of @doc; NULL when it is no XML.
+ */
+xmlNodePtr domxml_device_node(xmlDocPtr doc, const char *xml)
+{
+	xmlDocPtr d = xmlReadMemory(xml, (int)strlen(xml), "device.xml", NULL, PARSE_OPTIONS);
+	xmlNodePtr n = d ? xmlDocCopyNode(xmlDocGetRootElement(d), doc, 1) : NULL;
+
+	xmlFreeDoc(d);
+	return n;
+}
+
 /* The document as text, without an XML declaration, whitespace as it came (free() it). */
 char *domxml_format(xmlDocPtr doc)
 {

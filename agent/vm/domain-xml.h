@@ -37,6 +37,7 @@ void domxml_replace_nic(const struct domxml_nic *nic, xmlNodePtr device);
 void domxml_insert_before_nic(const struct domxml_nic *nic, xmlNodePtr device);
 void domxml_append_device(xmlDocPtr doc, xmlNodePtr device);
 int domxml_replace_pci_hostdev(xmlDocPtr doc, const char *pci, xmlNodePtr device);
+xmlNodePtr domxml_device_node(xmlDocPtr doc, const char *xml);
 char *domxml_format(xmlDocPtr doc);
 int domxml_doc_pci_hostdevs(xmlDocPtr doc, char ***ret_list, size_t *ret_n);
 int domxml_pci_hostdevs(const char *xml, char ***ret_list, size_t *ret_n);

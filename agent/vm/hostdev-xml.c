@@ -89,15 +89,26 @@ xmlNodePtr hostdev_xml_node(const struct hostdev_spec *s)
 	return n;
 }
 
+/*
+ * Element @n as text, for virDomainAttachDeviceFlags and the VF's restore
+ * point (free() it); NULL when @n is, or out of memory.
+ */
+char *hostdev_xml_text(xmlNodePtr n)
+{
+	xmlBufferPtr buf = n ? xmlBufferCreate() : NULL;
+	char *out = NULL;
+
+	if (buf && xmlNodeDump(buf, NULL, n, 0, 0) >= 0)
+		out = strdup((const char *)xmlBufferContent(buf));
+	xmlBufferFree(buf);
+	return out;
+}
+
 /* Node @n as a string for virDomainAttachDeviceFlags (free() it); @n freed. */
 static char *node_string(xmlNodePtr n)
 {
-	xmlBufferPtr buf = xmlBufferCreate();
-	char *out = NULL;
+	char *out = hostdev_xml_text(n);
 
-	if (n && buf && xmlNodeDump(buf, NULL, n, 0, 0) >= 0)
-		out = strdup((const char *)xmlBufferContent(buf));
-	xmlBufferFree(buf);
 	xmlFreeNode(n);
 	return out;
 }
@@ -133,12 +144,6 @@ xmlNodePtr hostdev_xml_dummy_nic(const unsigned char prefix[2], uint32_t ipv4)
 	set_prop(child(n, "model"), "type", "virtio");
 	set_prop(child(n, "link"), "state", "down");
 	return n;
-}
-
-/* The dummy NIC as a string for virDomainAttachDeviceFlags (free() it). */
-char *hostdev_xml_dummy_nic_string(const unsigned char prefix[2], uint32_t ipv4)
-{
-	return node_string(hostdev_xml_dummy_nic(prefix, ipv4));
 }
 
 /*

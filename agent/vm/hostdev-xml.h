@@ -24,8 +24,8 @@ struct hostdev_spec {
 
 xmlNodePtr hostdev_xml_node(const struct hostdev_spec *s);
 char *hostdev_xml_string(const struct hostdev_spec *s);
+char *hostdev_xml_text(xmlNodePtr n);
 char *hostdev_xml_with_source(const char *xml, const char *pci);
 xmlNodePtr hostdev_xml_dummy_nic(const unsigned char prefix[2], uint32_t ipv4);
-char *hostdev_xml_dummy_nic_string(const unsigned char prefix[2], uint32_t ipv4);
 void hostdev_xml_ipoib_mac(const unsigned char prefix[2], uint32_t ipv4, unsigned char mac[6]);
 void hostdev_xml_stable_mac(const char *allocation_id, unsigned index, unsigned char mac[6]);

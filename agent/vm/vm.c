@@ -157,9 +157,23 @@ static int check_failover(const struct vf_facts *f, const struct vfp_failover *f
 	return -EINVAL;
 }
 
-/* @spec's teaming with the standby @fo, whose XML goes to *@ret_standby (free() it). */
+/* A VF's elements (vm_devices) and their text, which its restore point keeps. */
+struct prepared {
+	struct vm_devices nodes;
+	char *xml, *standby_xml;
+};
+
+static void prepared_free(struct prepared *p)
+{
+	xmlFreeNode(p->nodes.device);
+	xmlFreeNode(p->nodes.standby);
+	free(p->xml);
+	free(p->standby_xml);
+}
+
+/* @spec's teaming with the standby @fo, into @p. */
 static int standby_for(const struct vfp_failover *fo, struct hostdev_spec *spec,
-		       char alias[FAILOVER_ALIAS_LEN], char **ret_standby, char *err,
+		       char alias[FAILOVER_ALIAS_LEN], struct prepared *p, char *err,
 		       size_t err_size)
 {
 	char source[64];
@@ -172,15 +186,24 @@ static int standby_for(const struct vfp_failover *fo, struct hostdev_spec *spec,
 		return r;
 	failover_xml_alias(spec->mac, alias);
 	spec->teaming = alias;
-	*ret_standby = failover_xml_standby_string(fo, source, spec->mac, spec->vlan);
-	return *ret_standby ? 0 : -ENOMEM;
+	p->nodes.standby = failover_xml_standby(fo, source, spec->mac, spec->vlan);
+	p->standby_xml = hostdev_xml_text(p->nodes.standby);
+	return p->standby_xml ? 0 : -ENOMEM;
 }
 
-/* The PF side, the driver and the device XML of VF @i, recorded in @rp; @done once the PF changed. */
+/* The VF's device element, and its text, into @p. */
+static int device_for(const struct hostdev_spec *spec, struct prepared *p)
+{
+	p->nodes.device = hostdev_xml_node(spec);
+	p->xml = hostdev_xml_text(p->nodes.device);
+	return p->xml ? 0 : -ENOMEM;
+}
+
+/* The PF side, the driver and the devices of VF @i into @p; @done once the PF changed. */
 static int prepare_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
 		      const struct vm_nic *nic, const struct vf_facts *f,
-		      struct vfp_restore_point *rp, char **ret_xml, char **ret_standby,
-		      bool *done, char *err, size_t err_size)
+		      struct vfp_restore_point *rp, struct prepared *p, bool *done, char *err,
+		      size_t err_size)
 {
 	struct vfp_settings settings = pf_side_settings(vfp_allocation_get_settings(alloc),
 							f->ethernet);
@@ -205,10 +228,10 @@ static int prepare_vf(struct agent *a, const struct vfp_allocation *alloc, size_
 	if (r >= 0)
 		device_spec(a, alloc, i, f, nic, &spec);
 	if (r >= 0 && fo)
-		r = standby_for(fo, &spec, alias, ret_standby, err, err_size);
+		r = standby_for(fo, &spec, alias, p, err, err_size);
 	if (r >= 0 && !spec.managed)
 		r = bind_vfio(a, f, rp, err, err_size);
-	if (r >= 0 && !(*ret_xml = hostdev_xml_string(&spec)))
+	if (r >= 0 && device_for(&spec, p) < 0)
 		r = -ENOMEM;
 	return r;
 }
@@ -294,54 +317,58 @@ static int attach_pair(struct agent *a, const struct vm_target *t, const char *x
 
 static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
 		     const struct vm_target *t, const struct vm_nic *nic,
-		     struct vfp_restore_point *rp, char **ret_xml, char *err, size_t err_size)
+		     struct vfp_restore_point *rp, struct vm_devices *ret, char *err,
+		     size_t err_size)
 {
 	const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
 	struct vf_facts f;
-	char *xml = NULL, *dummy = NULL, *standby = NULL;
+	struct prepared p = { 0 };
+	char *dummy = NULL;
 	bool done = false, stuck = false;
 	int r = vf_facts_read(a, pci, &f);
 
 	if (r < 0)
 		snprintf(err, err_size, "VF %s is not on this host any more", pci);
 	if (r >= 0)
-		r = prepare_vf(a, alloc, i, nic, &f, rp, &xml, &standby, &done, err, err_size);
+		r = prepare_vf(a, alloc, i, nic, &f, rp, &p, &done, err, err_size);
 	if (r >= 0 && t->flags && !t->pending && (r = dummy_nic_xml(a, alloc, i, &dummy)) < 0)
 		snprintf(err, err_size, "out of memory");
 	if (r >= 0)
-		r = record_domain(rp, t, xml, dummy, standby);
+		r = record_domain(rp, t, p.xml, dummy, p.standby_xml);
 	if (r >= 0 && (t->flags & LIBVIRT_CONFIG)) /* before libvirt writes the config */
 		r = restore_point_save(a, pci, rp);
 	else if (r >= 0) /* before a running or a pending domain: a power cut ends it */
 		r = restore_point_update(a, pci, rp);
 	if (r >= 0 && t->flags)
-		r = attach_pair(a, t, xml, standby, err, err_size);
+		r = attach_pair(a, t, p.xml, p.standby_xml, err, err_size);
 	if (r >= 0 && t->flags)
 		r = attach_dummy(a, pci, t, rp, &stuck, err, err_size);
 	if (r < 0 && done && !stuck)
 		undo(a, &f, rp);
-	if (r >= 0 && ret_xml)
-		*ret_xml = TAKE_PTR(xml);
-	free(xml);
+	if (r >= 0 && ret) {
+		*ret = p.nodes;
+		p.nodes = (struct vm_devices){ 0 };
+	}
+	prepared_free(&p);
 	free(dummy);
-	free(standby);
 	return r;
 }
 
 /**
  * vm_attach_vf() - VF @i of @alloc to domain @t
  * @nic: what a deployment file's NIC asks (MAC, VLAN), or NULL
- * @ret_xml: the device XML (free() it); may be NULL
+ * @ret: the VF's device and its failover standby, as elements (the caller's); may be NULL
  *
  * Under its PF's lock. With @t->flags 0 the device is only prepared and
- * recorded: the caller puts it into the domain's XML.
+ * recorded: the caller puts its elements into the domain's XML (the
+ * restore point keeps their text, which a detach hands libvirt).
  */
 int vm_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
-		 const struct vm_target *t, const struct vm_nic *nic, char **ret_xml, char *err,
-		 size_t err_size)
+		 const struct vm_target *t, const struct vm_nic *nic, struct vm_devices *ret,
+		 char *err, size_t err_size)
 {
 	struct vfp_restore_point *rp = pf_side_begin(vfp_allocation_get_vf(alloc, i));
-	int r = rp ? attach_vf(a, alloc, i, t, nic, rp, ret_xml, err, err_size) : -ENOMEM;
+	int r = rp ? attach_vf(a, alloc, i, t, nic, rp, ret, err, err_size) : -ENOMEM;
 
 	if (rp)
 		pf_side_end(vfp_allocation_get_vf(alloc, i), rp);

@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <libxml/tree.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -30,9 +31,15 @@ struct vm_nic {
 	const struct vfp_failover *failover; /* the network's standby; NULL: the claim's */
 };
 
+/* A VF's elements in a domain's XML: new, unlinked nodes, the caller's to place or free. */
+struct vm_devices {
+	xmlNodePtr device;  /* <hostdev>, or an Ethernet VF's <interface type='hostdev'> */
+	xmlNodePtr standby; /* a failover pair's standby NIC; NULL: none */
+};
+
 int vm_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
-		 const struct vm_target *t, const struct vm_nic *nic, char **ret_xml, char *err,
-		 size_t err_size);
+		 const struct vm_target *t, const struct vm_nic *nic, struct vm_devices *ret,
+		 char *err, size_t err_size);
 int vm_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, char *err, size_t err_size);
 int vm_restore_vf_from(struct agent *a, const struct vfp_allocation_vf *vf,
 		       const struct vfp_restore_point *rp, char *err, size_t err_size);
