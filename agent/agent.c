@@ -18,6 +18,7 @@
 #include "agent/agent.h"
 #include "agent/claim-queue.h"
 #include "agent/events.h"
+#include "agent/log.h"
 #include "agent/vm/libvirt.h"
 #include "agent/sim/sim-host.h"
 
@@ -25,7 +26,7 @@ static __attribute__((format(printf, 6, 0))) void
 log_library(void *userdata, int priority, const char *file, int line, const char *fn,
 	    const char *format, va_list args)
 {
-	char msg[1024];
+	char msg[AGENT_ERR_SIZE];
 
 	vsnprintf(msg, sizeof(msg), format, args);
 	agent_log(priority, "%s", msg);
@@ -199,13 +200,13 @@ static int op_undo(void *userdata, const struct vfp_allocation *alloc)
 	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {
 		const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, i);
 		const struct agent_attach_path *p = path_of(a, vf);
-		char err[512] = "no attach path for it", reason[700];
+		char err[AGENT_ERR_SIZE] = "no attach path for it", reason[AGENT_ERR_SIZE];
 		int rr = p ? p->restore_vf(a, vf, err, sizeof(err)) : -EOPNOTSUPP;
 
 		if (rr >= 0)
 			continue;
-		snprintf(reason, sizeof(reason), "undoing allocation %.40s after a restart failed: "
-			 "%.600s", vfp_allocation_get_id(alloc), err);
+		agent_errf(reason, sizeof(reason), "undoing allocation %s after a restart failed: %s",
+			   vfp_allocation_get_id(alloc), err);
 		for (size_t j = 0; j < a->n_rooms; j++)
 			if (a->rooms[j]->vf_lost)
 				a->rooms[j]->vf_lost(a, vf->pci, reason);
@@ -218,7 +219,7 @@ static int op_undo(void *userdata, const struct vfp_allocation *alloc)
 static int op_restore(void *userdata, const struct vfp_allocation *alloc)
 {
 	struct agent *a = userdata;
-	char why[256];
+	char why[AGENT_ERR_SIZE];
 	int r = op_undo(userdata, alloc);
 
 	for (size_t i = 0; r >= 0 && i < a->n_rooms; i++) {
@@ -296,7 +297,7 @@ int agent_init(struct agent *a)
 	if (r >= 0)
 		config_applied(a); /* numvfs.c: VFs back after a reboot, before reconcile */
 	if (r >= 0) {
-		char err[512];
+		char err[AGENT_ERR_SIZE];
 
 		r = ledger_reconcile(a, a->inv, a->config, &reconcile_ops, a, &rep, err,
 				     sizeof(err));
@@ -369,7 +370,7 @@ int agent_rescan(struct agent *a, const char *why)
 {
 	struct vfp_reconcile_report rep = { 0 };
 	struct vfp_inventory *inv = NULL;
-	char err[512];
+	char err[AGENT_ERR_SIZE];
 	int r;
 
 	r = scan(a, &inv);
@@ -399,7 +400,7 @@ int agent_refresh_vf(struct agent *a, const char *pci, const char *why)
 {
 	struct vfp_reconcile_report rep = { 0 };
 	struct vfp_inventory *inv = NULL;
-	char err[512];
+	char err[AGENT_ERR_SIZE];
 	int r;
 
 	pthread_rwlock_wrlock(&a->state_lock);
@@ -428,7 +429,7 @@ int agent_refresh_vf(struct agent *a, const char *pci, const char *why)
  */
 void agent_resync_health(struct agent *a)
 {
-	char err[512];
+	char err[AGENT_ERR_SIZE];
 
 	pthread_rwlock_rdlock(&a->state_lock);
 	if (vfp_config_watches_pf_links(a->config) &&
@@ -443,7 +444,7 @@ void agent_resync_health(struct agent *a)
  */
 int agent_add_persisted_numvfs(struct agent *a, struct vfp_config *c)
 {
-	char err[512];
+	char err[AGENT_ERR_SIZE];
 	int r = ledger_add_persisted_numvfs(a, c, err, sizeof(err));
 
 	if (r < 0)

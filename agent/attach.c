@@ -12,6 +12,7 @@
 #include "agent/container/netns.h"
 #include "agent/events.h"
 #include "agent/hold-watch.h"
+#include "agent/log.h"
 #include "agent/owner.h"
 #include "agent/pf/pf-side.h"
 #include "agent/vf-reset.h"
@@ -41,10 +42,10 @@ static int ifname_for(struct agent *a, const struct agent_netns_request *q, cons
 static void rollback_failed(struct agent *a, const struct vfp_allocation *alloc, const char *pci,
 			    const char *why)
 {
-	char reason[700];
+	char reason[AGENT_ERR_SIZE];
 
-	snprintf(reason, sizeof(reason), "rollback of a failed attach of allocation %.40s failed: "
-		 "%.600s", vfp_allocation_get_id(alloc), why);
+	agent_errf(reason, sizeof(reason), "rollback of a failed attach of allocation %s failed: %s",
+		   vfp_allocation_get_id(alloc), why);
 	agent_quarantine_vf(a, pci, reason);
 }
 
@@ -53,7 +54,7 @@ static void undo_netns(struct agent *a, const struct vfp_allocation *alloc, size
 {
 	while (n-- > 0) {
 		const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, n);
-		char err[256];
+		char err[AGENT_ERR_SIZE];
 
 		if (container_restore_vf(a, vf, fd, err, sizeof(err)) < 0)
 			rollback_failed(a, alloc, vf->pci, err);
@@ -70,7 +71,7 @@ static int netns_vfs(struct agent *a, const struct vfp_allocation *alloc,
 	for (i = 0; r >= 0 && i < n; i++) {
 		const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
 		struct container_undo undone;
-		char ifname[80], msg[256] = "";
+		char ifname[80], msg[AGENT_ERR_SIZE] = "";
 
 		r = ifname_for(a, q, pci, i, n, ifname, sizeof(ifname), err, err_size);
 		if (r < 0)
@@ -218,7 +219,7 @@ static void undo_domain(struct agent *a, const struct vfp_allocation *alloc, siz
 {
 	while (n-- > 0) {
 		const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, n);
-		char err[512];
+		char err[AGENT_ERR_SIZE];
 
 		if (vm_restore_vf(a, vf, err, sizeof(err)) < 0)
 			rollback_failed(a, alloc, vf->pci, err);
@@ -232,7 +233,7 @@ static int domain_job(struct agent *a, const struct attach_job *j, char *err, si
 
 	for (i = 0; r >= 0 && i < n; i++) {
 		const char *pci = vfp_allocation_get_vf(j->alloc, i)->pci;
-		char msg[512] = "";
+		char msg[AGENT_ERR_SIZE] = "";
 
 		r = vm_attach_vf(a, j->alloc, i, j->domain, NULL, NULL, msg, sizeof(msg));
 		if (r < 0)
@@ -376,7 +377,7 @@ int agent_detach_all(struct agent *a, const struct vfp_allocation *alloc,
 	for (size_t i = 0; i < vfp_allocation_get_vf_count(alloc); i++) {
 		const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, i);
 		struct vfp_restore_point *own = rps ? NULL : restore_point_load(a, vf->pci);
-		char msg[512];
+		char msg[AGENT_ERR_SIZE];
 		int rr = detach_one(a, vf, rps ? rps[i] : own, msg, sizeof(msg));
 
 		vfp_restore_point_free(own);

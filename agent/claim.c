@@ -11,6 +11,7 @@
 #include "agent/claim.h"
 #include "agent/container/netns-pin.h"
 #include "agent/events.h"
+#include "agent/log.h"
 #include "agent/owner.h"
 #include "agent/pcie-topo.h"
 #include "agent/release.h"
@@ -43,7 +44,7 @@ static bool grow_pool(struct agent *a, const char *pool, struct vfp_pool_growth 
 static void shrink_back(struct agent *a, const char *pool, const struct vfp_pool_growth *g)
 {
 	struct vfp_inventory *inv = NULL;
-	char err[512] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	int r;
 
 	pthread_rwlock_wrlock(&a->state_lock);
@@ -109,7 +110,7 @@ int agent_claim_quiet(struct agent *a, const struct vfp_claim *c, struct vfp_all
 /* The claims of @allocs back (a claim of several that did not get them all). */
 static void give_back(struct agent *a, struct vfp_allocation **allocs, size_t n)
 {
-	char err[256];
+	char err[AGENT_ERR_SIZE];
 
 	for (size_t i = 0; i < n; i++) {
 		if (allocs[i])
@@ -182,7 +183,7 @@ int agent_claim_all_quiet(struct agent *a, const struct vfp_claim *c, size_t n,
 static int standby_here(const struct vfp_claim *c, char *err, size_t err_size)
 {
 	const struct vfp_settings *s = c->settings;
-	char source[64], why[256];
+	char source[64], why[AGENT_ERR_SIZE];
 
 	if (!s || s->failover.kind == VFP_STANDBY_NONE || !c->owner ||
 	    c->owner->kind != VFP_OWNER_VM ||
@@ -228,7 +229,7 @@ int agent_claim_and_attach(struct agent *a, const struct vfp_claim *c,
 			   char *err, size_t err_size)
 {
 	struct vfp_allocation *alloc = NULL;
-	char msg[256];
+	char msg[AGENT_ERR_SIZE];
 	int r = standby_here(c, err, err_size);
 
 	if (r >= 0)

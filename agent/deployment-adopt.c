@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "agent/deployment-adopt.h"
+#include "agent/log.h"
 #include "agent/pf/pf-side.h"
 #include "agent/vm/domain-xml.h"
 #include "agent/vm/dummy-nic.h"
@@ -29,7 +30,7 @@
 static struct vfp_allocation *named_allocation(struct agent *a, const char *id, const char *pci)
 {
 	struct vfp_allocation *alloc = NULL;
-	char ignored[256];
+	char ignored[AGENT_ERR_SIZE];
 
 	if (agent_get_allocation(a, id, &alloc, ignored, sizeof(ignored)) < 0)
 		return NULL;
@@ -139,7 +140,7 @@ int deployment_adopt_vf(struct deployment_adopt *d, const char *pci, const char 
 void deployment_adopt_undo(struct deployment_adopt *d)
 {
 	for (size_t i = 0; i < d->n; i++) {
-		char err[512];
+		char err[AGENT_ERR_SIZE];
 
 		if (vm_restore_vf(d->agent, vfp_allocation_get_vf(d->prepared[i], 0), err,
 				  sizeof(err)) < 0)

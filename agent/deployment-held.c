@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "agent/deployment-held.h"
+#include "agent/log.h"
 #include "agent/owner.h"
 #include "agent/vm/libvirt.h"
 
@@ -24,7 +25,7 @@ bool deployment_is_owner(struct agent *a, const struct vfp_owner *o, const char 
 			 const char *uuid)
 {
 	struct libvirt_domain d;
-	char ignored[256];
+	char ignored[AGENT_ERR_SIZE];
 
 	if (!o || o->kind != VFP_OWNER_VM)
 		return false;

@@ -17,6 +17,7 @@
 #include "agent/deployment-held.h"
 #include "agent/deployment-sg.h"
 #include "agent/give-back.h"
+#include "agent/log.h"
 #include "agent/owner.h"
 #include "agent/pf/pf-side.h"
 #include "agent/release.h"
@@ -346,7 +347,7 @@ static int nic_devices(struct rewrite *w, size_t i, struct vm_devices *ret)
 	struct vm_target t = { .uuid = w->uuid, .name = w->name, .pending = true };
 	struct vm_nic want = { .has_mac = nic->has_mac, .max_tx_rate = nic->max_tx_rate,
 			       .spoofchk = -1, .trust = -1, .failover = nic->failover };
-	char err[512] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	int r;
 
 	if (w->reused)
@@ -405,7 +406,7 @@ static void give_back(struct agent *a, struct rewrite *w)
 {
 	for (size_t p = 0; p < w->n_pools && w->allocs[p]; p++) {
 		const char *id = vfp_allocation_get_id(w->allocs[p]);
-		char err[512];
+		char err[AGENT_ERR_SIZE];
 
 		for (size_t j = 0; j < w->used[p]; j++)
 			if (vm_restore_vf(a, vfp_allocation_get_vf(w->allocs[p], j), err,
@@ -470,7 +471,7 @@ static bool held_by(struct rewrite *w, const char *id, const char *owner)
 {
 	struct vfp_allocation *alloc = NULL;
 	const struct vfp_owner *o;
-	char ignored[256];
+	char ignored[AGENT_ERR_SIZE];
 	bool mine;
 
 	if (agent_get_allocation(w->agent, id, &alloc, ignored, sizeof(ignored)) < 0)

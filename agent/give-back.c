@@ -9,6 +9,7 @@
 
 #include "agent/agent.h"
 #include "agent/give-back.h"
+#include "agent/log.h"
 #include "agent/release.h"
 
 /* The claims whose release the ledger could not take yet. */
@@ -95,7 +96,7 @@ void agent_give_back_deferred(struct agent *a)
 	}
 	pthread_mutex_unlock(&lock);
 	for (size_t i = 0; i < n; i++) {
-		char err[256];
+		char err[AGENT_ERR_SIZE];
 		int r = agent_release_allocation(a, ids[i], err, sizeof(err));
 
 		if (r >= 0 || r == -ENOENT) {

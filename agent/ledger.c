@@ -31,7 +31,7 @@ struct agent_unrecorded {
 	char id[40];
 	enum vfp_op op;
 	bool ok;
-	char reason[256];
+	char reason[AGENT_ERR_SIZE];
 };
 
 struct ledger_guard ledger_guard_take(struct agent *a)

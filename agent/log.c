@@ -86,3 +86,12 @@ void agent_log(int priority, const char *format, ...)
 	else
 		fprintf(stderr, "vfagentd: %s\n", safe);
 }
+
+void agent_errf(char *err, size_t size, const char *format, ...)
+{
+	va_list ap;
+
+	va_start(ap, format);
+	vsnprintf(err, size, format, ap);
+	va_end(ap);
+}

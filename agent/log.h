@@ -8,6 +8,17 @@
 
 #include <stddef.h>
 
+/*
+ * The size of an error buffer in the agent (char err[AGENT_ERR_SIZE]): a
+ * function that fails fills its caller's (char *err, size_t err_size); the
+ * one that drops the error logs it once (DESIGN.md §7). One size for all, so
+ * a message that quotes another is cut only at its own end.
+ */
+#define AGENT_ERR_SIZE 512
+/* An error message in @err that may quote another as long: cut at its end, on purpose. */
+void agent_errf(char *err, size_t size, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+
 void agent_set_log_priority(int priority);
 int agent_get_log_priority(void);
 int agent_log_priority_from_string(const char *s);

@@ -22,6 +22,7 @@
 
 #include "agent/agent.h"
 #include "agent/container/rdma.h"
+#include "agent/log.h"
 #include "api/api.h"
 #include "agent/container/netns.h"
 #include "agent/give-back.h"
@@ -260,7 +261,7 @@ static void main_loop(struct agent *a, int sfd, struct udev_watch *udev, int ude
 
 	for (;;) {
 		struct signalfd_siginfo si;
-		char why[256];
+		char why[AGENT_ERR_SIZE];
 		int n = poll(p, 5, 60 * 1000);
 
 		if (n == 0) { /* a minute of quiet: leases that expire with time, and a safety net */
@@ -412,7 +413,7 @@ static int check_config(const struct agent *a)
 static void say_missing_verbs(struct agent *a)
 {
 	struct vfp_inventory *inv;
-	char why[512];
+	char why[AGENT_ERR_SIZE];
 
 	if (a->opt.simulate_dir) /* a simulated host's RDMA devices are not libibverbs' */
 		return;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "agent/ledger.h"
+#include "agent/log.h"
 #include "agent/numvfs.h"
 #include "libvfpool/macro.h"
 
@@ -21,7 +22,7 @@
 int agent_forget_numvfs(struct agent *a, const char *pf, char *err, size_t err_size)
 {
 	struct vfp_config *c = NULL;
-	char msg[512];
+	char msg[AGENT_ERR_SIZE];
 	int r, had = 0;
 
 	pthread_mutex_lock(&a->config_lock);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "agent/events.h"
+#include "agent/log.h"
 #include "agent/numvfs.h"
 #include "libvfpool/macro.h"
 
@@ -100,7 +101,7 @@ const struct agent_room numvfs_room = {
 int agent_persist_numvfs(struct agent *a, const char *pf, int numvfs, char *err, size_t err_size)
 {
 	struct vfp_config *c = NULL;
-	char msg[512];
+	char msg[AGENT_ERR_SIZE];
 	int r;
 
 	pthread_mutex_lock(&a->config_lock);

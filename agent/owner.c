@@ -8,12 +8,13 @@
 #include <unistd.h>
 
 #include "agent/container/netns.h"
+#include "agent/log.h"
 #include "agent/owner.h"
 
 /* The namespace a container owner names, open; -errno with @err naming the field. */
 static int open_owner_netns(const struct vfp_owner *o, int *ret_fd, char *err, size_t err_size)
 {
-	char spec[32], msg[256];
+	char spec[32], msg[AGENT_ERR_SIZE];
 	int r;
 
 	if (!o->netns)
@@ -124,7 +125,7 @@ int owner_check_domain(const struct vfp_owner *o, const char *name, const char *
 int owner_exists(const struct vfp_owner *o)
 {
 	struct vfp_owner now = *o;
-	char ignored[256];
+	char ignored[AGENT_ERR_SIZE];
 	int r;
 
 	if (o->kind != VFP_OWNER_CONTAINER)

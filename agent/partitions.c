@@ -19,6 +19,7 @@
 #include "agent/agent.h"
 #include "agent/events.h"
 #include "agent/ledger.h"
+#include "agent/log.h"
 #include "agent/partitions.h"
 #include "agent/pf/pf-side.h"
 
@@ -206,7 +207,7 @@ static void retry_vf(struct agent *agent, const struct vfp_allocation *a,
 	int pkey = vfp_allocation_get_settings(a)->pkey;
 	struct vfp_restore_point *rp;
 	struct vf_facts f;
-	char err[256] = "";
+	char err[AGENT_ERR_SIZE] = "";
 
 	if (v->state != VFP_VF_ATTACHED || vf_facts_read(agent, v->pci, &f) < 0 ||
 	    strcmp(f.pf_driver, "mlx4_core") != 0 ||

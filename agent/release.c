@@ -10,6 +10,7 @@
 
 #include "agent/container/container.h"
 #include "agent/container/netns-pin.h"
+#include "agent/log.h"
 #include "agent/vm/libvirt.h"
 #include "agent/vm/vm.h"
 #include "agent/attach.h"
@@ -31,7 +32,7 @@ void agent_prune_ledger(struct agent *a)
 {
 	struct vfp_config *config = agent_get_config(a); /* the config's lock comes first */
 	struct vfp_retention keep;
-	char err[512];
+	char err[AGENT_ERR_SIZE];
 	unsigned n = 0;
 
 	vfp_config_get_retention(config, &keep);
@@ -104,7 +105,7 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 {
 	struct vfp_allocation *alloc = NULL;
 	struct vfp_restore_point **rps = NULL;
-	char why[256] = "", reset_why[256] = "";
+	char why[AGENT_ERR_SIZE] = "", reset_why[AGENT_ERR_SIZE] = "";
 	int r, restored = 0;
 
 	r = release_start(a, id, &alloc, err, err_size);
@@ -161,7 +162,7 @@ static bool reserved_orphan(struct agent *a, const struct vfp_allocation *alloc)
 	const struct vfp_owner *o = vfp_allocation_get_owner(alloc);
 	const char *hold = vfp_allocation_get_hold_path(alloc);
 	struct libvirt_domain d;
-	char ignored[256];
+	char ignored[AGENT_ERR_SIZE];
 	int r;
 
 	if (hold) { /* held while the file exists, and while its owner does, as any */
@@ -246,7 +247,7 @@ static void keep_held(struct agent *a, const struct vfp_allocation *alloc)
 {
 	const char *id = vfp_allocation_get_id(alloc);
 	const char *hold = vfp_allocation_get_hold_path(alloc);
-	char err[512];
+	char err[AGENT_ERR_SIZE];
 
 	log_info("allocation %s: its domain ended: kept for its owner while %s exists", id, hold);
 	if (agent_detach(a, id, hold, err, sizeof(err)) < 0)
@@ -294,7 +295,7 @@ unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners)
 	struct vfp_config *config = agent_get_config(a);
 	long long orphan_seconds = vfp_config_get_orphan_seconds(config);
 	struct vfp_allocation **list = NULL;
-	char msg[512];
+	char msg[AGENT_ERR_SIZE];
 	unsigned n = 0;
 	size_t count = 0;
 
@@ -305,7 +306,7 @@ unsigned agent_sweep_dead_owners(struct agent *a, unsigned owners)
 	for (size_t i = 0; i < count; i++) {
 		const char *id = vfp_allocation_get_id(list[i]);
 		const char *why;
-		char err[256];
+		char err[AGENT_ERR_SIZE];
 
 		if (!(why = owner_gone(a, list[i], owners, orphan_seconds)))
 			continue;

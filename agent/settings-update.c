@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/log.h"
 #include "agent/pf/pf-side.h"
 #include "agent/settings-update.h"
 #include "agent/settings-update-priv.h"
@@ -133,7 +134,7 @@ static int apply_in_use(struct agent *a, const struct vfp_allocation_vf *vf,
 	else if (!err[0])
 		snprintf(err, err_size, "VF %s: %s", vf->pci, strerror(-r));
 	if (r < 0 && snapped) {
-		char ignored[256];
+		char ignored[AGENT_ERR_SIZE];
 
 		vfconfig_apply(&t, &u->before, ignored, sizeof(ignored));
 	}
@@ -187,7 +188,7 @@ static int update_vf(struct agent *a, const char *id, const struct vfp_allocatio
 static void undo(struct agent *a, const struct vfp_allocation *alloc, const struct vf_undo *u,
 		 size_t n, const struct vfp_settings *old)
 {
-	char msg[256];
+	char msg[AGENT_ERR_SIZE];
 
 	for (size_t i = 0; i < n; i++) {
 		const struct vfp_allocation_vf *vf = vfp_allocation_get_vf(alloc, i);

@@ -24,6 +24,7 @@
 
 #include "agent/claim.h"
 #include "agent/ledger.h"
+#include "agent/log.h"
 #include "agent/release.h"
 #include "agent/swap.h"
 #include "agent/vm/vm-swap.h"
@@ -111,7 +112,7 @@ static const struct vfp_allocation_vf *which_vf(const struct vfp_allocation *all
 static void give_back(struct agent *a, const char *temp_id, const char *pci)
 {
 	struct vfp_allocation_vf vf = { 0 };
-	char msg[512] = "";
+	char msg[AGENT_ERR_SIZE] = "";
 
 	snprintf(vf.pci, sizeof(vf.pci), "%s", pci);
 	if (pci[0] && (vm_swap_forget_domain(a, pci) < 0 ||
@@ -137,7 +138,7 @@ static void roll_back(struct agent *a, const struct vfp_swap *s)
 {
 	struct vfp_allocation *t = swap_claim(a, s->temp_key);
 	int in = s->step >= VFP_SWAP_UNPLUGGING ? vm_swap_in_domain(a, s->old_pci) : -1;
-	char msg[512] = "";
+	char msg[AGENT_ERR_SIZE] = "";
 
 	if (in == 0 && vm_swap_plug(a, s->old_pci, msg, sizeof(msg)) < 0)
 		log_error("swap of allocation %s: VF %s back into its guest: %s", s->allocation,
@@ -192,7 +193,7 @@ static int run(struct agent *a, const struct vfp_allocation *alloc, struct vfp_s
 			       .owner = vfp_allocation_get_owner(alloc), .numa_node = -1,
 			       .pci = s->new_pci, .idempotency_key = s->temp_key };
 	struct vfp_allocation *t = NULL;
-	char msg[512];
+	char msg[AGENT_ERR_SIZE];
 	int r = agent_claim_quiet(a, &c, &t, err, err_size);
 
 	if (r >= 0)
@@ -265,7 +266,7 @@ int agent_swap(struct agent *a, const char *id, const struct agent_swap_request 
 /* One swap a crash left: forward once the new VF is in the guest, else back. */
 static void resolve(struct agent *a, const struct vfp_swap *s)
 {
-	char err[512] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	int in = s->new_pci[0] && s->step >= VFP_SWAP_PLUGGING ? vm_swap_in_domain(a, s->new_pci)
 								 : 0;
 

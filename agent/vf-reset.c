@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent/log.h"
 #include "libvfpool/macro.h"
 #include "agent/events.h"
 #include "agent/pf/pf-side.h"
@@ -46,7 +47,7 @@ static int check_pf_side(struct agent *a, const char *pci, const struct vfp_rest
 	struct vfp_vf_config now;
 	const struct vfp_vf_config *was = &rp->pf_side;
 	unsigned char tenant[6];
-	char ignored[256];
+	char ignored[AGENT_ERR_SIZE];
 
 	if (!rp->has_pf_side || pf_side_read(a, pci, &now, ignored, sizeof(ignored)) < 0)
 		return 0;
@@ -145,9 +146,9 @@ void agent_free_restore_points(struct vfp_restore_point **rps, size_t n)
  */
 static void quarantine(struct agent *a, const char *pci, const char *why)
 {
-	char reason[300];
+	char reason[AGENT_ERR_SIZE];
 
-	snprintf(reason, sizeof(reason), "reset failed: %s", why);
+	agent_errf(reason, sizeof(reason), "reset failed: %s", why);
 	agent_quarantine_vf(a, pci, reason);
 }
 
@@ -157,7 +158,7 @@ static void quarantine(struct agent *a, const char *pci, const char *why)
  */
 void agent_quarantine_vf(struct agent *a, const char *pci, const char *reason)
 {
-	char err[512];
+	char err[AGENT_ERR_SIZE];
 
 	if (ledger_quarantine_vf(a, pci, reason, err, sizeof(err)) < 0)
 		log_error("VF %s: %s", pci, err);
@@ -185,7 +186,7 @@ int agent_reset_vfs(struct agent *a, const struct vfp_allocation *alloc,
 	vfp_config_unref(config);
 	for (size_t i = 0; resets && i < vfp_allocation_get_vf_count(alloc); i++) {
 		const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
-		char drv[64], msg[256];
+		char drv[64], msg[AGENT_ERR_SIZE];
 
 		if (vfp_device_read_driver(a->ctx, pci, drv, sizeof(drv)) == -ENODEV)
 			continue; /* vanished: nothing to reset */
@@ -223,7 +224,7 @@ const struct agent_room vf_reset_room = {
  */
 int agent_repair_vf(struct agent *a, const char *pci, char *err, size_t err_size)
 {
-	char why[256] = "", reason[300];
+	char why[AGENT_ERR_SIZE] = "", reason[AGENT_ERR_SIZE];
 	int r, r2;
 
 	r = ledger_repair_vf(a, pci, false, NULL, err, err_size);
@@ -293,7 +294,7 @@ static void retry_one(struct agent *a, const char *pci, long long base, long lon
 {
 	struct agent_repair_wait *w;
 	struct vfp_ledger_vf lv;
-	char err[512];
+	char err[AGENT_ERR_SIZE];
 	int r;
 
 	r = ledger_get_vf(a, pci, &lv);
@@ -373,7 +374,7 @@ void agent_finish_detaches(struct agent *a)
 
 		for (size_t j = 0; j < vfp_pf_get_vf_count(pf); j++) {
 			const char *pci = vfp_vf_get_pci(vfp_pf_get_vf(pf, j));
-			char err[512];
+			char err[AGENT_ERR_SIZE];
 
 			if (!detach_finishable(a, pci))
 				continue;

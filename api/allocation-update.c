@@ -10,6 +10,7 @@
 
 #include <errno.h>
 
+#include "agent/log.h"
 #include "agent/settings-update.h"
 #include "api/api.h"
 
@@ -43,7 +44,7 @@ int api_patch_allocation(struct api_request *req)
 {
 	struct vfp_settings delta;
 	json_t *body = NULL;
-	char err[512] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	int r = api_parse_body(req, &body);
 
 	if (r >= 0)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent/claim.h"
+#include "agent/log.h"
 #include "agent/owner.h"
 #include "agent/release.h"
 #include "api/api.h"
@@ -100,7 +101,7 @@ static int parse_failover(struct api_request *req, json_t *body, int vlan, struc
 	char *err = NULL;
 	int r = 0;
 
-	char why[256], source[64];
+	char why[AGENT_ERR_SIZE], source[64];
 
 	ret->kind = VFP_STANDBY_NONE;
 	if (o && vfp_failover_from_json(o, "failover", ret, &err) < 0)
@@ -395,7 +396,7 @@ static int network_failover(struct api_request *req, json_t *body, const struct 
 	const char *network = json_string_value(json_object_get(body, "network"));
 	struct vfp_config *config;
 	const struct vfp_failover *f;
-	char why[256], source[64];
+	char why[AGENT_ERR_SIZE], source[64];
 	int r = 0;
 
 	if (!network || s->failover.kind != VFP_STANDBY_NONE || o->kind != VFP_OWNER_VM)
@@ -466,7 +467,7 @@ static int claim(struct api_request *req, const struct vfp_claim *c, json_t *att
 	struct agent_domain_request dq;
 	struct api_netns_body nb = { 0 };
 	struct agent_attach_target t = { 0 };
-	char err[512] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	int r = attach ? parse_target(req, attach, &dq, &nb, &t) : 0;
 
 	if (r >= 0)
@@ -556,7 +557,7 @@ int api_list_allocations(struct api_request *req)
 	int state = state_name ? vfp_allocation_state_from_string(state_name) : -1;
 	struct vfp_allocation **list = NULL;
 	const char *uuid;
-	char key[80], msg[512];
+	char key[80], msg[AGENT_ERR_SIZE];
 	size_t n = 0;
 	json_t *a = NULL;
 	int r = owner_filter(req, &owner, key, &uuid);
@@ -583,7 +584,7 @@ int api_list_allocations(struct api_request *req)
 int api_reply_allocation(struct api_request *req, const char *id)
 {
 	struct vfp_allocation *alloc = NULL;
-	char err[512];
+	char err[AGENT_ERR_SIZE];
 	int r = agent_get_allocation(req->agent, id, &alloc, err, sizeof(err));
 
 	if (r < 0)
@@ -605,7 +606,7 @@ int api_get_allocation(struct api_request *req)
  */
 int api_delete_allocation(struct api_request *req)
 {
-	char err[1024] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	int r = agent_release_allocation(req->agent, req->params[0], err, sizeof(err));
 
 	if (r < 0)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "agent/attach.h"
+#include "agent/log.h"
 #include "agent/swap.h"
 #include "api/api.h"
 #include "api/validate.h"
@@ -74,7 +75,7 @@ static int attach(struct api_request *req, json_t *body)
 {
 	struct agent_domain_request dq;
 	struct api_netns_body nb = { 0 };
-	char err[512] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	int r;
 
 	if (json_object_get(body, "domain")) {
@@ -119,7 +120,7 @@ int api_detach(struct api_request *req)
 	const char *hold_while = NULL;
 	bool keep_standby = false;
 	json_t *body = NULL;
-	char err[512] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	int r = 0;
 
 	if (req->body && req->body_len > 0) {

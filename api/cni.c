@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "agent/cni.h"
+#include "agent/log.h"
 #include "api/api.h"
 
 #define CNI_MAX_KEEP 4096
@@ -256,7 +257,7 @@ static int same_attachment(struct api_request *req, const char *key,
 static int check_add(struct api_request *req, const char *key, const struct api_claim_body *b)
 {
 	struct vfp_allocation *alloc = NULL;
-	char err[512] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	int r;
 
 	if (!configured_pool(req->agent, b->c.pool))
@@ -277,7 +278,7 @@ static json_t *cni_add(struct api_request *req, json_t *msg)
 	struct api_claim_body b = { 0 };
 	struct api_netns_body nb = { 0 };
 	struct vfp_allocation *alloc = NULL;
-	char netns[80], err[512] = "", pci_buf[32];
+	char netns[80], err[AGENT_ERR_SIZE] = "", pci_buf[32];
 	const char *pci = NULL, *key = json_string_value(json_object_get(msg, "key"));
 	bool check_only = json_is_true(json_object_get(msg, "check_only"));
 	int r = parse_add(req, msg, &claim, &attach, netns);
@@ -314,7 +315,7 @@ static json_t *cni_add(struct api_request *req, json_t *msg)
 static json_t *cni_del(struct api_request *req, json_t *msg)
 {
 	const char *key = NULL;
-	char err[512] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	int r = api_get_string(req, msg, "key", true, &key);
 
 	if (r >= 0 && (r = agent_cni_del(req->agent, key, err, sizeof(err))) < 0)
@@ -325,7 +326,7 @@ static json_t *cni_del(struct api_request *req, json_t *msg)
 static json_t *cni_check(struct api_request *req, json_t *msg)
 {
 	const char *key = NULL, *netns = NULL, *ifname = NULL;
-	char attach_netns[80], err[512] = "";
+	char attach_netns[80], err[AGENT_ERR_SIZE] = "";
 	struct vfp_owner o;
 	int r = api_get_string(req, msg, "key", true, &key);
 
@@ -344,7 +345,7 @@ static json_t *cni_gc(struct api_request *req, json_t *msg)
 {
 	json_t *list = json_object_get(msg, "keep"), *v;
 	const char **keep = NULL, *prefix = NULL;
-	char err[512] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	unsigned released = 0;
 	size_t i;
 	int r = api_get_string(req, msg, "prefix", true, &prefix);

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "agent/deployment.h"
+#include "agent/log.h"
 #include "api/api.h"
 
 int api_domain_xml(struct api_request *req)
@@ -20,7 +21,7 @@ int api_domain_xml(struct api_request *req)
 				      .trusts = api_query(req, "trust"),
 				      .pkeys = api_query(req, "pkey"),
 				      .security_groups = api_query(req, "security_groups") };
-	char err[512] = "", *xml = NULL;
+	char err[AGENT_ERR_SIZE] = "", *xml = NULL;
 	int r = agent_rewrite_deployment(req->agent, &d, &xml, req->extra_value,
 					 sizeof(req->extra_value), err, sizeof(err));
 

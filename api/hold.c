@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "agent/attach.h"
+#include "agent/log.h"
 #include "api/api.h"
 
 int api_hold(struct api_request *req)
@@ -21,7 +22,7 @@ int api_hold(struct api_request *req)
 	static const char *const keys[] = { "hold_while", NULL };
 	const char *hold_while = NULL;
 	json_t *body = NULL, *v;
-	char err[512] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	int r = api_parse_body(req, &body);
 
 	if (r >= 0)

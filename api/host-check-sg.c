@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "agent/ledger.h"
+#include "agent/log.h"
 #include "api/api.h"
 
 #define FIX "filter in the guest or on the switch; on OpenNebula take the groups off the " \
@@ -35,7 +36,7 @@ static void check_allocation(struct vfp_host_checks *c, const struct vfp_allocat
 void api_check_security_groups(struct agent *a, struct vfp_host_checks *c)
 {
 	struct vfp_allocation **list = NULL;
-	char err[256] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	size_t n = 0;
 
 	if (ledger_list_allocations(a, NULL, false, &list, &n, err, sizeof(err)) < 0) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "agent/agent-facts.h"
+#include "agent/log.h"
 #include "agent/vm/libvirt.h"
 #include "agent/container/rdma.h"
 #include "api/api.h"
@@ -64,7 +65,7 @@ static json_t *libvirt_facts(struct agent *a)
 static json_t *rdma_json(struct agent *a, const struct vfp_inventory *inv)
 {
 	struct rdma_host h;
-	char why[512];
+	char why[AGENT_ERR_SIZE];
 	json_t *o;
 
 	rdma_host_facts(&h);

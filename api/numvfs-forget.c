@@ -2,13 +2,14 @@
 /* DELETE /v1/pfs/{pci}/numvfs: a count persisted with "persist": true dropped. */
 #include "config.h"
 
+#include "agent/log.h"
 #include "agent/numvfs.h"
 #include "api/api.h"
 
 /* 200 {"pf","forgotten": whether it had one}; the PF keeps its VFs. */
 int api_forget_numvfs(struct api_request *req)
 {
-	char err[512] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	int r = agent_forget_numvfs(req->agent, req->params[0], err, sizeof(err));
 
 	if (r < 0)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/log.h"
 #include "agent/numvfs.h"
 #include "api/api.h"
 
@@ -118,7 +119,7 @@ int api_put_numvfs(struct api_request *req)
 	bool dry_run = false, persist = false;
 	struct vfp_numvfs_plan *p = NULL;
 	json_t *body = NULL, *plan;
-	char err[512] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	int r;
 
 	r = api_parse_body(req, &body);

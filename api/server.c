@@ -22,6 +22,7 @@
 
 #include "agent/agent-facts.h"
 #include "agent/container/rdma-devices.h"
+#include "agent/log.h"
 #include "api/admission.h"
 #include "api/api.h"
 
@@ -324,7 +325,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 static __attribute__((format(printf, 2, 0))) void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	const struct listener *l = cls;
-	char msg[512];
+	char msg[AGENT_ERR_SIZE];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	msg[strcspn(msg, "\n")] = '\0';

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "agent/log.h"
 #include "agent/swap.h"
 #include "api/api.h"
 #include "api/validate.h"
@@ -18,7 +19,7 @@ int api_swap(struct api_request *req)
 {
 	static const char *const keys[] = { "vf", "pf", NULL };
 	struct agent_swap_request q = { 0 };
-	char err[512] = "", old[VFP_PCI_ADDR_LEN + 1], new_vf[VFP_PCI_ADDR_LEN + 1];
+	char err[AGENT_ERR_SIZE] = "", old[VFP_PCI_ADDR_LEN + 1], new_vf[VFP_PCI_ADDR_LEN + 1];
 	json_t *body = NULL;
 	int r = 0;
 

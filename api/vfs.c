@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent/container/rdma-devices.h"
+#include "agent/log.h"
 #include "agent/pf/pf-side.h"
 #include "agent/vf-reset.h"
 #include "api/api.h"
@@ -139,7 +140,7 @@ static void add_live_facts(struct api_request *req, struct vfp_inventory *inv,
 			   const struct vfp_vf *vf, json_t *o)
 {
 	struct vfp_vf_config c;
-	char err[256];
+	char err[AGENT_ERR_SIZE];
 	const char *const *devs;
 	size_t n = 0;
 	int group;
@@ -192,7 +193,7 @@ int api_get_vf(struct api_request *req)
 /* POST /v1/vfs/{pci}/repair: a quarantined VF onto its own driver, reset, checked, free. */
 int api_repair_vf(struct api_request *req)
 {
-	char err[512] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	int r = agent_repair_vf(req->agent, req->params[0], err, sizeof(err));
 
 	if (r < 0)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "agent/container/container.h"
+#include "agent/log.h"
 #include "libvfpool/macro.h"
 #include "agent/container/netns.h"
 #include "agent/container/vf-netdev.h"
@@ -23,7 +24,7 @@
 static int move_rdma(const struct vf_facts *f, int netns_fd, struct vfp_restore_point *rp,
 		     char *err, size_t err_size)
 {
-	char msg[256];
+	char msg[AGENT_ERR_SIZE];
 	int exclusive = 0, r;
 
 	if (!f->rdma[0])
@@ -137,7 +138,7 @@ struct pf_side_undo {
 	const char *pci;
 	const struct vfp_restore_point *rp;
 	bool done;
-	char msg[256];
+	char msg[AGENT_ERR_SIZE];
 };
 
 static void pf_side_undo(void *arg)
@@ -173,7 +174,7 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 	struct vf_facts f;
 	unsigned char mac[6];
 	struct pf_side_undo undo = { .a = a, .pci = vf->pci, .rp = rp };
-	char netdev[64], msg[256];
+	char netdev[64], msg[AGENT_ERR_SIZE];
 	bool applied = false, moved = false;
 	int r = vf_facts_read(a, vf->pci, &f);
 
@@ -205,8 +206,8 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 	if (r < 0 && applied)
 		pf_side_undo(&undo); /* when the netdev never came home: the PF side all the same */
 	if (r < 0 && undo.msg[0] && !undone->why[0])
-		snprintf(undone->why, sizeof(undone->why), "restoring VF settings on the PF: %.200s",
-			 undo.msg);
+		agent_errf(undone->why, sizeof(undone->why), "restoring VF settings on the PF: %s",
+			   undo.msg);
 	undone->failed = undone->why[0] != '\0';
 	if (r < 0 && applied && !undone->failed)
 		restore_point_save(a, vf->pci, NULL);

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "agent/agent.h"
+#include "agent/log.h"
 
 struct container_target {
 	const char *netns; /* as the request named it */
@@ -27,7 +28,7 @@ struct container_target {
 /* How the undo of a failed attach went: @failed, the VF is not known to be home (@why). */
 struct container_undo {
 	bool failed;
-	char why[256];
+	char why[AGENT_ERR_SIZE];
 };
 
 int container_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/log.h"
 #include "libvfpool/macro.h"
 #include "agent/container/netns.h"
 
@@ -182,7 +183,7 @@ static int netns_is(int fd, ino_t inode, unsigned long long cookie)
  */
 int netns_open_if_same(const char *spec, ino_t inode, unsigned long long cookie, int *ret_fd)
 {
-	char ignored[256];
+	char ignored[AGENT_ERR_SIZE];
 	int fd, r;
 
 	if (!spec)

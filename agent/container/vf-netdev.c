@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/log.h"
 #include "libvfpool/macro.h"
 #include "agent/container/netns.h"
 #include "agent/container/vf-link.h"
@@ -317,7 +318,7 @@ static void restore_altnames(struct nl_conn *host, const struct nl_link *l,
 			     const struct vfp_restore_point *rp, char *err, size_t err_size)
 {
 	const char *list = rp->altnames;
-	char name[128], msg[256];
+	char name[128], msg[AGENT_ERR_SIZE];
 
 	while (list && (list = next_name(list, name, sizeof(name)))) {
 		msg[0] = '\0';
@@ -353,7 +354,7 @@ static int settle_in_host(const struct nl_link *l, const struct vfp_restore_poin
 	 * the reset that follow it (the driver then takes the PF's).
 	 */
 	if (r >= 0 && rp->mac && l->mac_len == 6 && vfp_mac_parse(rp->mac, mac) == 0) {
-		char msg[256] = "";
+		char msg[AGENT_ERR_SIZE] = "";
 		int m = set_mac(&host, l->ifindex, mac, msg, sizeof(msg));
 
 		if (m == -EADDRNOTAVAIL)
@@ -366,7 +367,7 @@ static int settle_in_host(const struct nl_link *l, const struct vfp_restore_poin
 			r = m;
 	}
 	if (r >= 0) {
-		char msg[256] = "";
+		char msg[AGENT_ERR_SIZE] = "";
 
 		r = set_link(&host, l->ifindex, &ch, msg, sizeof(msg));
 		if (r < 0)

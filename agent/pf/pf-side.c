@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent/log.h"
 #include "libvfpool/macro.h"
 #include "agent/pf/pf-side.h"
 
@@ -87,7 +88,7 @@ int restore_point_update(struct agent *a, const char *pci, const struct vfp_rest
 struct vfp_restore_point *restore_point_load(struct agent *a, const char *pci)
 {
 	struct vfp_restore_point *rp = NULL;
-	char err[512];
+	char err[AGENT_ERR_SIZE];
 
 	if (ledger_get_restore_point(a, pci, &rp, err, sizeof(err)) < 0)
 		log_error("%s", err);
@@ -119,7 +120,7 @@ int pf_side_apply(struct agent *a, const struct vf_facts *f, const struct vfp_vf
 	if (r >= 0)
 		r = pf_side_map_partition(a, f, want->pkey, rp, err, err_size);
 	if (r < 0) {
-		char ignored[256];
+		char ignored[AGENT_ERR_SIZE];
 
 		vfconfig_apply(&host, &snap, ignored, sizeof(ignored));
 	}
@@ -132,7 +133,7 @@ void pf_side_restore(struct agent *a, const struct vf_facts *f, const struct vfp
 {
 	struct vf_target t = pf_side_target(a, f);
 	struct vfp_vf_config snap;
-	char unmap[256] = "";
+	char unmap[AGENT_ERR_SIZE] = "";
 
 	err[0] = '\0';
 	pf_side_unmap_partition(a, f, rp, unmap, sizeof(unmap));

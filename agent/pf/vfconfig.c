@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/log.h"
 #include "libvfpool/macro.h"
 #include "agent/netlink/nlmsg.h"
 #include "agent/netlink/nlsock-thread.h"
@@ -192,7 +193,7 @@ static int set_guids(const struct vf_target *t, const struct vfp_vf_config *s, c
 		     size_t err_size)
 {
 	struct vfp_vf_config g;
-	char node[24], port[24], msg[256] = "";
+	char node[24], port[24], msg[AGENT_ERR_SIZE] = "";
 	int r;
 
 	vfp_vf_config_init(&g, t->index);
@@ -231,7 +232,7 @@ int vfconfig_apply(const struct vf_target *t, const struct vfp_vf_config *s, cha
 		   size_t err_size)
 {
 	struct vfp_vf_config rest = *s;
-	char msg[256] = "";
+	char msg[AGENT_ERR_SIZE] = "";
 	int r = 0;
 
 	err[0] = '\0';

@@ -269,7 +269,7 @@ static int connect_locked(struct libvirt_conn *c, char *err, size_t err_size)
 static void tick(int timer, void *opaque)
 {
 	struct libvirt_conn *c = opaque;
-	char err[512];
+	char err[AGENT_ERR_SIZE];
 
 	(void)timer;
 	pthread_mutex_lock(&c->lock);
@@ -309,7 +309,7 @@ int libvirt_conn_new(const char *uri, struct libvirt_conn **ret)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct libvirt_conn *c;
-	char err[512];
+	char err[AGENT_ERR_SIZE];
 
 	if (libvirt_api_load(&lv, err, sizeof(err)) < 0) {
 		log_warning("libvirt %s: %s: VMs get no VFs, containers do (apt-get install %s, "

@@ -44,7 +44,7 @@ int standby_host_check(enum vfp_standby_kind kind, const char *source, int vlan,
 	struct nl_link dev, *list = calloc(MAX_PORTS, sizeof(*list));
 	struct ports ports = { .list = list };
 	struct nl_conn *c = NULL;
-	char msg[256] = "", warn[512];
+	char msg[AGENT_ERR_SIZE] = "", warn[AGENT_ERR_SIZE];
 	int r = list ? nl_conn_thread_route(&c) : -ENOMEM;
 	bool found = false;
 
@@ -134,7 +134,7 @@ static int tap_entry(const char *standby_xml, bool add, char *err, size_t err_si
  */
 void standby_host_to_standby(const char *standby_xml)
 {
-	char err[256] = "";
+	char err[AGENT_ERR_SIZE] = "";
 
 	if (tap_entry(standby_xml, true, err, sizeof(err)) < 0)
 		log_warning("failover: the standby's static FDB entry: %s", err);
@@ -143,7 +143,7 @@ void standby_host_to_standby(const char *standby_xml)
 /* Its VF in the guest again: the entry out, the bridge learns where the MAC is. */
 void standby_host_to_vf(const char *standby_xml)
 {
-	char err[256] = "";
+	char err[AGENT_ERR_SIZE] = "";
 
 	if (tap_entry(standby_xml, false, err, sizeof(err)) < 0)
 		log_warning("failover: removing the standby's static FDB entry: %s", err);
@@ -179,7 +179,7 @@ void standby_host_vf_gone(const struct vf_target *t, const char *device_xml)
 {
 	struct vfp_vf_config now;
 	unsigned char mac[6];
-	char err[256] = "";
+	char err[AGENT_ERR_SIZE] = "";
 	int r;
 
 	if (!device_xml || !strstr(device_xml, "<teaming"))

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent/log.h"
 #include "agent/pf/pf-side.h"
 #include "agent/vm/hostdev-xml.h"
 #include "agent/vm/libvirt.h"
@@ -100,7 +101,7 @@ int vm_swap_prepare(struct agent *a, const char *old, const struct vfp_allocatio
 	struct vfp_restore_point *old_rp = failover_point(a, old, err, err_size);
 	struct vfp_restore_point *rp;
 	struct vf_facts f;
-	char msg[256] = "";
+	char msg[AGENT_ERR_SIZE] = "";
 	int r;
 
 	if (!old_rp)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent/log.h"
 #include "agent/vm/domain-xml.h"
 #include "agent/vm/dummy-nic.h"
 #include "agent/vm/failover-xml.h"
@@ -124,7 +125,7 @@ static int record_domain(struct vfp_restore_point *rp, const struct vm_target *t
 /* Every step after the PF side, undone in reverse. */
 static void undo(struct agent *a, const struct vf_facts *f, const struct vfp_restore_point *rp)
 {
-	char msg[256] = "";
+	char msg[AGENT_ERR_SIZE] = "";
 
 	if (restore_driver(a, f->pci, rp, msg, sizeof(msg)) < 0)
 		log_error("rollback: %s", msg);
@@ -247,7 +248,7 @@ static int leave_domain(struct agent *a, const char *pci, const struct vfp_resto
 static int attach_dummy(struct agent *a, const char *pci, const struct vm_target *t,
 			struct vfp_restore_point *rp, bool *stuck, char *err, size_t err_size)
 {
-	char msg[512] = "", why[512] = "";
+	char msg[AGENT_ERR_SIZE] = "", why[AGENT_ERR_SIZE] = "";
 	int r;
 
 	if (!rp->dummy_xml)
@@ -273,7 +274,7 @@ static int attach_dummy(struct agent *a, const char *pci, const struct vm_target
  */
 static bool has_standby(struct agent *a, const struct vm_target *t, const char *standby)
 {
-	char alias[64], msg[256], *xml = NULL;
+	char alias[64], msg[AGENT_ERR_SIZE], *xml = NULL;
 	bool yes;
 
 	domxml_device_alias(standby, alias, sizeof(alias));
@@ -292,7 +293,7 @@ static int attach_pair(struct agent *a, const struct vm_target *t, const char *x
 		       const char *standby, char *err, size_t err_size)
 {
 	const char *came = NULL;
-	char msg[512];
+	char msg[AGENT_ERR_SIZE];
 	int r;
 
 	if (standby && has_standby(a, t, standby)) {
@@ -439,7 +440,7 @@ int wait_gone(struct agent *a, const struct vfp_restore_point *rp, const char *p
  */
 static void leave_standby(struct agent *a, const struct vfp_restore_point *rp)
 {
-	char msg[512] = "";
+	char msg[AGENT_ERR_SIZE] = "";
 
 	if (libvirt_detach(a->libvirt, rp->domain_uuid, rp->standby_xml, rp->flags, msg,
 			   sizeof(msg)) < 0)
@@ -499,7 +500,7 @@ static int leave_domain(struct agent *a, const char *pci, const struct vfp_resto
 static int restore_host_side(struct agent *a, const char *pci, char *err, size_t err_size)
 {
 	struct vfp_restore_point *rp = restore_point_load(a, pci);
-	char msg[256] = "";
+	char msg[AGENT_ERR_SIZE] = "";
 	struct vf_facts f;
 	int r;
 
@@ -591,7 +592,7 @@ int vm_finish_detach(struct agent *a, const char *pci, char *err, size_t err_siz
 bool vm_detach_finishable(struct agent *a, const char *pci)
 {
 	struct vfp_restore_point *rp = restore_point_load(a, pci);
-	char err[512];
+	char err[AGENT_ERR_SIZE];
 	bool yes = rp && rp->domain_uuid && !rp->pending && a->libvirt &&
 		   domain_holds(a, rp->domain_uuid, pci, err, sizeof(err)) == 0;
 
@@ -637,7 +638,7 @@ int vm_domain_alive(struct agent *a, const struct vfp_allocation *alloc)
 	struct vfp_restore_point *rp = vf ? restore_point_load(a, vf->pci) : NULL;
 	struct libvirt_domain d = { 0 };
 	bool pending = rp && rp->pending;
-	char err[512];
+	char err[AGENT_ERR_SIZE];
 	int r = -1;
 
 	if (rp && rp->domain_uuid && a->libvirt) {
@@ -659,7 +660,7 @@ int vm_domain_alive(struct agent *a, const struct vfp_allocation *alloc)
 int vf_in_domain(struct agent *a, const char *pci)
 {
 	struct vfp_restore_point *rp = restore_point_load(a, pci);
-	char err[512], *xml = NULL;
+	char err[AGENT_ERR_SIZE], *xml = NULL;
 	int r = 0;
 
 	if (rp && rp->domain_uuid && rp->pending)
@@ -767,7 +768,7 @@ void vm_report_foreign(struct agent *a)
 	struct libvirt_domain_desc *doms = NULL;
 	struct vfp_inventory *inv;
 	size_t n = 0;
-	char err[512];
+	char err[AGENT_ERR_SIZE];
 
 	if (!a->libvirt || libvirt_list_domains(a->libvirt, &doms, &n, err, sizeof(err)) < 0)
 		return;
