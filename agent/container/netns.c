@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/nsfs.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -11,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "agent/log.h"
@@ -30,6 +32,19 @@ static int netns_path(const char *spec, char *path, size_t size)
 	else
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * Whether @path is a namespace (nsfs), looked at without opening it. `ip netns
+ * del` unmounts the namespace, then unlinks the mount point: in between, the
+ * name is an empty file of mode 0000 that an agent without CAP_DAC_OVERRIDE
+ * may not open (EACCES), and that names no namespace.
+ */
+static bool names_a_namespace(const char *path)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) < 0 || sf.f_type == NSFS_MAGIC; /* unknown: not gone */
 }
 
 /**
@@ -53,7 +68,10 @@ int netns_open(const char *spec, int *ret_fd, char *err, size_t err_size)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		r = negative_errno(); /* before snprintf can change it */
-		snprintf(err, err_size, "netns: %s: %s", path, strerror(-r));
+		if (r == -EACCES && !names_a_namespace(path))
+			r = -EINVAL;
+		snprintf(err, err_size, r == -EINVAL ? "netns: %s is not a network namespace"
+						     : "netns: %s: %s", path, strerror(-r));
 		return r;
 	}
 	if (fstat(fd, &st) < 0)
