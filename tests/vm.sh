@@ -32,8 +32,8 @@ wait_state() { # PCI STATE
 	for _ in $(seq 50); do [ "$(vf_state "$1")" = "$2" ] && return 0; sleep 0.1; done
 	fail "VF $1 is $(vf_state "$1"), wanted $2"
 }
-wait_reconnect() { # the agent back on libvirt within 10 s
-	for _ in $(seq 100); do
+wait_reconnect() { # the agent back on libvirt: within its longest backoff (60 s), however loaded
+	for _ in $(seq 700); do
 		api GET /v1/host
 		[ "$(jget .libvirt.connected)" = true ] && return 0
 		sleep 0.1
