@@ -51,6 +51,7 @@ struct vfp_config {
 	char *socket_group;
 	char *libvirt_uri;    /* NULL: the agent's default */
 	bool libvirt_managed; /* libvirt binds VFs to vfio-pci (managed='yes') */
+	int detach_wait;      /* seconds a detach waits for the guest after libvirt's own wait */
 	bool libvirt_off;     /* "libvirt": false: a host without VMs */
 	struct vfp_retention retention;
 	long long orphan_seconds; /* a reservation whose owner does not exist lasts this long */
@@ -468,13 +469,15 @@ static int parse_socket_group(struct vfp_config *c, json_t *v, char **err)
 }
 
 /*
- * {"uri": "qemu:///system", "managed": true}: where VMs live, and who binds
- * vfio-pci; or false: a host without VMs, where the agent never loads libvirt.
+ * {"uri": "qemu:///system", "managed": true, "detach_wait": 3}: where VMs live,
+ * who binds vfio-pci, how long a detach waits for the guest to let a device
+ * go; or false: a host without VMs, where the agent never loads libvirt.
  */
 static int parse_libvirt(struct vfp_config *c, json_t *o, char **err)
 {
-	static const char *const keys[] = { "uri", "managed", NULL };
+	static const char *const keys[] = { "uri", "managed", "detach_wait", NULL };
 	json_t *uri = json_object_get(o, "uri"), *managed = json_object_get(o, "managed");
+	json_t *wait = json_object_get(o, "detach_wait");
 	const char *s = json_string_value(uri);
 	int r;
 
@@ -491,7 +494,12 @@ static int parse_libvirt(struct vfp_config *c, json_t *o, char **err)
 		return vfp_config_error(err, "libvirt.uri", "must be a libvirt URI like \"qemu:///system\"");
 	if (managed && !json_is_boolean(managed))
 		return vfp_config_error(err, "libvirt.managed", "must be true or false");
+	if (wait && (!json_is_integer(wait) || json_integer_value(wait) < 1 ||
+		     json_integer_value(wait) > 600))
+		return vfp_config_error(err, "libvirt.detach_wait", "must be an integer in [1, 600]");
 	c->libvirt_managed = managed ? json_is_true(managed) : true;
+	if (wait)
+		c->detach_wait = (int)json_integer_value(wait);
 	c->libvirt_uri = s ? strdup(s) : NULL;
 	return s && !c->libvirt_uri ? -ENOMEM : 0;
 }
@@ -593,6 +601,7 @@ VFP_EXPORT int vfp_config_load_json(json_t *root, struct vfp_config **ret_config
 	c->one_prefix[0] = 0x02;
 	c->one_prefix[1] = 0x00;
 	c->libvirt_managed = true;
+	c->detach_wait = 3;
 	c->retention = (struct vfp_retention){ .seconds = 7 * 86400, .allocations = 10000,
 					       .audit = 100000 };
 	c->orphan_seconds = 300;
@@ -938,6 +947,12 @@ VFP_EXPORT bool vfp_config_get_libvirt_enabled(const struct vfp_config *c)
 VFP_EXPORT bool vfp_config_get_libvirt_managed(const struct vfp_config *c)
 {
 	return c->libvirt_managed;
+}
+
+/* Seconds a detach waits for the guest to let a device go, after libvirt's own 5 s. */
+VFP_EXPORT int vfp_config_get_detach_wait(const struct vfp_config *c)
+{
+	return c->detach_wait;
 }
 
 /* How long, and how many, released allocations and audit rows the ledger keeps. */

@@ -185,6 +185,7 @@ const char *vfp_config_get_socket_group(const struct vfp_config *config);
 const char *vfp_config_get_libvirt_uri(const struct vfp_config *config);
 bool vfp_config_get_libvirt_enabled(const struct vfp_config *config);
 bool vfp_config_get_libvirt_managed(const struct vfp_config *config);
+int vfp_config_get_detach_wait(const struct vfp_config *config);
 
 /* What the ledger keeps of the past: released allocations and audit rows. */
 struct vfp_retention {

@@ -162,6 +162,8 @@ static const struct {
 	  "libvirt.uri: must be a libvirt URI like \"qemu:///system\"" },
 	{ "{\"libvirt\": {\"uri\": 7}}", "libvirt.uri: must be a libvirt URI like \"qemu:///system\"" },
 	{ "{\"libvirt\": {\"managed\": \"yes\"}}", "libvirt.managed: must be true or false" },
+	{ "{\"libvirt\": {\"detach_wait\": 0}}", "libvirt.detach_wait: must be an integer in [1, 600]" },
+	{ "{\"libvirt\": {\"detach_wait\": \"9\"}}", "libvirt.detach_wait: must be an integer in [1, 600]" },
 	{ "{\"libvirt\": {\"url\": \"qemu:///system\"}}", "libvirt: unknown key \"url\" (did you mean \"uri\"?)" },
 	{ "{\"retention\": 7}", "retention: must be an object like {\"released_seconds\": 604800}" },
 	{ "{\"retention\": {\"released_seconds\": -1}}",
@@ -202,7 +204,8 @@ static const char *const good_config =
 	" \"networks\": [{\"bridge\": \"sriov_ib0\", \"pool\": \"ib\"}, {\"network\": \"fast\", \"pool\": \"e810\"}],"
 	" \"guids\": {\"first\": \"02:c9:03:00:00:00:00:01\", \"count\": 4096},"
 	" \"ipoib_mac_prefix\": \"02:1c\", \"opennebula_mac_prefix\": \"02:0a\","
-	" \"libvirt\": {\"uri\": \"qemu+ssh://kvm1/system\", \"managed\": false}}";
+	" \"libvirt\": {\"uri\": \"qemu+ssh://kvm1/system\", \"managed\": false,"
+	" \"detach_wait\": 40}}";
 
 START_TEST(test_config_selectors_first_match)
 {
@@ -251,6 +254,7 @@ START_TEST(test_config_selectors_first_match)
 	ck_assert_uint_eq(vfp_config_get_pool_count(c), 5);
 	ck_assert_str_eq(vfp_config_get_libvirt_uri(c), "qemu+ssh://kvm1/system");
 	ck_assert(!vfp_config_get_libvirt_managed(c));
+	ck_assert_int_eq(vfp_config_get_detach_wait(c), 40);
 	ck_assert(vfp_config_get_libvirt_enabled(c));
 	vfp_config_unref(c);
 	vfp_inventory_unref(inv);
@@ -361,6 +365,7 @@ START_TEST(test_config_empty_and_defaults)
 	ck_assert_uint_eq(vfp_config_get_opennebula_mac_prefix(c)[1], 0x00);
 	ck_assert_ptr_null(vfp_config_get_libvirt_uri(c));
 	ck_assert(vfp_config_get_libvirt_managed(c));
+	ck_assert_int_eq(vfp_config_get_detach_wait(c), 3);
 	ck_assert(vfp_config_get_libvirt_enabled(c));
 	vfp_config_get_retention(c, &keep);
 	ck_assert_int_eq(keep.seconds, 7 * 86400);

@@ -553,6 +553,22 @@ static unsigned vir_flags(unsigned flags, const struct libvirt_domain *d)
 	return f;
 }
 
+/*
+ * Without AFFECT_CONFIG on a transient domain, which has no config (libvirt
+ * refuses the call): a deployment file's VF is recorded live and config, and
+ * its domain is transient when OpenNebula's deploy created it (virsh create);
+ * a swap plugs the new VF with the old one's flags.
+ */
+static int attach_device(virDomainPtr dom, const char *xml, unsigned flags)
+{
+	unsigned f = (flags & LIBVIRT_LIVE ? VIR_DOMAIN_AFFECT_LIVE : 0) |
+		     (flags & LIBVIRT_CONFIG ? VIR_DOMAIN_AFFECT_CONFIG : 0);
+
+	if ((f & VIR_DOMAIN_AFFECT_LIVE) && lv->virDomainIsPersistent(dom) == 0)
+		f &= ~(unsigned)VIR_DOMAIN_AFFECT_CONFIG;
+	return lv->virDomainAttachDeviceFlags(dom, xml, f);
+}
+
 /**
  * libvirt_attach() - attach device @xml to domain @uuid, live and/or in its config
  *
@@ -561,8 +577,6 @@ static unsigned vir_flags(unsigned flags, const struct libvirt_domain *d)
 int libvirt_attach(struct libvirt_conn *c, const char *uuid, const char *xml, unsigned flags,
 		   char *err, size_t err_size)
 {
-	unsigned f = (flags & LIBVIRT_LIVE ? VIR_DOMAIN_AFFECT_LIVE : 0) |
-		     (flags & LIBVIRT_CONFIG ? VIR_DOMAIN_AFFECT_CONFIG : 0);
 	virConnectPtr conn = get(c, err, err_size);
 	virDomainPtr dom;
 	int r = 0;
@@ -570,7 +584,7 @@ int libvirt_attach(struct libvirt_conn *c, const char *uuid, const char *xml, un
 	if (!conn)
 		return -ENOTCONN;
 	dom = by_uuid(c, conn, uuid);
-	if (!dom || lv->virDomainAttachDeviceFlags(dom, xml, f) < 0)
+	if (!dom || attach_device(dom, xml, flags) < 0)
 		r = last_error(dom ? "libvirt refused the device" : "looking up the domain", err,
 			       err_size);
 	if (dom)

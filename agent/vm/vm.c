@@ -377,7 +377,14 @@ int vm_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
 }
 
 /* How long a detach waits, once libvirt's call returned, for its device to leave the domain. */
-#define DETACH_WAIT_SECONDS 3
+static int detach_wait(struct agent *a)
+{
+	struct vfp_config *config = agent_get_config(a);
+	int seconds = vfp_config_get_detach_wait(config);
+
+	vfp_config_unref(config);
+	return seconds;
+}
 
 /*
  * 1 while domain @uuid holds @pci (in its live XML while it runs, else in
@@ -409,17 +416,19 @@ static const char *domain_name(const struct vfp_restore_point *rp)
  * wait (5 s) with the device still there: QEMU only asked the guest, and
  * the device goes when the guest acknowledges (libvirt's DEVICE_REMOVED).
  * Done only once the domain's XML no longer has it; a device-removed event
- * makes it look again at once, else after DETACH_WAIT_SECONDS it gives up:
+ * makes it look again at once, else after the config's libvirt.detach_wait
+ * seconds it gives up:
  * -ETIMEDOUT, the VF left with the domain and on vfio-pci.
  */
 int wait_gone(struct agent *a, const struct vfp_restore_point *rp, const char *pci, char *err,
 	      size_t err_size)
 {
+	int wait = detach_wait(a);
 	struct timespec deadline;
 	int r;
 
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += DETACH_WAIT_SECONDS;
+	deadline.tv_sec += wait;
 	for (;;) {
 		unsigned seen = libvirt_conn_device_events(a->libvirt);
 
@@ -430,7 +439,7 @@ int wait_gone(struct agent *a, const struct vfp_restore_point *rp, const char *p
 			break;
 	}
 	snprintf(err, err_size, "still in domain %s (%s): unplug not acknowledged in %d s",
-		 domain_name(rp), rp->domain_uuid, DETACH_WAIT_SECONDS); /* a ledger reason: short */
+		 domain_name(rp), rp->domain_uuid, wait); /* a ledger reason: short */
 	return -ETIMEDOUT;
 }
 
@@ -525,7 +534,7 @@ static int restore_host_side(struct agent *a, const char *pci, char *err, size_t
  * Detached where the domain still has it, and only once the domain no
  * longer has it its driver and PF-side settings are restored and its
  * restore point cleared. A detach that failed, or that the guest has not
- * acknowledged within DETACH_WAIT_SECONDS (-ETIMEDOUT), changes nothing
+ * acknowledged within libvirt.detach_wait (-ETIMEDOUT), changes nothing
  * else: a VF still in a guest must not be rebound (unbinding it from
  * vfio-pci while QEMU holds it blocks in the kernel for good). The PF's lock
  * is taken only for the host side, after libvirt.
