@@ -10,7 +10,7 @@ prometheus wrk nginx-light containernetworking-plugins podman runc busybox-stati
 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 bats shellcheck
 cpio kmod clang libclang-rt-14-dev bash-completion sqlite3 iproute2 libxml2-utils
 debhelper dh-exec devscripts fakeroot lintian mmdebstrap systemd-container
-opensm ibsim-utils infiniband-diags"
+opensm ibsim-utils infiniband-diags iputils-ping"
 # the OpenAPI check runs validators from the npm registry; keep a node that is already there
 [ "${1:-}" = --tests ] && ! command -v npm >/dev/null && pkgs="$pkgs nodejs npm"
 missing=""

@@ -19,7 +19,7 @@ cp "$root/bin/busybox" "$i/bin/busybox"
 for a in $("$i/bin/busybox" --list); do [ -e "$i/bin/$a" ] || ln -s busybox "$i/bin/$a"; done
 ln -s ../bin/busybox "$i/sbin/modprobe" # the kernel's request_module() runs /sbin/modprobe
 
-mods="nvme virtio_pci virtio_net igb igbvf veth rdma_rxe ib_uverbs vfio-pci vfio_iommu_type1 crc32_generic"
+mods="nvme virtio_pci virtio_net igb igbvf veth rdma_rxe ib_uverbs vfio-pci vfio_iommu_type1 crc32_generic bridge tun"
 for m in $mods; do
 	modprobe -d "$root" -S "$k" --show-depends "$m" | awk '$1 == "insmod" {print $2}'
 done | sort -u | while read -r ko; do
@@ -46,8 +46,9 @@ vfctl=$(linked "$build/agent/vfctl/vfctl")
 cni=$(linked "$build/hooks/cni/vfagent")
 LD_LIBRARY_PATH=$build/libvfpool/.libs
 export LD_LIBRARY_PATH
-# curl and xmllint for OpenNebula's actions (one-hooks.sh) and the deployment-file step
-bins="$vfagentd $vfctl $cni /usr/sbin/ip /usr/bin/rdma /usr/bin/jq /usr/bin/curl /usr/bin/xmllint"
+# curl and xmllint for OpenNebula's actions (one-hooks.sh) and the deployment-file step, bridge
+# for the failover steps' FDB
+bins="$vfagentd $vfctl $cni /usr/sbin/ip /usr/sbin/bridge /usr/bin/rdma /usr/bin/jq /usr/bin/curl /usr/bin/xmllint"
 # shellcheck disable=SC2086 # a list of paths without spaces
 cp $bins "$i/usr/bin/"
 rxe=/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
@@ -89,6 +90,9 @@ if [ -x /usr/sbin/libvirtd ] && [ -x /usr/bin/virsh ] && [ -f "$lvd" ] && [ -x "
 	cp -L "$cache/bpo/root/usr/share/seabios/bios-256k.bin" \
 		"$cache/bpo/root/usr/share/qemu/kvmvapic.bin" \
 		"$cache/bpo/root/usr/share/qemu/linuxboot_dma.bin" "$i/usr/share/qemu/"
+	# the failover standby's option ROM (a virtio NIC): ipxe-qemu, which the host's
+	# qemu-system-x86 depends on (QEMU 10's unpacked data has none)
+	[ -f /usr/lib/ipxe/qemu/efi-virtio.rom ] && cp /usr/lib/ipxe/qemu/efi-virtio.rom "$i/usr/share/qemu/"
 	cp -r /usr/share/libvirt/cpu_map "$i/usr/share/libvirt/"
 	# libvirtd's QEMU driver looks its compiled-in user and group up at start
 	printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' \
@@ -100,10 +104,38 @@ if [ -x /usr/sbin/libvirtd ] && [ -x /usr/bin/virsh ] && [ -f "$lvd" ] && [ -x "
 	printf '%s\n' 'auth_unix_rw = "none"' 'auth_unix_ro = "none"' \
 		'log_outputs = "3:file:/run/libvirtd.log"' >"$i/etc/libvirt/libvirtd.conf"
 fi
+# the nested guest of the failover steps (tests/lab/failover.sh): Debian's kernel, busybox,
+# virtio_net with net_failover and igbvf, and its own /init; ping from iputils (busybox's
+# cannot send every 20 ms) for the peer that counts its answers
+n=$cache/nested
+rm -rf "$n"
+mkdir -p "$n/bin" "$n/sbin" "$n/proc" "$n/sys" "$n/dev" "$n/lib/modules/$k" "$i/lab/nested"
+cp "$root/bin/busybox" "$n/bin/busybox"
+for a in $("$n/bin/busybox" --list); do [ -e "$n/bin/$a" ] || ln -s busybox "$n/bin/$a"; done
+ln -s ../bin/busybox "$n/sbin/modprobe"
+for m in virtio_pci virtio_net igbvf; do
+	modprobe -d "$root" -S "$k" --show-depends "$m" | awk '$1 == "insmod" {print $2}'
+done | sort -u | while read -r ko; do
+	rel=${ko#"$root"/}
+	mkdir -p "$n/$(dirname "$rel")"
+	cp "$root/$rel" "$n/$rel"
+done
+cp "$root/lib/modules/$k/modules.order" "$root/lib/modules/$k/modules.builtin" \
+	"$root/lib/modules/$k/modules.builtin.modinfo" "$n/lib/modules/$k/"
+depmod -b "$n" "$k"
+cp "$top/tests/lab/nested-init.sh" "$n/init"
+chmod +x "$n/init"
+(cd "$n" && find . | cpio -o -H newc --quiet | gzip -1) >"$i/lab/nested/initrd.gz"
+cp "$root/boot/vmlinuz-$k" "$i/lab/nested/vmlinuz"
+if [ -x /usr/bin/ping ] && /usr/bin/ping -V 2>/dev/null | grep -q iputils; then
+	cp /usr/bin/ping "$i/usr/bin/ping"
+	ldd /usr/bin/ping | awk '/=> \// {print $3}' |
+		while read -r l; do cp -L "$l" "$i/usr/lib/x86_64-linux-gnu/"; done
+fi
 cp -r "$top/hooks" "$i/lab/hooks"
 cp "$top/tests/lab/init.sh" "$i/init"
 cp "$top/tests/lab/scenario.sh" "$top/tests/lab/data-path.sh" "$top/tests/lab/vm-attach.sh" "$top/tests/lab/cni.sh" \
-	"$top/tests/lab/one-hooks.sh" "$top/tests/lab/pcie.sh" "$i/lab/"
+	"$top/tests/lab/one-hooks.sh" "$top/tests/lab/pcie.sh" "$top/tests/lab/failover.sh" "$i/lab/"
 chmod +x "$i/init"
 (cd "$i" && find . | cpio -o -H newc --quiet | gzip -1) >"$cache/initrd.gz"
 cp "$root/boot/vmlinuz-$k" "$cache/vmlinuz"

@@ -11,7 +11,12 @@
 # which vfio-pci needs (Debian's kernel has no VFIO no-IOMMU mode).
 # The nested domains (tests/lab/vm-attach.sh, one-hooks.sh: VFs through
 # vfio-pci into libvirt's QEMU driver, OpenNebula's actions) run unless
-# VFAGENT_LAB_VFIO=0, when their steps skip saying so.
+# VFAGENT_LAB_VFIO=0, when their steps skip saying so. The failover tier
+# (tests/lab/failover.sh: a nested guest that runs, pinged every 20 ms while
+# its VFs move) runs with VFAGENT_LAB_FAILOVER=1 after the other steps, or
+# with =only alone; its figures are printed as "FIGURE name value" lines.
+# The two igb PFs' uplinks are one QEMU hub: the second PF is the failover
+# steps' peer on the wire.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${VFAGENT_LAB_CACHE:-/var/cache/vfagent-lab}
@@ -33,23 +38,26 @@ sh "$top/tests/lab/build-initramfs.sh" "$build"
 q=$cache/bpo/root/usr
 log=$cache/console.log
 tq=$(date +%s)
-timeout 900 "$q/bin/qemu-system-x86_64" -machine q35 -accel tcg -cpu max -smp 2 -m 1024 \
+fo=${VFAGENT_LAB_FAILOVER:-0}
+limit=900
+[ "$fo" = 0 ] || limit=1800 # a nested guest that boots under TCG inside TCG
+timeout "$limit" "$q/bin/qemu-system-x86_64" -machine q35 -accel tcg -cpu max -smp 2 -m 1024 \
 	-L "$q/share/seabios" -bios "$q/share/seabios/bios-256k.bin" -L "$q/share/qemu" \
 	-device intel-iommu \
 	-kernel "$cache/vmlinuz" -initrd "$cache/initrd.gz" \
-	-append "console=ttyS0 quiet panic=-1 intel_iommu=on vfagent_lab_vfio=${VFAGENT_LAB_VFIO:-1}" \
+	-append "console=ttyS0 quiet panic=-1 intel_iommu=on vfagent_lab_vfio=${VFAGENT_LAB_VFIO:-1} vfagent_lab_failover=$fo" \
 	-display none -vga none -serial "file:$log" -monitor none -no-reboot \
 	-netdev user,id=n0,restrict=on -device virtio-net-pci,netdev=n0 \
 	-device pcie-root-port,id=rp1,bus=pcie.0,chassis=1 \
 	-device nvme-subsys,id=subsys0 \
 	-device nvme,serial=vfagentlab,subsys=subsys0,bus=rp1,sriov_max_vfs=4,sriov_vq_flexible=8,sriov_vi_flexible=4 \
 	-device pcie-root-port,id=rp2,bus=pcie.0,chassis=2 \
-	-netdev user,id=n1,restrict=on -device igb,netdev=n1,bus=rp2,romfile= \
+	-netdev hubport,id=n1,hubid=1 -device igb,netdev=n1,bus=rp2,romfile= \
 	-device pcie-root-port,id=rp3,bus=pcie.0,chassis=3 \
 	-device x3130-upstream,id=up1,bus=rp3 \
 	-device xio3130-downstream,id=dn1,bus=up1,chassis=4,slot=0 \
 	-device xio3130-downstream,id=dn2,bus=up1,chassis=5,slot=1 \
-	-netdev user,id=n2,restrict=on -device igb,netdev=n2,bus=dn1,romfile= \
+	-netdev hubport,id=n2,hubid=1 -device igb,netdev=n2,bus=dn1,romfile= \
 	-device bochs-display,bus=dn2 \
 	>"$cache/qemu.log" 2>&1 || true
 t1=$(date +%s)
@@ -65,6 +73,7 @@ if ! grep -q '^LAB END' "$log"; then
 fi
 # every step, not only no failure: a step that did not run proved nothing; a
 # step may skip only where it says what this machine refused
-steps=33
+steps=37
+[ "$fo" = only ] && steps=4
 [ $((passed + skipped)) = "$steps" ] || echo "lab: $passed of the $steps steps passed, $skipped skipped"
 [ "$failed" = 0 ] && [ $((passed + skipped)) = "$steps" ]

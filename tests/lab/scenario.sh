@@ -14,6 +14,8 @@ fail() { echo "LAB FAIL $1: $2 $(at)"; }
 info() { echo "LAB INFO $1: $2 $(at)"; }
 skip() { echo "LAB SKIP $1: $2 $(at)"; }
 api() { vfctl -o json "$@" 2>&1; }
+vf_of() { api show "$1" | jq -r '.vfs[0].pci'; }
+drv_of() { basename "$(readlink "/sys/bus/pci/devices/$1/driver" 2>/dev/null)" 2>/dev/null; }
 
 # shellcheck source=tests/lab/data-path.sh
 . /lab/data-path.sh
@@ -25,6 +27,8 @@ api() { vfctl -o json "$@" 2>&1; }
 . /lab/one-hooks.sh
 # shellcheck source=tests/lab/pcie.sh
 . /lab/pcie.sh
+# shellcheck source=tests/lab/failover.sh
+. /lab/failover.sh
 
 pf_of() { # VENDOR DEVICE → the PF's address
 	for d in /sys/bus/pci/devices/*; do
@@ -60,6 +64,20 @@ start_agent() {
 	exit 0
 }
 start_agent
+
+# -- VFAGENT_LAB_FAILOVER=only: the failover tier alone, on the VFs and libvirtd it needs
+if grep -q vfagent_lab_failover=only /proc/cmdline; then
+	vfctl numvfs "$igb" 5 >/run/out 2>&1
+	udevadm settle --timeout=10
+	if why=$(libvirt_up); then
+		agent_on_qemu
+		failover_steps
+	else
+		skip_fo_steps "$why"
+	fi
+	kill "$agent"
+	exit 0
+fi
 
 # -- inventory matches sysfs
 pf_json=$(api show "$igb")
@@ -280,8 +298,6 @@ else
 	fail "numvfs persist" "persist exit $prc ($(cat /run/out)), at stop $zero, after start $now, agent sees $seen"
 fi
 # -- VF reset between tenants on real VFs: igbvf's and the NVMe VF's, by the kernel's reset methods
-vf_of() { api show "$1" | jq -r '.vfs[0].pci'; }
-drv_of() { basename "$(readlink "/sys/bus/pci/devices/$1/driver" 2>/dev/null)" 2>/dev/null; }
 id5=$(api alloc igb --owner vm:r5 | jq -r .id); pci5=$(vf_of "$id5")
 id6=$(api alloc nvme --owner vm:r6 | jq -r .id); pci6=$(vf_of "$id6")
 n5=$(ls "/sys/bus/pci/devices/$pci5/net" 2>/dev/null); mac5=$(cat "/sys/bus/pci/devices/$pci5/net/$n5/address" 2>/dev/null)
@@ -316,5 +332,7 @@ else
 fi
 # -- nested domains through libvirt's QEMU driver on the VFs, OpenNebula's actions on them
 vm_attach_steps
+# -- a nested guest that runs: its failover NIC swapped under pings, a NIC without standby replugged
+failover_steps
 
 kill "$agent"
