@@ -57,10 +57,15 @@ log_outputs = "3:file:$LV_DIR/virtlogd.log"
 CONF
 	libvirtd_run
 	LV_URI="qemu+unix:///system?socket=$LV_DIR/sock/libvirt-sock"
+	libvirtd_wait
+}
+
+# libvirtd answers on $LV_URI (within 60 s, however loaded), or its log is shown
+libvirtd_wait() {
 	i=0
 	until virsh -q -c "$LV_URI" uri >/dev/null 2>&1; do
 		i=$((i + 1))
-		if [ $i -gt 300 ]; then
+		if [ $i -gt 600 ]; then
 			echo "libvirtd did not start:" >&2
 			cat "$LV_DIR/libvirtd.log" >&2
 			return 1
@@ -96,6 +101,7 @@ libvirtd_kill() {
 libvirtd_restart() {
 	rm -f "$LV_DIR/libvirtd.pid" "$LV_DIR/virtlogd.pid"
 	libvirtd_run
+	libvirtd_wait
 }
 
 libvirtd_stop() {

@@ -38,7 +38,7 @@ wait_reconnect() { # the agent back on libvirt: within its longest backoff (60 s
 		[ "$(jget .libvirt.connected)" = true ] && return 0
 		sleep 0.1
 	done
-	fail "no reconnect to libvirt: $body"
+	fail "no reconnect to libvirt: $body; $(grep 'libvirt qemu' "$tmp/agent.log" | tail -3)"
 }
 attach_detach_works() { # ID: to the config and back, both answered 200
 	api POST "/v1/allocations/$1/attach" -d '{"domain":"vfagent-test","config":true}'
