@@ -13,7 +13,7 @@ command -v ip >/dev/null && command -v jq >/dev/null && command -v python3 >/dev
 	{ echo "SKIP: needs ip, jq and python3"; exit 77; }
 ns=vfa-cnp-$$ holder=
 tenant_and_stand_in "$ns"
-trap '[ -z "$holder" ] || kill "$holder" 2>/dev/null; ip netns del "$ns" 2>/dev/null; cleanup' EXIT
+trap '[ -z "$holder" ] || kill "$holder" 2>/dev/null; ip netns del "$ns" 2>/dev/null || :; cleanup' EXIT
 ip netns exec "$ns" sleep 300 &
 holder=$!
 sleep 0.2

@@ -15,7 +15,7 @@ command -v ip >/dev/null && command -v jq >/dev/null || exit 77
 ns=vfa-reuse-$$
 tenant_and_stand_in "$ns"
 ip link add ens5f0v1 type veth peer name peer-ens5f0v1
-trap 'ip netns del "$ns" 2>/dev/null; cleanup' EXIT
+trap 'ip netns del "$ns" 2>/dev/null || :; cleanup' EXIT # the namespace may be gone (set -e holds in a trap)
 cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "eth", "selector": {"vendors": ["8086"]}}], "libvirt": false}
 JSON
