@@ -65,31 +65,58 @@ int vfp_ledger_set_allocation_state(struct vfp_ledger *l, const char *id,
 	return vfp_ledger_step_done(l, st, "allocation state");
 }
 
+static int set_one_vf_state(struct vfp_ledger *l, const char *pci, const char *state,
+			    const char *reason, time_t now)
+{
+	static const char sql[] = "UPDATE vfs SET state = ?1, reason = ?2, updated = ?3 "
+				  "WHERE pci = ?4 AND state NOT IN ('unavailable', 'quarantined')";
+	sqlite3_stmt *st;
+	int r = vfp_ledger_stmt(l, sql, &st);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, now);
+	sqlite3_bind_text(st, 4, pci, -1, SQLITE_TRANSIENT);
+	return vfp_ledger_step_done(l, st, "allocation VF states");
+}
+
 /*
  * The live VFs of an allocation move to @state; unavailable ones stay
  * unavailable, quarantined ones quarantined: a VF quarantined while its
  * allocation lives (its reset failed during the release, the rollback of
  * a failed attach did not bring it home) is not freed, reserved or
  * attached with the rest. Only a repair lifts a quarantine.
+ *
+ * One UPDATE per VF, by its key, in address order (the audit trigger's rows
+ * come in that order, as they did from one UPDATE over the allocation's
+ * VFs): an UPDATE with a subquery in its WHERE, on a table with triggers,
+ * gathers its keys in temporary b-trees first, which cost twice the
+ * updates themselves.
  */
 int vfp_ledger_set_allocation_vfs_state(struct vfp_ledger *l, const char *id,
 					enum vfp_vf_state state, const char *reason)
 {
-	static const char sql[] =
-		"UPDATE vfs SET state = ?1, reason = ?2, updated = ?3 "
-		"WHERE state NOT IN ('unavailable', 'quarantined') "
-		"AND pci IN (SELECT pci FROM allocation_vfs WHERE allocation_id = ?4 AND live = 1)";
+	static const char sql[] = "SELECT pci FROM allocation_vfs WHERE allocation_id = ? "
+				  "AND live = 1 ORDER BY pci";
+	const char *name = vfp_vf_state_to_string(state);
+	time_t now = l->now();
 	sqlite3_stmt *st;
-	int r;
+	int r, rc = SQLITE_DONE, n = 0;
 
 	r = vfp_ledger_stmt(l, sql, &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, vfp_vf_state_to_string(state), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, l->now());
-	sqlite3_bind_text(st, 4, id, -1, SQLITE_STATIC);
-	return vfp_ledger_step_done(l, st, "allocation VF states");
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	while (r >= 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		r = set_one_vf_state(l, (const char *)sqlite3_column_text(st, 0), name, reason, now);
+		n += r > 0 ? r : 0;
+	}
+	if (r >= 0 && rc != SQLITE_DONE)
+		r = vfp_ledger_errno(l, rc, "allocation VFs");
+	sqlite3_reset(st);
+	return r < 0 ? r : n;
 }
 
 /* A quarantining end says why on the allocation too: "restore failed: …". */

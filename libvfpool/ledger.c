@@ -187,10 +187,23 @@ VFP_EXPORT uint64_t vfp_ledger_get_changes(const struct vfp_ledger *l)
 	return (uint64_t)sqlite3_total_changes64(l->db);
 }
 
+/* @sql, a transaction's BEGIN or COMMIT, prepared once: every transaction has them. */
+static int exec_cached(struct vfp_ledger *l, const char *sql)
+{
+	sqlite3_stmt *st;
+	int r = vfp_ledger_stmt(l, sql, &st);
+
+	if (r >= 0)
+		r = vfp_ledger_step_done(l, st, "exec");
+	return r < 0 ? r : 0;
+}
+
 /* IMMEDIATE: take the write lock now, so two writers never deadlock on upgrade. */
 int vfp_ledger_begin_tx(struct vfp_ledger *l)
 {
-	return vfp_ledger_exec(l, "BEGIN IMMEDIATE");
+	static const char sql[] = "BEGIN IMMEDIATE";
+
+	return exec_cached(l, sql);
 }
 
 /*
@@ -218,7 +231,8 @@ int vfp_ledger_begin_lazy_tx(struct vfp_ledger *l)
 
 int vfp_ledger_commit_tx(struct vfp_ledger *l)
 {
-	int r = vfp_ledger_exec(l, "COMMIT");
+	static const char sql[] = "COMMIT";
+	int r = exec_cached(l, sql);
 
 	if (r < 0)
 		vfp_ledger_rollback_tx(l);

@@ -418,6 +418,80 @@ START_TEST(test_audit_log)
 }
 END_TEST
 
+/* The audit rows after @seq, one line each: pci, from>to, allocation named (1/0), reason. */
+static char *audit_since(int seq)
+{
+	sqlite3_stmt *st;
+	char *s = NULL;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(t.l->db,
+		"SELECT group_concat(line, ';') FROM (SELECT pci || ' ' || coalesce(from_state, '-') "
+		"|| '>' || to_state || ' ' || (allocation_id IS NOT NULL) || ' ' || "
+		"coalesce(reason, '') AS line FROM audit WHERE seq > ? ORDER BY seq)", -1, &st, NULL),
+		SQLITE_OK);
+	sqlite3_bind_int(st, 1, seq);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	s = strdup(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
+	sqlite3_finalize(st);
+	return s;
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The audit rows one step of @a's (3 VFs, [1] quarantined) writes: its other VFs by address. */
+static void assert_step_audit(const struct vfp_allocation *a, const char *from, const char *to,
+			      const char *reason, int *seq)
+{
+	const char *pcis[2] = { alloc_vf(a, 0), alloc_vf(a, 2) };
+	char want[512] = "", *got = audit_since(*seq);
+
+	qsort(pcis, 2, sizeof(*pcis), cmp_str);
+	for (size_t i = 0; i < 2; i++)
+		snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%s %s>%s 1 %s",
+			 i ? ";" : "", pcis[i], from, to, reason ? reason : "");
+	ck_assert_str_eq(got, want);
+	free(got);
+	*seq = lfx_query_int(&t, "SELECT max(seq) FROM audit");
+}
+
+/*
+ * An allocation's attach, detach and release write one audit row per VF
+ * that changes state, in the VFs' address order, the allocation named, the
+ * quarantined VF left out (it stays so); the same with a reason.
+ */
+START_TEST(test_audit_rows_per_vf)
+{
+	struct vfp_allocation *a = lfx_claim(&t, "ib", 3, VFP_PLACE_SPREAD, -1, NULL, 0);
+	const char *id = alloc_id(a);
+	int seq;
+
+	ck_assert_int_eq(vfp_ledger_quarantine_vf(t.l, alloc_vf(a, 1), "bad"), 0);
+	seq = lfx_query_int(&t, "SELECT max(seq) FROM audit");
+	ck_assert_int_eq(vfp_ledger_begin_volatile(t.l, id, VFP_OP_ATTACH), 0);
+	ck_assert_int_eq(vfp_ledger_confirm(t.l, id, VFP_OP_ATTACH, true, NULL), 0);
+	assert_step_audit(a, "reserved", "attached", NULL, &seq);
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_DETACH), 0);
+	ck_assert_int_eq(vfp_ledger_confirm(t.l, id, VFP_OP_DETACH, false, "stuck"), 0);
+	ck_assert_int_eq(lfx_query_int(&t, "SELECT count(*) FROM audit"), seq); /* no change */
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_DETACH), 0);
+	ck_assert_int_eq(vfp_ledger_confirm(t.l, id, VFP_OP_DETACH, true, NULL), 0);
+	assert_step_audit(a, "attached", "reserved", NULL, &seq);
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_ATTACH), 0);
+	ck_assert_int_eq(vfp_ledger_confirm(t.l, id, VFP_OP_ATTACH, false, "refused"), 0);
+	ck_assert_int_eq(lfx_query_int(&t, "SELECT count(*) FROM audit"), seq);
+	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_RELEASE), 0);
+	assert_step_audit(a, "reserved", "releasing", NULL, &seq);
+	ck_assert_int_eq(vfp_ledger_confirm(t.l, id, VFP_OP_RELEASE, true, NULL), 0);
+	assert_step_audit(a, "releasing", "free", NULL, &seq);
+	ck_assert_str_eq(lfx_vf_state(&t, alloc_vf(a, 1)), "quarantined");
+	lfx_assert_invariants(&t);
+	vfp_allocation_unref(a);
+}
+END_TEST
+
 START_TEST(test_owner_lookup)
 {
 	struct vfp_allocation *a = lfx_claim(&t, "ib", 1, VFP_PLACE_SPREAD, -1, NULL, 0);
@@ -991,6 +1065,7 @@ Suite *suite_ledger(void)
 	tcase_add_test(tc, test_transitions);
 	tcase_add_test(tc, test_intents_many);
 	tcase_add_test(tc, test_audit_log);
+	tcase_add_test(tc, test_audit_rows_per_vf);
 	tcase_add_test(tc, test_owner_lookup);
 	tcase_add_test(tc, test_domain_lookup);
 	tcase_add_test(tc, test_guids);
