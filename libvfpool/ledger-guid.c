@@ -64,7 +64,12 @@ static int first_in_range(struct vfp_ledger *l, sqlite3_stmt *st, unsigned long 
 	return found;
 }
 
-/* 1. A GUID @owner_key's VM released here, the last released first. */
+/*
+ * 1. A GUID @owner_key's VM released here, the lowest first: its NICs claim
+ * in the order they first did, and took ascending GUIDs then, so each NIC
+ * gets its own back (by release time, two NICs released across a second's
+ * edge swapped GUIDs, and the IPoIB addresses paired with them).
+ */
 static int owners_own(struct vfp_ledger *l, const char *owner_key, unsigned long long first,
 		      unsigned long long count, unsigned long long *ret_offset,
 		      char guid[static 24])
@@ -72,7 +77,7 @@ static int owners_own(struct vfp_ledger *l, const char *owner_key, unsigned long
 	static const char sql[] =
 		"SELECT r.guid_offset, r.guid FROM guid_releases r WHERE r.owner_key = ? AND "
 		"NOT EXISTS (SELECT 1 FROM allocation_vfs v WHERE v.live = 1 AND v.guid = r.guid) "
-		"ORDER BY r.released DESC, r.guid_offset";
+		"ORDER BY r.guid_offset";
 	sqlite3_stmt *st;
 	int r;
 

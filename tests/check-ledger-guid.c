@@ -86,6 +86,24 @@ START_TEST(test_guid_stays_with_its_vm)
 }
 END_TEST
 
+/* A VM's two NICs, released a second apart, get their own GUIDs back in the order they claim. */
+START_TEST(test_guid_each_nic_its_own)
+{
+	struct vfp_allocation *a = claim("one-3", NULL, 0), *b = claim("one-3", NULL, 0);
+
+	ck_assert_str_eq(guid_of(a), "02:c9:03:00:00:00:00:fe");
+	ck_assert_str_eq(guid_of(b), "02:c9:03:00:00:00:00:ff");
+	release_at(a, 1000010);
+	release_at(b, 1000011); /* the undeploy's second release, past a second's edge */
+	a = claim("one-3", NULL, 0);
+	b = claim("one-3", NULL, 0);
+	ck_assert_str_eq(guid_of(a), "02:c9:03:00:00:00:00:fe");
+	ck_assert_str_eq(guid_of(b), "02:c9:03:00:00:00:00:ff");
+	vfp_allocation_unref(a);
+	vfp_allocation_unref(b);
+}
+END_TEST
+
 START_TEST(test_guid_quarantine_and_order)
 {
 	struct vfp_allocation *a = claim("one-1", NULL, 0), *b = claim("one-2", NULL, 0);
@@ -198,6 +216,7 @@ Suite *suite_ledger_guid(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_guid_stays_with_its_vm);
+	tcase_add_test(tc, test_guid_each_nic_its_own);
 	tcase_add_test(tc, test_guid_quarantine_and_order);
 	tcase_add_test(tc, test_guid_quarantine_configured);
 	tcase_add_test(tc, test_guid_history_outlives_pruning);
