@@ -65,7 +65,7 @@ static int parse_id(const char *s, size_t len, long *ret)
  */
 VFP_EXPORT int vfp_security_groups_parse(const char *text, char *out, size_t size)
 {
-	long ids[MAX_GROUPS];
+	long ids[MAX_GROUPS] = { 0 };
 	size_t n = 0;
 
 	for (const char *p = text; *p;) {
@@ -102,7 +102,7 @@ VFP_EXPORT json_t *vfp_security_groups_to_json(const char *groups)
  */
 VFP_EXPORT int vfp_security_groups_from_json(json_t *v, char *out, size_t size)
 {
-	long ids[MAX_GROUPS];
+	long ids[MAX_GROUPS] = { 0 };
 	json_t *id;
 	size_t i;
 
