@@ -22,22 +22,34 @@ libvirtd_run() {
 		mount --bind "$d/etc" /etc/libvirt
 		mount --bind "$d/log" /var/log/libvirt
 		mount --bind "$d/cache" /var/cache/libvirt
+		if [ -f "$d/passwd" ]; then
+			mount --bind "$d/passwd" /etc/passwd && mount --bind "$d/group" /etc/group
+		fi
 		virtlogd --config /etc/libvirt/virtlogd.conf --pid-file "$d/virtlogd.pid" --daemon
 		exec libvirtd --config "$d/libvirtd.conf" --pid-file "$d/libvirtd.pid" \
 			>"$d/libvirtd.log" 2>&1' sh "$LV_DIR" &
 }
 
+# libvirtd's QEMU driver looks up its compiled-in user, libvirt-qemu, before it
+# reads qemu.conf; Debian's libvirt-daemon-system makes it. A machine without it
+# gets copies of passwd and group with one in DIR, which the daemon's mount
+# namespace binds over /etc's: the host's files are never edited (two suites
+# side by side once added and removed the user under each other, and libvirtd
+# then failed "to parse user 'libvirt-qemu'").
+libvirtd_user_files() { # DIR
+	getent passwd libvirt-qemu >/dev/null && return 0
+	gid=$(getent group libvirt-qemu | cut -d: -f3)
+	cp /etc/group "$1/group"
+	[ -n "$gid" ] || { gid=64055 && echo "libvirt-qemu:x:$gid:" >>"$1/group"; }
+	cp /etc/passwd "$1/passwd"
+	echo "libvirt-qemu:x:64055:$gid::/nonexistent:/usr/sbin/nologin" >>"$1/passwd"
+}
+
 libvirtd_start() {
-	# libvirtd's qemu driver looks up its compiled-in user and group at start,
-	# before reading qemu.conf; Debian's libvirt-daemon-system makes them
-	# (made here only when missing, and removed by libvirtd_stop: the host as it was)
-	LV_MADE_GROUP="" LV_MADE_USER=""
-	getent group libvirt-qemu >/dev/null || { groupadd --system libvirt-qemu && LV_MADE_GROUP=1; }
-	getent passwd libvirt-qemu >/dev/null || { useradd --system --no-create-home \
-		--gid libvirt-qemu --shell /usr/sbin/nologin libvirt-qemu && LV_MADE_USER=1; }
 	LV_DIR=$(mktemp -d /tmp/vfagent-libvirtd.XXXXXX)
 	mkdir -p "$LV_DIR/sock" "$LV_DIR/run" "$LV_DIR/lib" "$LV_DIR/etc" "$LV_DIR/log" \
 		"$LV_DIR/cache"
+	libvirtd_user_files "$LV_DIR"
 	mkdir -p /run/libvirt /var/lib/libvirt /etc/libvirt /var/log/libvirt /var/cache/libvirt
 	cat >"$LV_DIR/libvirtd.conf" <<CONF
 unix_sock_dir = "$LV_DIR/sock"
@@ -109,8 +121,6 @@ libvirtd_stop() {
 	virsh -q -c "$LV_URI" destroy vfagent-test >/dev/null 2>&1 || true
 	libvirtd_kill
 	rm -rf "$LV_DIR"
-	[ -z "${LV_MADE_USER:-}" ] || userdel libvirt-qemu 2>/dev/null || true
-	[ -z "${LV_MADE_GROUP:-}" ] || groupdel libvirt-qemu 2>/dev/null || true
 }
 
 # A small qemu domain, TCG (this machine has no KVM), defined, not started.

@@ -10,6 +10,7 @@
 #   ONE_DIR      the harness's directory (set by one_start)
 #   top_srcdir, top_builddir as for every test
 : "${top_srcdir:=.}" "${top_builddir:=.}"
+. "$top_srcdir/tests/libvirtd-lib.sh"
 
 one_can_run() {
 	[ "$(id -u)" = 0 ] && command -v libvirtd >/dev/null && command -v virsh >/dev/null &&
@@ -49,6 +50,7 @@ one_host_start() { # NAME
 	d=$ONE_DIR/$1
 	one_host_files "$d"
 	one_mountpoints_take
+	libvirtd_user_files "$d"
 	# shellcheck disable=SC2016
 	unshare -m --propagation private sh -c '
 		d=$1 b=$2
@@ -56,13 +58,8 @@ one_host_start() { # NAME
 		mount --bind "$d/lib" /var/lib/libvirt && mount --bind "$d/etc" /etc/libvirt &&
 		mount --bind "$d/log" /var/log/libvirt && mount --bind "$d/cache" /var/cache/libvirt &&
 		mount --bind "$d/remotes" /var/tmp/one && mount --bind "$d/one" /var/lib/one || exit 1
-		# libvirtd resolves the default user of the QEMU driver before it reads qemu.conf; a
-		# machine without libvirt-daemon-system has none, so this host gets one of its own
-		if ! getent passwd libvirt-qemu >/dev/null; then
-			cp /etc/passwd "$d/passwd" && cp /etc/group "$d/group" &&
-				echo "libvirt-qemu:x:64055:64055::/nonexistent:/usr/sbin/nologin" >>"$d/passwd" &&
-				echo "libvirt-qemu:x:64055:" >>"$d/group" &&
-				mount --bind "$d/passwd" /etc/passwd && mount --bind "$d/group" /etc/group || exit 1
+		if [ -f "$d/passwd" ]; then # libvirtd_user_files made them
+			mount --bind "$d/passwd" /etc/passwd && mount --bind "$d/group" /etc/group || exit 1
 		fi
 		libvirtd --config "$d/libvirtd.conf" --pid-file "$d/libvirtd.pid" >"$d/libvirtd.log" 2>&1 &
 		i=0
