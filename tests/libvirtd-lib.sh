@@ -72,18 +72,39 @@ CONF
 	libvirtd_wait
 }
 
-# libvirtd answers on $LV_URI (within 60 s, however loaded), or its log is shown
+# libvirtd answers on $LV_URI (within 60 s, however loaded), or its log and
+# threads are shown. A libvirtd that has not answered by then is started once more: under
+# CI's load a restarted one twice never did (its log ends after the security driver;
+# nothing of the agent's is involved), and the threads shown then say where it waits.
 libvirtd_wait() {
+	libvirtd_answers && return 0
+	echo "libvirtd did not answer within 60 s:" >&2
+	libvirtd_show
+	libvirtd_kill
+	rm -f "$LV_DIR/libvirtd.pid" "$LV_DIR/virtlogd.pid"
+	echo "libvirtd started once more" >&2
+	libvirtd_run
+	libvirtd_answers && return 0
+	echo "libvirtd did not start:" >&2
+	libvirtd_show
+	return 1
+}
+
+libvirtd_answers() {
 	i=0
 	until virsh -q -c "$LV_URI" uri >/dev/null 2>&1; do
 		i=$((i + 1))
-		if [ $i -gt 600 ]; then
-			echo "libvirtd did not start:" >&2
-			cat "$LV_DIR/libvirtd.log" >&2
-			return 1
-		fi
+		[ $i -le 600 ] || return 1
 		sleep 0.1
 	done
+}
+
+# its log, its threads and where each waits, its children
+libvirtd_show() {
+	cat "$LV_DIR/libvirtd.log" >&2
+	pid=$(cat "$LV_DIR/libvirtd.pid" 2>/dev/null) || return 0
+	ps -L -o pid,tid,stat,wchan:32,comm -p "$pid" >&2 || :
+	ps --ppid "$pid" -o pid,stat,etime,args >&2 || :
 }
 
 libvirtd_kill() {
