@@ -9,8 +9,12 @@ tmp=$(mktemp -d /tmp/vfagent-api-XXXXXX)
 sock=$tmp/vfagent.sock
 agent_pid=
 fail() { echo "FAIL: $*" >&2; [ -f "$tmp/agent.log" ] && tail -20 "$tmp/agent.log" >&2; exit 1; }
+cleanup_agent() {
+	[ -z "$agent_pid" ] || { kill "$agent_pid" && wait "$agent_pid"; } 2>/dev/null || :
+	agent_pid=
+}
 cleanup() {
-	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
+	cleanup_agent
 	[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -55,7 +59,9 @@ stop_agent() {
 # api METHOD PATH [curl args...]: sets $code and $body
 api() {
 	m=$1 p=$2; shift 2
-	code=$(curl -s -o "$tmp/body" -w '%{http_code}' --unix-socket "$sock" -X "$m" "$@" "http://x$p")
+	# curl's own failure (the agent gone, a reset) is named: under set -e it ended tests silently
+	code=$(curl -s -o "$tmp/body" -w '%{http_code}' --unix-socket "$sock" -X "$m" "$@" "http://x$p") ||
+		fail "$m $p: curl exit $?; the agent $(kill -0 "$agent_pid" 2>/dev/null && echo runs || echo is gone)"
 	body=$(cat "$tmp/body")
 }
 

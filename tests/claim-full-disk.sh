@@ -15,7 +15,9 @@ command -v ip >/dev/null && command -v jq >/dev/null && command -v chrt >/dev/nu
 . "${top_srcdir:-.}/tests/api-lib.sh"
 . "${top_srcdir:-.}/tests/full-disk-lib.sh"
 ns=vfa-cfd-$$
-trap 'stop_filler; ip netns del "$ns" 2>/dev/null || :; umount "$state" 2>/dev/null || :; cleanup' EXIT
+# the agent goes before its disk: a mounted state directory fails cleanup's rm
+trap 'stop_filler; ip netns del "$ns" 2>/dev/null || :; cleanup_agent; umount "$state" 2>/dev/null || :
+	cleanup' EXIT
 tenant_and_stand_in "$ns"
 cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "eth", "selector": {"pf_names": ["ens5f0"]}, "reset": "none"}], "libvirt": false}
