@@ -23,6 +23,7 @@
 #include "agent/release.h"
 #include "agent/vm/domain-xml.h"
 #include "agent/vm/dummy-nic.h"
+#include "agent/vm/one-attrs.h"
 #include "agent/vm/vm.h"
 #include "libvfpool/macro.h"
 
@@ -270,11 +271,7 @@ static int nic_flag(struct rewrite *w, const struct domxml_nic *nic, const char 
 	*ret = -1;
 	if (keyed_value(list, nic, v, sizeof(v)) < 0)
 		return 0;
-	if (!strcasecmp(v, "yes") || !strcasecmp(v, "on"))
-		*ret = 1;
-	else if (!strcasecmp(v, "no") || !strcasecmp(v, "off"))
-		*ret = 0;
-	else
+	if (one_flag(v, ret) < 0)
 		return fail(w, -EINVAL, "%s: \"%.16s\" for devices/interface[%u] is not yes or no",
 			    key, v, nic->position);
 	return 0;

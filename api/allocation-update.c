@@ -2,8 +2,9 @@
 /*
  * PATCH /v1/allocations/{id}: new VF settings for a live allocation (a
  * network update): {"vlan","qos","vlan_proto","spoofchk","trust",
- * "link_state","min_tx_rate","max_tx_rate"}, each optional, "vlan": 0 for
- * none. What a guest or a container already has (MAC, GUID, IP) and what
+ * "link_state","min_tx_rate","max_tx_rate","opennebula"}, each optional,
+ * "vlan": 0 for none ("opennebula": the NIC's attributes as oned keeps them,
+ * api/one-attrs.c). What a guest or a container already has (MAC, GUID, IP) and what
  * the claim decided (pool, count, owner) cannot change: claim anew.
  */
 #include "config.h"
@@ -17,7 +18,8 @@
 static int parse(struct api_request *req, json_t *body, struct vfp_settings *s)
 {
 	static const char *const keys[] = { "vlan", "qos", "vlan_proto", "spoofchk", "trust",
-					    "link_state", "min_tx_rate", "max_tx_rate", NULL };
+					    "link_state", "min_tx_rate", "max_tx_rate", "opennebula",
+					    NULL };
 	static const char *const fixed[] = { "mac", "guid", "ip", "pool", "count", "owner",
 					     "pci", "network", "pkey", "membership", NULL };
 	long long vlan = VFP_UNSET;

@@ -13,6 +13,7 @@
 #include "agent/owner.h"
 #include "agent/release.h"
 #include "api/api.h"
+#include "api/one-attrs.h"
 #include "api/validate.h"
 
 /* A boolean knob: 0 or 1, VFP_UNSET when absent. */
@@ -77,6 +78,8 @@ int api_parse_vf_knobs(struct api_request *req, json_t *body, struct vfp_setting
 		r = parse_rate(req, body, "min_tx_rate", &s->min_tx_rate);
 	if (r >= 0)
 		r = parse_rate(req, body, "max_tx_rate", &s->max_tx_rate);
+	if (r >= 0)
+		r = api_parse_one_attrs(req, body, s);
 	if (r >= 0 && (s->qos >= 0 || s->vlan_proto >= 0) && s->vlan < 0)
 		r = api_fail(req, -EINVAL, "qos, vlan_proto: need a vlan");
 	return r;
@@ -339,7 +342,7 @@ static int parse_claim(struct api_request *req, json_t *body, const char *key, s
 					    "min_tx_rate", "max_tx_rate", "numa_node", "placement",
 					    "lease_seconds", "attach", "pci", "near", "max_distance",
 					    "failover", "pkey", "membership", "security_groups",
-					    NULL };
+					    "opennebula", NULL };
 	const char *placement = NULL, *pci = NULL;
 	long long count = 1, numa = -1, lease = 0;
 	int r;

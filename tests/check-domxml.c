@@ -14,6 +14,7 @@
 #include "agent/vm/domain-xml.h"
 #include "agent/vm/failover-xml.h"
 #include "agent/vm/hostdev-xml.h"
+#include "agent/vm/one-attrs.h"
 #include "check-suites.h"
 
 START_TEST(test_hostdev_ethernet)
@@ -199,6 +200,44 @@ START_TEST(test_rates_as_oned)
 	fclose(f);
 	ck_assert_uint_ge(rows, 5);
 	vfp_config_unref(c);
+}
+END_TEST
+
+/*
+ * OpenNebula's SPOOFCHK and TRUST words (a deployment's ?spoofchk=, a claim's "opennebula"),
+ * row by row of tests/one/flags.txt; any other word refused. And a rate's bounds: the largest
+ * whose Mbit/s fit a VF's max_tx_rate, no more.
+ */
+START_TEST(test_flags_as_oned)
+{
+	char path[512], line[128], word[32], value[8];
+	unsigned rows = 0;
+	uint32_t mbits = 0;
+	int on = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/one/flags.txt",
+		 getenv("top_srcdir") ? getenv("top_srcdir") : ".");
+	f = fopen(path, "re");
+	ck_assert_msg(f, "%s: %m", path);
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || sscanf(line, "%31s %7s", word, value) != 2)
+			continue;
+		ck_assert_int_eq(one_flag(word, &on), 0);
+		ck_assert_msg(on == !strcmp(value, "true"), "%s: %d, not %s", word, on, value);
+		rows++;
+	}
+	fclose(f);
+	ck_assert_uint_ge(rows, 4);
+	ck_assert_int_eq(one_flag("maybe", &on), -EINVAL);
+	ck_assert_int_eq(one_flag("true", &on), -EINVAL);
+	ck_assert_int_eq(one_flag("", &on), -EINVAL);
+	ck_assert_int_eq(one_rate(ONE_RATE_KBYTES_MAX, &mbits), 0);
+	ck_assert_uint_eq(mbits, UINT32_MAX);
+	ck_assert_int_eq(one_rate(ONE_RATE_KBYTES_MAX + 1, &mbits), -ERANGE);
+	ck_assert_int_eq(one_rate(-1, &mbits), -ERANGE);
+	ck_assert_int_eq(one_rate(0, &mbits), 0);
+	ck_assert_uint_eq(mbits, 0);
 }
 END_TEST
 
@@ -520,6 +559,7 @@ Suite *suite_domxml(void)
 
 	tcase_add_test(tc, test_hostdev_ethernet);
 	tcase_add_test(tc, test_rates_as_oned);
+	tcase_add_test(tc, test_flags_as_oned);
 	tcase_add_test(tc, test_hostdev_ib_unmanaged);
 	tcase_add_test(tc, test_ipoib_mac);
 	tcase_add_test(tc, test_stable_mac);

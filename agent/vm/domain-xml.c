@@ -10,6 +10,7 @@
 #include <sys/random.h>
 
 #include "agent/vm/domain-xml.h"
+#include "agent/vm/one-attrs.h"
 #include "agent/netlink/nlmsg.h"
 #include "libvfpool/macro.h"
 
@@ -113,21 +114,22 @@ int domxml_parse_ipv4(const char *s, uint32_t *ret)
 
 /*
  * The NIC's outbound average rate (<bandwidth><outbound average=…>, kilobytes
- * a second as libvirt and OpenNebula's OUTBOUND_AVG_BW count) in Mbit/s,
- * rounded up: what a VF can hold as max_tx_rate. 0 when none.
+ * a second as libvirt and OpenNebula's OUTBOUND_AVG_BW count) as a VF's
+ * max_tx_rate (one_rate). 0 when none.
  */
 static int nic_rate(xmlNodePtr nic, struct domxml_nic *f, char *err, size_t err_size)
 {
 	const char *avg = prop(first_child(first_child(nic, "bandwidth"), "outbound"), "average");
 	char *end = NULL;
 	long long kbytes = avg ? strtoll(avg, &end, 10) : 0;
+	uint32_t mbits = 0;
 
-	if (avg && (end == avg || *end || kbytes <= 0 || kbytes > 536870911999LL)) {
+	if (avg && (end == avg || *end || kbytes == 0 || one_rate(kbytes, &mbits) < 0)) {
 		snprintf(err, err_size, "devices/interface[%u]/bandwidth/outbound: average "
 			 "\"%.20s\" is not a rate in kilobytes a second", f->position, avg);
 		return -EINVAL;
 	}
-	f->max_tx_rate = (kbytes * 8 + 999) / 1000;
+	f->max_tx_rate = mbits;
 	return 0;
 }
 

@@ -214,22 +214,23 @@ offered_pcis() {
 	vm_pcis "$1" "${2:-}" | while read -r _ pci; do offered "$pci" && echo "$pci"; done
 }
 
-# OpenNebula's NIC attributes in the agent's terms, defined once for every action (jq): a flag
-# (SPOOFCHK, TRUST) is on for YES or ON in any case, as oned's templates and Sunstone write
-# them; OUTBOUND_AVG_BW is kilobytes a second (libvirt's <bandwidth> unit, which oned copies it
-# into), a VF's max_tx_rate Mbit/s rounded up. The agent reads the same facts in a deployment
-# file (agent/vm/domain-xml.c) and a deploy's query: tests/one/attrs.sh holds both to oned's
-# values.
+# OpenNebula's NIC attributes that the agent reads in oned's words and units, as a claim's or an
+# update's "opennebula" (jq; every action builds it so): SPOOFCHK and TRUST as oned keeps them
+# (YES, on, ...), OUTBOUND_AVG_BW (kilobytes a second) as a number; those with no value left
+# out. What they mean (a flag's words, a rate in Mbit/s) the agent alone knows
+# (agent/vm/one-attrs.c, as for a deployment file's query and <bandwidth>): tests/one-attrs.sh
+# holds the hooks and the agent together to oned's values.
 ONE_ATTRS_JQ='
-	def one_flag: ascii_downcase | . == "yes" or . == "on";
-	def one_rate: (tonumber * 8 + 999) / 1000 | floor;'
+	def opennebula: with_entries(select(.value != "")) |
+		if .OUTBOUND_AVG_BW then .OUTBOUND_AVG_BW |= tonumber else . end |
+		if . == {} then {} else {opennebula: .} end;'
 
 # The settings of the NIC or PCI entry at XPath $2 of the VM in XML $1, as a claim's JSON:
-# MAC, VLAN_ID, SPOOFCHK, TRUST, OUTBOUND_AVG_BW (kilobytes a second, as Mbit/s rounded up:
-# the VF's max_tx_rate), IP (an IB VF's IPoIB dummy NIC) and PKEY (its partition: the network's
-# PKEY, which oned copies into the NIC when oned.conf has INHERIT_VNET_ATTR = "PKEY"; the agent
-# checks it) and SECURITY_GROUPS (oned's "0,101": kept with the VF, whose traffic no rule of
-# theirs reaches). Fails on a value that is no number.
+# MAC, VLAN_ID, SPOOFCHK, TRUST and OUTBOUND_AVG_BW (its "opennebula": the agent sets the VF's
+# spoofchk, trust and max_tx_rate from them), IP (an IB VF's IPoIB dummy NIC) and PKEY (its
+# partition: the network's PKEY, which oned copies into the NIC when oned.conf has
+# INHERIT_VNET_ATTR = "PKEY"; the agent checks it) and SECURITY_GROUPS (oned's "0,101": kept
+# with the VF, whose traffic no rule of theirs reaches). Fails on a value that is no number.
 nic_settings() { # XML XPATH
 	jq -cn --arg mac "$(x "$1" "$2/MAC")" --arg vlan "$(x "$1" "$2/VLAN_ID")" \
 		--arg pkey "$(x "$1" "$2/PKEY")" --arg sg "$(x "$1" "$2/SECURITY_GROUPS")" \
@@ -237,9 +238,7 @@ nic_settings() { # XML XPATH
 		--arg bw "$(x "$1" "$2/OUTBOUND_AVG_BW")" --arg ip "$(x "$1" "$2/IP")" "$ONE_ATTRS_JQ"'
 		(if $mac == "" then {} else {mac: $mac} end)
 		+ (if $vlan == "" then {} else {vlan: ($vlan | tonumber)} end)
-		+ (if $spoof == "" then {} else {spoofchk: ($spoof | one_flag)} end)
-		+ (if $trust == "" then {} else {trust: ($trust | one_flag)} end)
-		+ (if $bw == "" then {} else {max_tx_rate: ($bw | one_rate)} end)
+		+ ({SPOOFCHK: $spoof, TRUST: $trust, OUTBOUND_AVG_BW: $bw} | opennebula)
 		+ (if $ip == "" then {} else {ip: "\($ip)/32"} end)
 		+ (if $pkey == "" then {} else {pkey: $pkey} end)
 		+ (if $sg == "" then {} else {security_groups: ($sg | split(",") | map(tonumber))}
