@@ -13,52 +13,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "macro.h"
 #include "private.h"
 #include "sysfs.h"
 
-/* A copy of @s, NULL for NULL; once *@r is negative, nothing more is copied. */
-static char *copy_of(const char *s, int *r)
+/*
+ * Each string @fields point at (a PF's or a VF's, just copied from the shared
+ * inventory's) replaced by a copy of its own. On -ENOMEM the ones not copied
+ * are NULL, so that unref frees only what is the copy's.
+ */
+static int own_strings(char **const fields[], size_t n)
 {
-	char *d;
+	int r = 0;
 
-	if (!s || *r < 0)
-		return NULL;
-	d = strdup(s);
-	if (!d)
-		*r = -ENOMEM;
-	return d;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = *fields[i];
+
+		*fields[i] = s && r >= 0 ? strdup(s) : NULL;
+		if (s && !*fields[i])
+			r = -ENOMEM;
+	}
+	return r;
 }
 
 /* @from as @inv's next PF; on -ENOMEM the copy holds what it could, for unref. */
 static int copy_pf(struct vfp_inventory *inv, const struct vfp_pf *from)
 {
 	struct vfp_pf *to = &inv->pfs[inv->n_pfs++];
-	int r = 0;
+	char **const own[] = { &to->vendor, &to->device, &to->driver, &to->netdev,
+			       &to->rdma_device };
 
 	*to = *from;
 	to->inv = inv;
-	to->vendor = copy_of(from->vendor, &r);
-	to->device = copy_of(from->device, &r);
-	to->driver = copy_of(from->driver, &r);
-	to->netdev = copy_of(from->netdev, &r);
-	to->rdma_device = copy_of(from->rdma_device, &r);
-	return r;
+	return own_strings(own, ELEMENTSOF(own));
 }
 
 static int copy_vf(struct vfp_inventory *inv, const struct vfp_vf *from)
 {
 	struct vfp_vf *to = &inv->vfs[inv->n_vfs++];
-	int r = 0;
+	char **const own[] = { &to->vendor, &to->device, &to->driver, &to->netdev, &to->mac,
+			       &to->rdma_device };
 
 	*to = *from;
 	to->inv = inv;
-	to->vendor = copy_of(from->vendor, &r);
-	to->device = copy_of(from->device, &r);
-	to->driver = copy_of(from->driver, &r);
-	to->netdev = copy_of(from->netdev, &r);
-	to->mac = copy_of(from->mac, &r);
-	to->rdma_device = copy_of(from->rdma_device, &r);
-	return r;
+	return own_strings(own, ELEMENTSOF(own));
 }
 
 /* Every PF and VF of @inv, in its order; the IOMMU groups are listed again on first use. */
