@@ -9,7 +9,7 @@
 
 #include <errno.h>
 
-#include "ledger-private.h"
+#include "ledger-args.h"
 
 /* @delta's knobs that are set (not VFP_UNSET) over @s's; MAC, GUID and IP left alone. */
 VFP_EXPORT void vfp_settings_merge(struct vfp_settings *s, const struct vfp_settings *delta)
@@ -37,11 +37,10 @@ static int why_not(struct vfp_ledger *l, const char *id)
 	static const char sql[] = "SELECT a.state, i.op FROM allocations a "
 				  "LEFT JOIN intents i ON i.allocation_id = a.id WHERE a.id = ?";
 	sqlite3_stmt *st;
-	int r = vfp_ledger_stmt(l, sql, &st);
+	int r = vfp_ledger_bind(l, sql, &st, LEDGER_ARGS(ARG_TEXT(id)));
 
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	r = sqlite3_step(st);
 	if (r == SQLITE_DONE)
 		r = vfp_ledger_fail(l, -ENOENT, "no allocation %s", id);
@@ -72,15 +71,10 @@ VFP_EXPORT int vfp_ledger_set_settings(struct vfp_ledger *l, const char *id,
 		"NOT EXISTS (SELECT 1 FROM intents WHERE allocation_id = allocations.id)";
 	json_t *o = vfp_settings_to_json(s);
 	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-	sqlite3_stmt *st;
-	int r = text ? vfp_ledger_stmt(l, sql, &st) : -ENOMEM;
+	int r = text ? vfp_ledger_run(l, sql, "allocation settings",
+				      LEDGER_ARGS(ARG_TEXT(text), ARG_INT(l->now()), ARG_TEXT(id)))
+		     : -ENOMEM;
 
-	if (r >= 0) {
-		sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, l->now());
-		sqlite3_bind_text(st, 3, id, -1, SQLITE_STATIC);
-		r = vfp_ledger_step_done(l, st, "allocation settings");
-	}
 	json_decref(o);
 	free(text);
 	if (r == 0)

@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ledger-private.h"
+#include "ledger-args.h"
 
 static const char *const step_names[] = {
 	[VFP_SWAP_CLAIMING] = "claiming",   [VFP_SWAP_CLAIMED] = "claimed",
@@ -62,17 +62,10 @@ VFP_EXPORT int vfp_ledger_swap_begin(struct vfp_ledger *l, const char *id, const
 		"NOT EXISTS (SELECT 1 FROM intents WHERE allocation_id = a.id) AND "
 		"NOT EXISTS (SELECT 1 FROM swaps WHERE allocation_id = a.id)";
 	struct vfp_allocation *a = NULL;
-	sqlite3_stmt *st;
-	int r = vfp_ledger_stmt(l, sql, &st);
+	int r = vfp_ledger_run(l, sql, "swap begin",
+			       LEDGER_ARGS(ARG_TEXT(old_pci), ARG_TEXT(temp_key), ARG_INT(l->now()),
+					   ARG_TEXT(old_pci), ARG_TEXT(id)));
 
-	if (r < 0)
-		return r;
-	sqlite3_bind_text(st, 1, old_pci, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, temp_key, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, l->now());
-	sqlite3_bind_text(st, 4, old_pci, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, id, -1, SQLITE_STATIC);
-	r = vfp_ledger_step_done(l, st, "swap begin");
 	if (r != 0)
 		return r < 0 ? r : 0;
 	r = vfp_ledger_get_allocation(l, id, &a);
@@ -88,15 +81,10 @@ VFP_EXPORT int vfp_ledger_swap_step(struct vfp_ledger *l, const char *id, enum v
 {
 	static const char sql[] = "UPDATE swaps SET step = ?, new_pci = coalesce(?, new_pci) "
 				  "WHERE allocation_id = ?";
-	sqlite3_stmt *st;
-	int r = vfp_ledger_stmt(l, sql, &st);
+	int r = vfp_ledger_run(l, sql, "swap step",
+			       LEDGER_ARGS(ARG_TEXT(vfp_swap_step_to_string(step)), ARG_TEXT(new_pci),
+					   ARG_TEXT(id)));
 
-	if (r < 0)
-		return r;
-	sqlite3_bind_text(st, 1, vfp_swap_step_to_string(step), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, new_pci, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, id, -1, SQLITE_STATIC);
-	r = vfp_ledger_step_done(l, st, "swap step");
 	return r < 0 ? r : r == 0 ? vfp_ledger_fail(l, -ENOENT, "allocation %s has no swap", id) : 0;
 }
 
@@ -105,12 +93,10 @@ static int position_of(struct vfp_ledger *l, const char *id, const char *pci, in
 	static const char sql[] = "SELECT position FROM allocation_vfs "
 				  "WHERE allocation_id = ? AND pci = ? AND live = 1";
 	sqlite3_stmt *st;
-	int r = vfp_ledger_stmt(l, sql, &st);
+	int r = vfp_ledger_bind(l, sql, &st, LEDGER_ARGS(ARG_TEXT(id), ARG_TEXT(pci)));
 
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, pci, -1, SQLITE_STATIC);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW)
 		*ret = sqlite3_column_int(st, 0);
@@ -123,16 +109,10 @@ static int move_vf(struct vfp_ledger *l, const char *from, const char *to, const
 {
 	static const char sql[] = "UPDATE allocation_vfs SET allocation_id = ?, position = ? "
 				  "WHERE allocation_id = ? AND pci = ? AND live = 1";
-	sqlite3_stmt *st;
-	int r = vfp_ledger_stmt(l, sql, &st);
+	int r = vfp_ledger_run(l, sql, "swap exchange",
+			       LEDGER_ARGS(ARG_TEXT(to), ARG_INT(position), ARG_TEXT(from),
+					   ARG_TEXT(pci)));
 
-	if (r < 0)
-		return r;
-	sqlite3_bind_text(st, 1, to, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, position);
-	sqlite3_bind_text(st, 3, from, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, pci, -1, SQLITE_STATIC);
-	r = vfp_ledger_step_done(l, st, "swap exchange");
 	return r < 0 ? r : r == 1 ? 0 : vfp_ledger_fail(l, -ENOENT, "VF %s left allocation %s", pci, from);
 }
 
@@ -178,13 +158,8 @@ VFP_EXPORT int vfp_ledger_swap_exchange(struct vfp_ledger *l, const char *id, co
 VFP_EXPORT int vfp_ledger_swap_end(struct vfp_ledger *l, const char *id)
 {
 	static const char sql[] = "DELETE FROM swaps WHERE allocation_id = ?";
-	sqlite3_stmt *st;
-	int r = vfp_ledger_stmt(l, sql, &st);
+	int r = vfp_ledger_run(l, sql, "swap end", LEDGER_ARGS(ARG_TEXT(id)));
 
-	if (r < 0)
-		return r;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	r = vfp_ledger_step_done(l, st, "swap end");
 	return r < 0 ? r : 0;
 }
 
@@ -218,11 +193,10 @@ VFP_EXPORT int vfp_ledger_swap_get(struct vfp_ledger *l, const char *id, struct 
 {
 	static const char sql[] = SWAP_COLUMNS "WHERE allocation_id = ?";
 	sqlite3_stmt *st;
-	int r = vfp_ledger_stmt(l, sql, &st);
+	int r = vfp_ledger_bind(l, sql, &st, LEDGER_ARGS(ARG_TEXT(id)));
 
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW)
 		fill_swap(st, ret);
@@ -238,11 +212,10 @@ int vfp_ledger_swap_pending(struct vfp_ledger *l, const char *id)
 {
 	static const char sql[] = "SELECT 1 FROM swaps WHERE allocation_id = ?";
 	sqlite3_stmt *st;
-	int r = vfp_ledger_stmt(l, sql, &st);
+	int r = vfp_ledger_bind(l, sql, &st, LEDGER_ARGS(ARG_TEXT(id)));
 
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	r = sqlite3_step(st);
 	sqlite3_reset(st);
 	return r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : vfp_ledger_errno(l, r, "swaps");
