@@ -71,6 +71,22 @@ expect() {
 
 jget() { printf '%s' "$body" | jq -r "$1"; }
 
+vf_state() { api GET "/v1/vfs/$1"; jget .state; } # PCI: free, reserved, attached...
+
+# The agent SIGKILLed at a random moment (up to about a second) while COMMAND runs again and
+# again beside it, its requests in flight; the caller starts it again. For crash tests: the
+# restart must resolve whatever the kill left half done.
+kill_agent_amid() { # COMMAND [ARGS...]
+	(while :; do "$@" >/dev/null 2>&1 || :; done) &
+	cycler=$!
+	sleep "0.$(od -An -N1 -tu1 /dev/urandom | tr -d ' ')"
+	kill -9 "$agent_pid"
+	wait "$agent_pid" 2>/dev/null || true
+	kill "$cycler" 2>/dev/null || :
+	wait "$cycler" 2>/dev/null || :
+	agent_pid=
+}
+
 vfctl() { VFAGENT_SOCKET=$sock "$b/agent/vfctl/vfctl" "$@"; }
 
 # config_refused JSON TEXT: vfagentd refuses to start on that config, with TEXT (the field) in

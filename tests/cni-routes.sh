@@ -46,7 +46,6 @@ code() { # WANTED WHAT TEXT
 	printf '%s' "$out" | jq -r .details | grep -qF -- "$3" || fail "$2: no \"$3\": $out"
 }
 live() { api GET /v1/allocations; jget '.allocations | length'; }
-vf_state() { api GET "/v1/vfs/$1"; jget .state; }
 reservations() { find "$tmp/ipam" -name '10.*' -o -name 'fd00*' | wc -l; }
 
 # dual-stack host-local with a route of its own: both defaults, the extra route, broadcast

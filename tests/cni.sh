@@ -50,7 +50,6 @@ code() { # WANTED WHAT: the plugin failed with CNI error code WANTED
 	[ "$(printf '%s' "$out" | jq -r .code)" = "$1" ] || fail "$2: wanted code $1: $out"
 }
 live() { api GET /v1/allocations; jget '.allocations | length'; }
-vf_state() { api GET "/v1/vfs/$1"; jget .state; }
 
 # VERSION: what we speak, the input's version echoed
 cni VERSION "" "" "" '{"cniVersion":"1.0.0"}'; ok VERSION

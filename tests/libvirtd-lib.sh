@@ -163,7 +163,8 @@ XML
 
 # A test's opening (after tests/api-lib.sh): skip (77) where libvirtd cannot
 # run, libvirtd started with the domain vfagent-test defined, both gone at exit
-# with the test's agent; lv ARGS is virsh on that libvirtd.
+# with the test's agent; lv ARGS is virsh on that libvirtd, inactive XPATH the
+# value of XPATH in vfagent-test's config (the XML left in $tmp/dom.xml).
 libvirtd_test_start() {
 	libvirtd_can_run || { echo "SKIP: needs root, libvirtd, virtlogd and qemu-system-x86_64"; exit 77; }
 	trap 'libvirtd_stop; cleanup' EXIT
@@ -171,4 +172,6 @@ libvirtd_test_start() {
 	libvirtd_define_domain
 	# shellcheck disable=SC2317 # called by the test that sources this
 	lv() { virsh -q -c "$LV_URI" "$@"; }
+	# shellcheck disable=SC2317,SC2154 # called by the test, whose $tmp is api-lib.sh's
+	inactive() { lv dumpxml --inactive vfagent-test >"$tmp/dom.xml"; xmllint --xpath "$1" "$tmp/dom.xml"; }
 }

@@ -22,7 +22,6 @@ cat >"$tmp/vfagent.json" <<JSON
  "libvirt": {"uri": "$LV_URI", "managed": true}}
 JSON
 start_agent --config "$tmp/vfagent.json"
-inactive() { lv dumpxml --inactive vfagent-test >"$tmp/dom.xml"; xmllint --xpath "$1" "$tmp/dom.xml"; }
 mac=02:00:c0:a8:02:0b tapmac=fe:00:c0:a8:02:0b
 claim() { # FAILOVER-JSON → $id, $pci
 	api POST /v1/allocations -d "{\"pool\":\"eth\",\"owner\":{\"kind\":\"vm\",\"name\":\"vfagent-test\"},\"vlan\":120,\"mac\":\"$mac\",\"failover\":$1}"

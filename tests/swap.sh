@@ -18,7 +18,6 @@ cat >"$tmp/vfagent.json" <<JSON
  "libvirt": {"uri": "$LV_URI", "managed": true}}
 JSON
 start_agent --config "$tmp/vfagent.json"
-inactive() { lv dumpxml --inactive vfagent-test >"$tmp/dom.xml"; xmllint --xpath "$1" "$tmp/dom.xml"; }
 dom_vf() { # the VF in the domain's config: 0000:BB:SS.F
 	inactive 'string(//interface[@type="hostdev"]/source/address/@bus)' >/dev/null
 	b=$(xmllint --xpath 'string(//interface[@type="hostdev"]/source/address/@bus)' "$tmp/dom.xml")
@@ -26,7 +25,6 @@ dom_vf() { # the VF in the domain's config: 0000:BB:SS.F
 	f=$(xmllint --xpath 'string(//interface[@type="hostdev"]/source/address/@function)' "$tmp/dom.xml")
 	[ -n "$b" ] && printf '0000:%02x:%02x.%x\n' "$b" "$s" "$f"
 }
-vf_state() { api GET "/v1/vfs/$1"; jget .state; }
 pf_of() { api GET "/v1/vfs/$1"; jget .pf; }
 
 api POST /v1/allocations -d '{"pool":"eth","owner":{"kind":"vm","name":"vfagent-test"},"vlan":120,"mac":"02:00:c0:a8:02:09","failover":{"bridge":"onebr.{vlan}"}}'
@@ -110,16 +108,7 @@ echo "swap: refusals leave the guest on its VF; vfctl drain moves and says what 
 rounds=0 resolved=0
 while [ $rounds -lt 10 ] || { [ "$resolved" = 0 ] && [ $rounds -lt 40 ]; }; do
 	rounds=$((rounds + 1))
-	(while :; do
-		curl -s --unix-socket "$sock" -X POST "http://x/v1/allocations/$id/swap" >/dev/null 2>&1 || :
-	done) &
-	cycler=$!
-	sleep "0.$(od -An -N1 -tu1 /dev/urandom | tr -d ' ')"
-	kill -9 "$agent_pid"
-	wait "$agent_pid" 2>/dev/null || true
-	kill "$cycler" 2>/dev/null || :
-	wait "$cycler" 2>/dev/null || :
-	agent_pid=
+	kill_agent_amid curl -s --unix-socket "$sock" -X POST "http://x/v1/allocations/$id/swap"
 	start_agent --config "$tmp/vfagent.json"
 	n=$(grep -c "swap of allocation $id (.*): rolled" "$tmp/agent.log" || :)
 	resolved=$n

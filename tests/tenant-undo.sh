@@ -58,7 +58,6 @@ stop_mover() {
 	[ -z "$agent_pid" ] || agent_sched "$cpus" -o
 
 }
-vf_state() { api GET "/v1/vfs/$1"; jget .state; }
 
 # 1. an attach alone: the allocation stays reserved, its VF is quarantined with the reason
 api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"placement\":\"pack\",$owner}"

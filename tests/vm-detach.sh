@@ -22,7 +22,6 @@ cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "eth", "selector": {"vendors": ["8086"]}}],
  "libvirt": {"uri": "$LV_URI", "managed": false}}
 JSON
-vf_state() { api GET "/v1/vfs/$1"; jget .state; }
 wait_state() { # PCI STATE: within 10 s
 	for _ in $(seq 100); do [ "$(vf_state "$1")" = "$2" ] && return 0; sleep 0.1; done
 	fail "VF $1 is $(vf_state "$1"), wanted $2: $body"

@@ -27,7 +27,6 @@ claim() { # POOL [extra JSON] → $id
 	expect 201
 	id=$(jget .id) pci=$(jget '.vfs[0].pci')
 }
-vf_state() { api GET "/v1/vfs/$1"; jget .state; }
 wait_state() { # PCI STATE
 	for _ in $(seq 50); do [ "$(vf_state "$1")" = "$2" ] && return 0; sleep 0.1; done
 	fail "VF $1 is $(vf_state "$1"), wanted $2"
@@ -60,7 +59,6 @@ booked() { # ID PCI: the plug entry of allocation ID's VF PCI, booked for vfagen
 	api GET "/v1/allocations/$1"
 	echo "$1 $2 vm:vfagent-test $(jget .updated)"
 }
-inactive() { lv dumpxml --inactive vfagent-test >"$tmp/dom.xml"; xmllint --xpath "$1" "$tmp/dom.xml"; }
 
 write_config true
 start_agent --config "$tmp/vfagent.json"
@@ -340,21 +338,15 @@ attach_detach_works "$id"
 
 # the agent SIGKILLed at random points of attach/detach cycles: after each restart
 # the ledger says what libvirt's config shows, whichever side of an intent it died on
+attach_detach_once() { # ID, each answered or not (the agent may be dying under it)
+	curl -s --unix-socket "$sock" -X POST -d '{"domain":"vfagent-test","config":true}' \
+		"http://x/v1/allocations/$1/attach" || :
+	curl -s --unix-socket "$sock" -X POST "http://x/v1/allocations/$1/detach" || :
+}
 intents=0 round=0
 while [ $round -lt 12 ] || { [ $intents = 0 ] && [ $round -lt 40 ]; }; do
 	round=$((round + 1))
-	(while :; do
-		curl -s --unix-socket "$sock" -X POST -d '{"domain":"vfagent-test","config":true}' \
-			"http://x/v1/allocations/$id/attach" >/dev/null 2>&1 || :
-		curl -s --unix-socket "$sock" -X POST "http://x/v1/allocations/$id/detach" >/dev/null 2>&1 || :
-	done) &
-	cycler=$!
-	sleep "0.$(od -An -N1 -tu1 /dev/urandom | tr -d ' ')"
-	kill -9 "$agent_pid"
-	wait "$agent_pid" 2>/dev/null || true
-	kill "$cycler" 2>/dev/null || :
-	wait "$cycler" 2>/dev/null || :
-	agent_pid=
+	kill_agent_amid attach_detach_once "$id"
 	start_agent --config "$tmp/vfagent.json"
 	n=$(grep 'reconciled: ' "$tmp/agent.log" | tail -n 1 | sed -n 's/.*reconciled: .* \([0-9]*\) intents rolled back, \([0-9]*\) rolled forward.*/\1 \2/p')
 	intents=$((intents + ${n% *} + ${n#* }))
