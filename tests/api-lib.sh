@@ -73,6 +73,37 @@ jget() { printf '%s' "$body" | jq -r "$1"; }
 
 vf_state() { api GET "/v1/vfs/$1"; jget .state; } # PCI: free, reserved, attached...
 
+# A deployment-file test's opening (POST /v1/domain-xml): skip (77) without virt-xml-validate
+# and virsh; then post_xml FILE [QUERY] posts FILE (the answer's headers in $tmp/headers),
+# allocations counts the ledger's, x XPATH reads the rewrite the test kept in $tmp/out.xml,
+# valid WHAT checks it against libvirt's schema, read_back WHAT defines and starts it on
+# libvirt's test driver and reads it back into $tmp/back.xml.
+domain_xml_test_start() {
+	command -v virt-xml-validate >/dev/null && command -v virsh >/dev/null ||
+		{ echo "SKIP: virt-xml-validate and virsh (libvirt-clients) are needed"; exit 77; }
+	# shellcheck disable=SC2317 # called by the test
+	post_xml() {
+		api POST "/v1/domain-xml${2:-}" -D "$tmp/headers" --data-binary "@$1" \
+			-H 'Content-Type: application/xml'
+	}
+	# shellcheck disable=SC2317
+	allocations() { api GET /v1/allocations; jget '.allocations | length'; }
+	# shellcheck disable=SC2317
+	x() { xmllint --xpath "$1" "$tmp/out.xml"; }
+	# shellcheck disable=SC2317
+	valid() {
+		virt-xml-validate "$tmp/out.xml" domain >/dev/null 2>&1 ||
+			fail "$1 does not validate: $(virt-xml-validate "$tmp/out.xml" domain 2>&1)"
+	}
+	# shellcheck disable=SC2317
+	read_back() {
+		sed 's/type="kvm"/type="test"/' "$tmp/out.xml" >"$tmp/test.xml"
+		n=$(xmllint --xpath 'string(/domain/name)' "$tmp/test.xml")
+		virsh -q -c test:///default "define $tmp/test.xml; start $n; dumpxml $n" \
+			>"$tmp/back.xml" || fail "test:///default refused $1"
+	}
+}
+
 # The agent SIGKILLed at a random moment (up to about a second) while COMMAND runs again and
 # again beside it, its requests in flight; the caller starts it again. For crash tests: the
 # restart must resolve whatever the kill left half done.
