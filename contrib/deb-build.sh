@@ -9,8 +9,10 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/build-deb}
 version=$(sed -n '1s/.*(\(.*\)-[^-]*).*/\1/p' "$top/contrib/debian/changelog")
-src=$out/vfagent-$version
 rm -rf "$out"
+mkdir -p "$out"
+out=$(cd "$out" && pwd) # the build below runs in another directory
+src=$out/vfagent-$version
 mkdir -p "$src"
 # the tracked and new files of the working tree, not build output
 (cd "$top" && git ls-files -z --cached --others --exclude-standard 2>/dev/null |
