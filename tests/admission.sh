@@ -13,7 +13,7 @@ start_agent
 
 # the attacker: 100 slowloris then 1,000 idle connections, held 13 s; it reports how
 # many were answered 503 at once, and how many of the others the agent closed
-python3 - "$sock" >"$tmp/attack" <<'PY' &
+python3 - "$sock" "$tmp/attack.open" >"$tmp/attack" <<'PY' &
 import socket, sys, time, select
 path = sys.argv[1]
 idle, slow = [], []
@@ -27,6 +27,7 @@ for i in range(1100):
 for s in slow:
     try: s.send(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
     except OSError: pass
+open(sys.argv[2], "w").close()  # the attack is on: the test measures from now
 refused, cut = 0, 0
 deadline = time.time() + 13
 while time.time() < deadline:
@@ -49,7 +50,10 @@ for s in idle + slow:
 print(len(idle) + len(slow), refused, cut)
 PY
 attacker=$!
-sleep 1.5
+i=0
+until [ -e "$tmp/attack.open" ]; do # its connections open (waited for, however loaded)
+	i=$((i + 1)); [ $i -le 600 ] || fail "the attacker never opened its connections"; sleep 0.1
+done
 worst=0
 for _ in $(seq 10); do
 	t=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' --unix-socket "$sock" --max-time 5 http://x/v1/health)

@@ -41,15 +41,19 @@ seq 100 | xargs -P 24 -I{} curl -s -o /dev/null --unix-socket "$sock" http://x/v
 api GET /v1/health; expect 200
 
 # a slow client: headers then one byte a second; meanwhile others are served at once
-python3 - "$sock" <<'PY' &
+python3 - "$sock" "$tmp/slow.on" <<'PY' &
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
 s.send(b"POST /v1/allocations HTTP/1.1\r\nHost: x\r\nContent-Length: 40\r\n\r\n")
+open(sys.argv[2], "w").close()
 for _ in range(8):
     s.send(b" "); time.sleep(1)
 PY
 slow=$!
-sleep 0.5
+i=0
+until [ -e "$tmp/slow.on" ]; do # its headers sent (waited for, never a fixed time)
+	i=$((i + 1)); [ $i -le 600 ] || fail "the slow client never connected"; sleep 0.1
+done
 start=$(date +%s%N)
 for i in $(seq 20); do
 	api GET /v1/host; expect 200

@@ -257,20 +257,41 @@ VFAGENT_SOCKET=$sock "$b/agent/vfctl/vfctl" events >"$tmp/events" 2>"$tmp/events
 ev=$!
 VFAGENT_SOCKET=$sock "$b/agent/vfctl/vfctl" -o json events >"$tmp/events.json" 2>/dev/null &
 evj=$!
-sleep 0.5
+# FILE PATTERN N: grep finds PATTERN in FILE within N tenths of a second
+seen_within() {
+	i=0
+	until grep -q "$2" "$1"; do
+		i=$((i + 1))
+		[ $i -le "$3" ] || return 1
+		sleep 0.1
+	done
+}
+# Both followers are listening once each has seen a probe allocation's event: an event before
+# a stream is open is not sent on it, so probes come until one is seen (never a fixed wait)
+followers_listening() {
+	for _ in $(seq 60); do
+		probe=$(vfctl alloc eth --owner pid:$$ -o json | jq -r .id)
+		seen_within "$tmp/events" "allocation $probe reserved" 20 &&
+			seen_within "$tmp/events.json" "\"$probe\"" 20 && probe_seen=1 || probe_seen=
+		vfctl release "$probe" >/dev/null
+		[ -z "$probe_seen" ] || return 0
+	done
+	fail "the event followers saw no event: $(cat "$tmp/events.err")"
+}
+followers_listening
 eid=$(vfctl alloc eth --owner pid:$$ -o json | jq -r .id)
-sleep 0.5
-grep -q "^[0-9-]* [0-9:]* allocation $eid reserved pid:$$ eth 0000:" "$tmp/events" ||
+seen_within "$tmp/events" "^[0-9-]* [0-9:]* allocation $eid reserved pid:$$ eth 0000:" 300 ||
 	fail "no readable allocation event: $(cat "$tmp/events")"
+seen_within "$tmp/events.json" "\"$eid\"" 300 || fail "no JSON event for $eid: $(cat "$tmp/events.json")"
 jq -e "select(.event == \"allocation\" and .id == \"$eid\" and .state == \"reserved\" and .owner == \"pid:$$\" and (.time | type) == \"number\")" \
 	"$tmp/events.json" >/dev/null || fail "no JSON allocation event: $(cat "$tmp/events.json")"
 stop_agent
 start_agent
-sleep 1.5
+followers_listening
 vfctl release "$eid" >/dev/null
-sleep 0.5
+seen_within "$tmp/events" "allocation $eid released pid:$$" 300 ||
+	fail "no event after the agent restarted: $(cat "$tmp/events")"
 kill $ev $evj 2>/dev/null; wait $ev $evj 2>/dev/null || true
-grep -q "allocation $eid released pid:$$" "$tmp/events" || fail "no event after the agent restarted: $(cat "$tmp/events")"
 [ "$(grep -c "allocation $eid reserved" "$tmp/events")" = 1 ] || fail "an event came twice: $(cat "$tmp/events")"
 grep -q 'the agent closed the stream; waiting for it' "$tmp/events.err" || fail "the restart is not said"
 
