@@ -119,8 +119,11 @@ expect 400
 set +e; vfctl repair 3b:zz >/dev/null 2>&1; rc=$?; set -e
 [ $rc = 2 ] || fail "vfctl repair of garbage: exit $rc"
 
-# events: the quarantines and the repair, one line each
-sleep 0.3
+# events: the quarantines and the repair, one line each (waited for: the stream may lag)
+for _ in $(seq 300); do
+	grep -q "vf $bad quarantined: reset failed" "$tmp/events" && grep -q "vf $bad free" "$tmp/events" && break
+	sleep 0.1
+done
 kill "$events_pid"; events_pid=
 grep -q "vf $bad quarantined: reset failed" "$tmp/events" || fail "events: $(cat "$tmp/events")"
 grep -q "vf $bad free" "$tmp/events" || fail "repair event: $(cat "$tmp/events")"
@@ -137,15 +140,15 @@ claim e810
 fault "reset EIO"
 release
 vf_is quarantined 'reset failed'
-sleep 1.2
-kill -HUP "$agent_pid"; sleep 0.5
+sleep 1.2 # time itself: the retry is due a whole second after the quarantine (seconds)
+hup_done # the SIGHUP's sweep over, repairs included (api-lib.sh)
 vf_is quarantined 'repair failed'
 grep -q "VF $vf: next repair in 2 s" "$tmp/agent.log" || fail "no backoff: $(grep "$vf" "$tmp/agent.log" | tail -3)"
-kill -HUP "$agent_pid"; sleep 0.5
+hup_done
 [ "$(grep -c "VF $vf: next repair in" "$tmp/agent.log")" = 1 ] || fail "retried before its time"
 fault ""
-sleep 2
-kill -HUP "$agent_pid"; sleep 0.5
+sleep 2 # time itself: the backoff's 2 s pass
+hup_done
 vf_is free
 stop_agent
 start_agent --config "$tmp/vfagent.json"
