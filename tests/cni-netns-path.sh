@@ -16,7 +16,11 @@ tenant_and_stand_in "$ns"
 trap '[ -z "$holder" ] || kill "$holder" 2>/dev/null; ip netns del "$ns" 2>/dev/null || :; cleanup' EXIT
 ip netns exec "$ns" sleep 300 &
 holder=$!
-sleep 0.2
+for _ in $(seq 300); do # in the namespace once ip netns exec has joined it
+	[ "$(ip netns identify "$holder" 2>/dev/null)" = "$ns" ] && break
+	sleep 0.1
+done
+[ "$(ip netns identify "$holder")" = "$ns" ] || fail "the holder never entered $ns"
 start_agent
 csock=$tmp/vfagent-cni.sock
 add() { # CNI_NETNS: an ADD into it, the answer in $out

@@ -86,8 +86,7 @@ echo "ok: a rule dropped: the PF kept 8 VFs until vfctl numvfs 0000:3b:00.0 0"
 # a count persisted earlier comes before the rules until the guide's --forget
 grep -q '^vfctl numvfs 0000:3b:00.0 \\-\\-forget$' "$page" || fail "the guide's --forget line"
 vfctl numvfs 0000:af:00.0 4 --persist >/dev/null || fail "persist"
-kill -HUP "$agent_pid"
-sleep 0.5
+hup_done # its reload and numvfs rules applied (api-lib.sh)
 api GET /v1/pfs/0000:af:00.0
 [ "$(jget .numvfs)" = 4 ] || fail "the persisted count: $body"
 vfctl numvfs 0000:af:00.0 --forget >"$tmp/out" || fail "forget: $(cat "$tmp/out")"
