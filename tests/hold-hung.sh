@@ -65,8 +65,11 @@ ip netns del "$held"
 claim_attached "$other"; other_id=$id
 
 # the full sweep looks at the hung path (SIGHUP, as every quiet minute)
+looks() { grep -c "allocation $hung_id: looking for its hold file failed" "$tmp/agent.log" || :; }
+n=$(looks)
 kill -HUP "$agent_pid"
-sleep 1
+for _ in $(seq 300); do [ "$(looks)" -gt "$n" ] && break; sleep 0.1; done # its look left hanging
+[ "$(looks)" -gt "$n" ] || fail "the sweep never got past the hung hold path"
 # the other tenant's namespace goes: its link event's sweep releases it all the same
 ip netns del "$other"
 for _ in $(seq 100); do
