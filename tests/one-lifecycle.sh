@@ -152,8 +152,7 @@ out=$(one_ssh h1 'VFAGENT_STATE_DIR=/var/lib/one/vfagent sh /var/tmp/one/im/vfag
 # h1's IB pool holds 7 VFs for "other", not an OpenNebula VM: one IB VF and the Ethernet pool
 [ "$(printf '%s\n' "$out" | grep -c '^PCI = \[')" = $((all_free_h1 - 7)) ] || fail "probe: $out"
 printf '%s\n' "$out" | grep -qx 'VFAGENT_STATUS = "ok"' || fail "probe: $out"
-kill "$(cat "$ONE_DIR/h1/agent.pid")"
-sleep 0.3
+one_agent_kill h1 || fail "the agent of h1 did not end"
 out=$(one_ssh h1 'VFAGENT_STATE_DIR=/var/lib/one/vfagent sh /var/tmp/one/im/vfagent-pci.sh' </dev/null) ||
 	fail "probe failed the host"
 case $out in 'VFAGENT_STATUS = "the agent does not answer'*) ;; *) fail "probe: $out" ;; esac

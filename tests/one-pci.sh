@@ -152,8 +152,7 @@ monitor
 [ "$(booked_to "$a12")" = -1 ] || fail "VF $a12 not offered again once out"
 
 step "the agent down: nothing offered, VM 7's booking kept, a VM without VFs still deploys"
-kill "$(cat "$ONE_DIR/h1/agent.pid")"
-sleep 0.3
+one_agent_kill h1 || fail "the agent of h1 did not end"
 monitor
 grep -q '^VFAGENT_STATUS = "the agent does not answer' "$ONE_DIR/probe" || fail "status: $(cat "$ONE_DIR/probe")"
 [ "$(awk '$5 == -1' "$share" | wc -l)" = 0 ] || fail "free VFs still offered: $(cat "$share")"

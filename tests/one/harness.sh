@@ -83,6 +83,18 @@ one_host_start() { # NAME
 	done
 }
 
+# NAME: its agent sent SIGTERM and waited for until it has ended (a zombie: nothing reaps it)
+one_agent_kill() {
+	p=$(cat "$ONE_DIR/$1/agent.pid")
+	kill "$p"
+	for _ in $(seq 300); do
+		case $(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1) in '' | Z) return 0 ;; esac
+		sleep 0.1
+	done
+	echo "the agent of $1 did not end on SIGTERM" >&2
+	return 1
+}
+
 one_host_stop() { # NAME
 	d=$ONE_DIR/$1
 	for f in agent libvirtd; do
