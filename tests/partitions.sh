@@ -68,15 +68,23 @@ want="0x0002 limited $bguid $bid reserved
 	fail "guid_range: $body"
 
 # a release takes its members away, with a "partitions" event; one of no member, none
-curl -sN --unix-socket "$sock" http://x/v1/events >"$tmp/events" 2>/dev/null &
+# (the stream's headers come once its cursor is taken: every later event is on it)
+curl -sN -D "$tmp/events.head" --unix-socket "$sock" http://x/v1/events >"$tmp/events" 2>/dev/null &
 events_pid=$!
-sleep 0.3
+for _ in $(seq 300); do grep -q '^HTTP/1.1 200' "$tmp/events.head" 2>/dev/null && break; sleep 0.1; done
+grep -q '^HTTP/1.1 200' "$tmp/events.head" || fail "GET /v1/events did not answer"
 api DELETE "/v1/allocations/$bid"
 expect 204
 api GET /v1/allocations?pool=eth
 api DELETE "/v1/allocations/$(jget '.allocations[0].id')"
 expect 204
-sleep 0.3
+# a marker claim's events come after anything the releases emitted (in their requests)
+api POST /v1/allocations -d "{$owner,\"pool\":\"eth\"}"
+expect 201; marker=$(jget .id)
+api DELETE "/v1/allocations/$marker"
+expect 204
+for _ in $(seq 300); do grep -q "\"$marker\".*released" "$tmp/events" && break; sleep 0.1; done
+grep -q "\"$marker\".*released" "$tmp/events" || fail "no event of the marker claim: $(cat "$tmp/events")"
 kill "$events_pid"
 [ "$(grep -c '^event: partitions' "$tmp/events")" = 1 ] || fail "events: $(cat "$tmp/events")"
 grep -A1 '^event: partitions' "$tmp/events" | grep -q '"members":3' || fail "events: $(cat "$tmp/events")"
