@@ -24,7 +24,7 @@ expect 201; live=$(jget .id); vf=$(jget '.vfs[0].pci')
 api POST "/v1/allocations/$live/attach" -d "{\"netns\":\"$ns\",\"ifname\":\"net1\"}"; expect 200
 api POST /v1/allocations -d "{\"pool\":\"eth\",\"count\":1,\"owner\":{\"kind\":\"container\",\"netns\":\"$ns\"}}"
 expect 201; held=$(jget .id)
-sleep 1 # the reservation is older than its orphan lease (0 s) when the sweep looks
+# (its orphan lease of 0 s is over at once: the sweep looks at it)
 
 # the lowest descriptor the agent does not use: with the soft limit there, every open fails
 lowest=0
