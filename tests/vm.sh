@@ -299,7 +299,13 @@ libvirtd_freeze_kill() { # PATH BODY: POSTed while libvirtd is frozen, then kill
 	curl -s -o "$tmp/midattach" -w '%{http_code}' --unix-socket "$sock" -X POST -d "$2" \
 		"http://x$1" >"$tmp/midattach.code" &
 	mid=$!
-	sleep 0.5
+	# the agent's call waits unread in the frozen libvirtd's socket: it is under the call
+	unread() {
+		ss -xpn 2>/dev/null | awk -v p="pid=$(cat "$LV_DIR/libvirtd.pid")," \
+			'index($0, p) && $2 == "ESTAB" && $3 > 0 { f = 1 } END { exit !f }'
+	}
+	for _ in $(seq 300); do unread && break; sleep 0.1; done
+	unread || fail "POST $1 never reached the frozen libvirtd"
 	kill -9 "$(cat "$LV_DIR/libvirtd.pid")"
 	wait "$mid" || true
 	case "$(cat "$tmp/midattach.code")" in
