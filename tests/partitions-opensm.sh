@@ -74,8 +74,9 @@ sleep 100000 >"$tmp/console" & fifo_pid=$! # ibsim spins at EOF on its console
 ibsim -s "$tmp/net" <"$tmp/console" >"$tmp/ibsim.log" 2>&1 & sim_pid=$!
 conf=$tmp/partitions.conf
 printf '# the operator'"'"'s own lines\nDefault=0x7fff, ipoib : ALL=limited, SELF=full ;\n' >"$conf"
-start_opensm() {
-	sleep 0.5
+start_opensm() { # once ibsim serves its clients (a discovery through it needs no SM)
+	for _ in $(seq 300); do sim ibnetdiscover >/dev/null && break; sleep 0.1; done
+	sim ibnetdiscover >/dev/null || fail "ibsim does not answer: $(tail -3 "$tmp/ibsim.log")"
 	LD_PRELOAD=$umad opensm -F /dev/null -P "$conf" -f "$tmp/osm.log" >/dev/null 2>&1 &
 	osm_pid=$!
 	echo "$osm_pid" >"$tmp/opensm.pid"
