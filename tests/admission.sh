@@ -59,7 +59,7 @@ for _ in $(seq 10); do
 	t=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' --unix-socket "$sock" --max-time 5 http://x/v1/health)
 	[ "${t% *}" = 200 ] || fail "a well-behaved client was not served beside the attacker: $t"
 	worst=$(printf '%s\n%s\n' "$worst" "${t#* }" | sort -g | tail -1)
-	sleep 1
+	sleep 1 # a sample each second: good clients are served all along the attack's 10 s and more
 done
 wait "$attacker" || fail "the attacker script failed"
 read -r opened refused cut <"$tmp/attack"

@@ -245,7 +245,7 @@ systemd-socket-activate --seqpacket -l "$asock" "$b/agent/vfagentd" --simulate "
 agent_pid=$!
 for _ in $(seq 50); do [ -S "$asock" ] && break; sleep 0.1; done
 n_ready=$(grep -c '^<6>ready' "$tmp/agent.log")
-sleep 0.5
+sleep 0.5 # what must not happen: the agent starting with no plugin connected, given 0.5 s
 [ "$(grep -c '^<6>ready' "$tmp/agent.log")" = "$n_ready" ] || fail "the agent started before a plugin connected"
 cni STATUS "" "" "" "$(printf '{"cniVersion":"1.1.0","name":"n","type":"vfagent","socket":"%s","pool":"c"}' "$asock")"
 ok "STATUS through the activated socket"

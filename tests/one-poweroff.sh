@@ -113,7 +113,7 @@ id=$(one_api h1 "/v1/allocations?owner=vm:$u12" '.allocations[0].id')
 ckpt=/var/lib/one//datastores/0/12/checkpoint
 one_ssh h1 ": >$ckpt && curl -sf --unix-socket /run/vfagent/vfagent.sock -X POST -d '{\"hold_while\":\"$ckpt\"}' http://x/v1/allocations/$id/hold" \
 	</dev/null >/dev/null || fail "hold on the checkpoint"
-sleep 1
+sleep 1 # what must not happen: a release while the checkpoint exists, given a second
 [ "$(states "$u12")" = reserved ] || fail "released while its checkpoint exists"
 one_ssh h1 "rm -rf /var/lib/one//datastores/0/12" </dev/null
 settles "$u12" "" || fail "kept after its checkpoint went: $(states "$u12")"

@@ -49,7 +49,9 @@ claim_attached 02:00:0a:00:00:07
 printf '%s\n' "$pci" >"$tmp/sys/sim-unplug-ignored"
 api POST "/v1/allocations/$id/detach" >/dev/null &
 detach=$!
-sleep 1 # the detach is waiting for the device to leave: the agent answers meanwhile
+# the detach is waiting for the device to leave (3 s): the agent answers meanwhile (that wait
+# shows nowhere outside the agent: a second for the request to get there and begin it)
+sleep 1
 t0=$(date +%s%N)
 curl -sf --max-time 2 --unix-socket "$sock" http://x/v1/pools >/dev/null ||
 	fail "the agent did not answer GET /v1/pools while a detach waited"
