@@ -22,7 +22,7 @@
 # (after the setup it needs); skipped otherwise, saying so.
 # shellcheck disable=SC2154 # ip, igb, igb_net, agent, sock, api, lv, now_ms, secs are the scenario's
 
-fo_steps="failover: nested guest up|failover: swap with standby|failover: swap with standby, the guest's MAC on the PF first|failover: unplug and replug without standby"
+fo_steps="failover: nested guest up|failover: swap with standby|failover: swap with standby, the guest's MAC on the PF first|failover: unplug and replug without standby|failover: live migration to a second libvirtd"
 fo_mac=02:00:0a:09:0f:02 plain_mac=02:00:0a:09:0f:03
 fo_con=/run/fo.console
 
@@ -259,5 +259,6 @@ failover_steps() {
 	fo_swap_step "swap with standby, the guest's MAC on the PF first" steer
 	fo_replug_step
 	info failover "lost answers at 20 ms:$fo_swap_lost with the standby (vfctl swap; then with the MAC steered first), $fo_lost_plain without (unplug, replug)"
+	migrate_steps # (tests/lab/migrate.sh: the guest moves to a second libvirtd)
 	lv destroy fo >/dev/null 2>&1
 }

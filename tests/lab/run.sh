@@ -14,7 +14,9 @@
 # VFAGENT_LAB_VFIO=0, when their steps skip saying so. The failover tier
 # (tests/lab/failover.sh: a nested guest that runs, pinged every 20 ms while
 # its VFs move) runs with VFAGENT_LAB_FAILOVER=1 after the other steps, or
-# with =only alone; its figures are printed as "FIGURE name value" lines.
+# with =only alone, and ends with a live migration of that guest to a second
+# libvirtd in the lab guest (tests/lab/migrate.sh); its figures are printed
+# as "FIGURE name value" lines.
 # The two igb PFs' uplinks are one QEMU hub: the second PF is the failover
 # steps' peer on the wire.
 set -eu
@@ -73,7 +75,7 @@ if ! grep -q '^LAB END' "$log"; then
 fi
 # every step, not only no failure: a step that did not run proved nothing; a
 # step may skip only where it says what this machine refused
-steps=37
-[ "$fo" = only ] && steps=4
+steps=38
+[ "$fo" = only ] && steps=5
 [ $((passed + skipped)) = "$steps" ] || echo "lab: $passed of the $steps steps passed, $skipped skipped"
 [ "$failed" = 0 ] && [ $((passed + skipped)) = "$steps" ]
