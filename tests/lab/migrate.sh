@@ -104,6 +104,13 @@ mig_plain_away() {
 		{ mig_why "release of the NIC without standby: $(cat /run/mig.out)"; return 1; }
 }
 
+# DEST LO HI: the sequence numbers above LO up to HI not answered (a phase's losses, as far
+# as the answers known at its two ends tell)
+mig_lost_in() {
+	sed -n 's/.*icmp_seq=\([0-9]*\).*/\1/p' "/run/ping.$1" | sort -n -u |
+		awk -v lo="$2" -v hi="$3" '$1 > lo && $1 <= hi { n++ } END { print hi - lo - n }'
+}
+
 # The migration under pings: claim there, unplug here, migrate, plug there, release here
 mig_move() {
 	id=$(fo_alloc_of "$fo_mac")
@@ -118,17 +125,17 @@ mig_move() {
 	rest_ok "$out" || { mig_why "claim there: $out"; return 1; }
 	nid=$(rest_body "$out" | jq -r .id)
 	new=$(rest_body "$out" | jq -r '.vfs[0].pci')
-	t1=$(now_ms)
+	t1=$(now_ms) a1=$(fo_answered 10.9.9.2)
 	out=$(rest "$sock" POST "/v1/allocations/$id/detach" '{"keep_standby": true}')
 	rest_ok "$out" || { mig_why "detach here with keep_standby: $out"; return 1; }
-	t2=$(now_ms)
+	t2=$(now_ms) a2=$(fo_answered 10.9.9.2)
 	mig_dest_xml
 	lv migrate --live --xml /run/fo.dest.xml fo "$mig_uri" tcp://127.0.0.1:49239 >/run/mig.out 2>&1 ||
 		{ mig_why "virsh migrate --live: $(tr '\n' ' ' </run/mig.out)"; return 1; }
-	t3=$(now_ms)
+	t3=$(now_ms) a3=$(fo_answered 10.9.9.2)
 	out=$(rest "$mig_sock" POST "/v1/allocations/$nid/attach" '{"domain": "fo", "live": true}')
 	rest_ok "$out" || { mig_why "plug there: $out"; return 1; }
-	t4=$(now_ms)
+	t4=$(now_ms) a4=$(fo_answered 10.9.9.2)
 	out=$(rest "$sock" DELETE "/v1/allocations/$id")
 	t5=$(now_ms)
 	at=$(fo_answered 10.9.9.2)
@@ -141,9 +148,17 @@ mig_move() {
 	# shellcheck disable=SC2046 # four numbers
 	set -- $(fo_lost 10.9.9.2 "$from")
 	mig_lost=$1
-	job=$(lv2 domjobinfo fo --completed 2>/dev/null | sed -n 's/^\(Time elapsed\|Total downtime\): *\([0-9]*\) ms/\1 \2 ms/p' |
-		tr '\n' ',' | sed 's/,$//')
-	mig_line="lost $1 of $4 answers ($2 before, longest gap $3 × 20 ms); $new claimed there in $(secs $((t1 - t0))) s, $old unplugged here (standby kept) in $(secs $((t2 - t1))) s, migrated in $(secs $((t3 - t2))) s ($job), $new plugged there in $(secs $((t4 - t3))) s, $old given back in $(secs $((t5 - t4))) s"
+	job=$(lv2 domjobinfo fo --completed 2>/dev/null | awk -F': *' '/^(Time elapsed|Total downtime)/ {
+		gsub(/ +/, " ", $2); printf "%s%s %s", sep, tolower($1), $2; sep = ", " }')
+	phases="lost while claiming $(mig_lost_in 10.9.9.2 "$from" "$a1")"
+	phases="$phases, unplugging $(mig_lost_in 10.9.9.2 "$a1" "$a2")"
+	phases="$phases, migrating $(mig_lost_in 10.9.9.2 "$a2" "$a3")"
+	phases="$phases, plugging $(mig_lost_in 10.9.9.2 "$a3" "$a4"), after $(mig_lost_in 10.9.9.2 "$a4" "$4")"
+	mig_line="lost $1 of $4 answers ($2 before, longest gap $3 × 20 ms; $phases);"
+	mig_line="$mig_line $new claimed there in $(secs $((t1 - t0))) s,"
+	mig_line="$mig_line $old unplugged here (standby kept) in $(secs $((t2 - t1))) s,"
+	mig_line="$mig_line migrated in $(secs $((t3 - t2))) s (${job:-no job info}),"
+	mig_line="$mig_line $new plugged there in $(secs $((t4 - t3))) s, $old given back in $(secs $((t5 - t4))) s"
 	[ "$4" -gt "$from" ] && rest_ok "$out" || { mig_why "$mig_line; after the move: release here $out"; return 1; }
 }
 
