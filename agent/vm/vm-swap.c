@@ -21,6 +21,7 @@
 #include "agent/vm/libvirt.h"
 #include "agent/vm/private.h"
 #include "agent/vm/standby-host.h"
+#include "agent/vm/standby-steer.h"
 #include "agent/vm/vm-swap.h"
 #include "agent/vm/vm.h"
 #include "libvfpool/macro.h"
@@ -183,16 +184,42 @@ int vm_swap_plug(struct agent *a, const char *pci, char *err, size_t err_size)
 	return r;
 }
 
+/**
+ * vm_swap_steer() - the guest's MAC of failover VF @pci steered onto its
+ * standby's path through the PFs its bridge has for ports (standby-steer.h),
+ * before the VF leaves; how many PFs took it (0: none to steer through)
+ *
+ * Logged when refused: the swap goes on without it, as it did before.
+ */
+int vm_swap_steer(struct agent *a, const char *pci)
+{
+	struct vfp_restore_point *rp = restore_point_load(a, pci);
+	char err[AGENT_ERR_SIZE] = "";
+	int r = rp ? standby_steer(a, rp->standby_xml, true, err, sizeof(err)) : 0;
+
+	if (r < 0)
+		log_warning("swap: VF %s: the guest's MAC onto its standby's PF: %s", pci, err);
+	else if (r > 0)
+		log_info("swap: VF %s: the guest's MAC in the unicast filter of %d PF(s) on its "
+			 "standby's bridge", pci, r);
+	vfp_restore_point_free(rp);
+	return r < 0 ? 0 : r;
+}
+
 /*
  * VF @pci carries its guest's traffic again (a swap gone forward onto it, or
- * back to it): the standby's static FDB entry, if one is left, out.
+ * back to it): the standby's static FDB entry and the MAC steered to its
+ * PFs (vm_swap_steer()), if any is left, out.
  */
 void vm_swap_settled(struct agent *a, const char *pci)
 {
 	struct vfp_restore_point *rp = restore_point_load(a, pci);
+	char err[AGENT_ERR_SIZE] = "";
 
 	if (rp)
 		standby_host_to_vf(rp->standby_xml);
+	if (rp && standby_steer(a, rp->standby_xml, false, err, sizeof(err)) < 0)
+		log_warning("swap: VF %s: the guest's MAC out of its standby's PFs: %s", pci, err);
 	vfp_restore_point_free(rp);
 }
 

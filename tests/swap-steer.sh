@@ -1,0 +1,81 @@
+#!/bin/sh
+# A swap steers the failover NIC's MAC onto its standby's path: with real links in this test's
+# own namespace and a real libvirtd (qemu driver, the domain's config, as tests/swap.sh), the
+# standby's bridge has for uplink a link named as the simulated host's E810 PF (ens5f0, a
+# veth: the closest real link to a PF that takes `bridge fdb add MAC dev DEV self` into its
+# own unicast address list, through the kernel's ndo_dflt_fdb_add(), as igb does). While a swap
+# runs, the guest's MAC is in that list (bridge fdb show dev ens5f0 self); once it returned, it
+# is gone; a bridge whose uplink is no PF gets nothing. The agent SIGKILLed while the entry is
+# in: the restart resolves the swap and takes the entry out. What this cannot prove: that a
+# real PF's embedded switch then sends the guest's frames up (the QEMU lab's failover tier).
+# test-needs: mounts
+set -eu
+. "${top_srcdir:-.}/tests/api-lib.sh"
+. "${top_srcdir:-.}/tests/libvirtd-lib.sh"
+libvirtd_test_start
+command -v bridge >/dev/null || { echo "SKIP: bridge (iproute2) is needed"; exit 77; }
+ip link add onebr.120 type bridge || fail "cannot make the standby's bridge"
+ip link show ens5f0 >/dev/null 2>&1 || ip link add ens5f0 type veth peer name ens5f0-wire
+ip link set ens5f0 master onebr.120
+ip link add plain0 type veth peer name plain0-wire
+cat >"$tmp/vfagent.json" <<JSON
+{"pools": [{"name": "eth", "selector": {"vendors": ["8086"]}}],
+ "libvirt": {"uri": "$LV_URI", "managed": true}}
+JSON
+start_agent --config "$tmp/vfagent.json"
+mac=02:00:c0:a8:02:0c
+steered() { bridge fdb show dev ens5f0 self | grep -i "^$mac " || :; }
+api POST /v1/allocations -d "{\"pool\":\"eth\",\"owner\":{\"kind\":\"vm\",\"name\":\"vfagent-test\"},\"vlan\":120,\"mac\":\"$mac\",\"failover\":{\"bridge\":\"onebr.{vlan}\"}}"
+expect 201
+id=$(jget .id)
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
+expect 200
+[ -z "$(steered)" ] || fail "the MAC on the PF before any swap: $(steered)"
+
+# swap_seen: a swap started in the background, the entry waited for while it runs
+swap_seen() {
+	curl -s -o "$tmp/swap.out" -w '%{http_code}' --unix-socket "$sock" -X POST "http://x/v1/allocations/$id/swap" \
+		>"$tmp/swap.code" &
+	swap_pid=$!
+	seen=
+	for _ in $(seq 100); do
+		[ -n "$(steered)" ] && { seen=1; break; }
+		kill -0 "$swap_pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	[ -n "$seen" ] || fail "no entry for $mac on ens5f0 during the swap: $(cat "$tmp/swap.out")"
+}
+swap_seen
+wait "$swap_pid" || fail "the swap's request failed"
+[ "$(cat "$tmp/swap.code")" = 200 ] || fail "the swap: $(cat "$tmp/swap.out")"
+[ -z "$(steered)" ] || fail "the swap returned, the entry stayed: $(steered)"
+grep -q "unicast filter of 1 PF" "$tmp/agent.log" || fail "no steering logged"
+echo "swap-steer: the guest's MAC on the PF during the swap, gone after"
+
+# SIGKILL while the entry is in: the restart resolves the swap and removes it
+swap_seen
+kill -9 "$agent_pid"
+wait "$agent_pid" 2>/dev/null || :
+wait "$swap_pid" 2>/dev/null || :
+[ -n "$(steered)" ] || fail "the entry went with the agent's death already"
+start_agent --config "$tmp/vfagent.json"
+[ -z "$(steered)" ] || fail "the restart left the entry: $(steered)"
+grep -q "swap of allocation $id .*rolled" "$tmp/agent.log" || fail "the swap was not resolved"
+api GET "/v1/allocations/$id"
+expect 200
+echo "swap-steer: killed mid-swap, the restart took the entry out"
+
+# a bridge whose only uplink is no PF: nothing steered
+ip link set ens5f0 nomaster
+ip link set plain0 master onebr.120
+api POST "/v1/allocations/$id/swap"
+expect 200
+[ "$(grep -c "unicast filter" "$tmp/agent.log")" = 2 ] || fail "steered with no PF on the bridge"
+[ -z "$(bridge fdb show dev plain0 self | grep -i "^$mac " || :)" ] || fail "an entry on plain0"
+api POST "/v1/allocations/$id/detach"
+expect 200
+api DELETE "/v1/allocations/$id"
+expect 204
+grep -q "MAC onto its standby's PF\|out of its standby's PFs" "$tmp/agent.log" &&
+	fail "a steering request failed: $(grep swap: "$tmp/agent.log")"
+echo "swap-steer: all passed"
