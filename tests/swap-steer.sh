@@ -59,8 +59,12 @@ wait "$agent_pid" 2>/dev/null || :
 wait "$swap_pid" 2>/dev/null || :
 [ -n "$(steered)" ] || fail "the entry went with the agent's death already"
 start_agent --config "$tmp/vfagent.json"
-[ -z "$(steered)" ] || fail "the restart left the entry: $(steered)"
+for _ in $(seq 100); do # the restart's reconcile, waited for: its log line
+	grep -q "swap of allocation $id .*rolled" "$tmp/agent.log" && break
+	sleep 0.1
+done
 grep -q "swap of allocation $id .*rolled" "$tmp/agent.log" || fail "the swap was not resolved"
+[ -z "$(steered)" ] || fail "the restart left the entry: $(steered)"
 api GET "/v1/allocations/$id"
 expect 200
 echo "swap-steer: killed mid-swap, the restart took the entry out"
