@@ -15,25 +15,43 @@ command -v ip >/dev/null && command -v jq >/dev/null || exit 77
 ns=vfa-reuse-$$
 tenant_and_stand_in "$ns"
 ip link add ens5f0v1 type veth peer name peer-ens5f0v1
-trap 'ip netns del "$ns" 2>/dev/null || :; cleanup' EXIT # the namespace may be gone (set -e holds in a trap)
+trap 'ip netns del "$ns" 2>/dev/null || :; drop_held || :; cleanup' EXIT # the namespace may be gone (set -e holds in a trap)
 cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "eth", "selector": {"vendors": ["8086"]}}], "libvirt": false}
 JSON
 start_agent --config "$tmp/vfagent.json"
 inode() { stat -L -c %i "/run/netns/$ns"; }
-# the namespace deleted and made again under its name until the kernel gives its inode back
+# the namespace deleted and made again under its name until the kernel gives its inode back.
+# It gives the lowest free one: one lower that another suite (make -j2) let go comes first, and
+# is held under a name of its own so that the next is higher; a higher one means another suite
+# holds ours for now: asked again (a minute at most). Deleting and remaking alone did not do:
+# another suite's freed namespace took the lower inodes each time, and CI saw this test skip
 remake() {
 	old=$(inode)
 	ip netns del "$ns"
-	# the inode is the lowest free: another suite (make -j2) may take it meanwhile, and it comes
-	# back once that suite's namespace goes: keep asking for a minute, not nine seconds
+	n=0
 	for _ in $(seq 2000); do
-		ip netns add "$ns"
-		[ "$(inode)" = "$old" ] && return 0
-		ip netns del "$ns"
+		n=$((n + 1))
+		ip netns add "$ns-$n"
+		got=$(stat -L -c %i "/run/netns/$ns-$n")
+		[ "$got" -lt "$old" ] && continue
+		if [ "$got" = "$old" ]; then # under the tenant's name (a namespace is freed late:
+			# deleted and made again, the inode would not be free yet)
+			touch "/run/netns/$ns"
+			mount --bind "/run/netns/$ns-$n" "/run/netns/$ns"
+			drop_held
+			return 0
+		fi
+		ip netns del "$ns-$n"
 		sleep 0.03
 	done
+	drop_held
 	echo "SKIP: the kernel did not give inode $old again"; exit 77
+}
+drop_held() {
+	for f in /run/netns/"$ns"-*; do
+		[ ! -e "$f" ] || ip netns del "${f##*/}"
+	done
 }
 
 # 1. a reservation for the tenant's namespace; the tenant goes; a namespace made since under the
