@@ -160,6 +160,19 @@ START_TEST(test_sriov_nics)
 }
 END_TEST
 
+/* tests/one/NAME, the table the hooks and the agent are both held to */
+static FILE *one_table(const char *name)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/one/%s",
+		 getenv("top_srcdir") ? getenv("top_srcdir") : ".", name);
+	f = fopen(path, "re");
+	ck_assert_msg(f, "%s: %m", path);
+	return f;
+}
+
 /*
  * A NIC's <bandwidth><outbound average> (kilobytes a second, oned's OUTBOUND_AVG_BW) as its
  * VF's max_tx_rate, row by row of tests/one/rates.txt, the table the hooks are held to too.
@@ -167,14 +180,11 @@ END_TEST
 START_TEST(test_rates_as_oned)
 {
 	struct vfp_config *c = config();
-	char path[512], line[128];
+	char line[128];
 	unsigned rows = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/tests/one/rates.txt",
-		 getenv("top_srcdir") ? getenv("top_srcdir") : ".");
-	f = fopen(path, "re");
-	ck_assert_msg(f, "%s: %m", path);
+	f = one_table("rates.txt");
 	while (fgets(line, sizeof(line), f)) {
 		long long kbytes, mbits;
 		char xml[512], err[512] = "";
@@ -210,16 +220,13 @@ END_TEST
  */
 START_TEST(test_flags_as_oned)
 {
-	char path[512], line[128], word[32], value[8];
+	char line[128], word[32], value[8];
 	unsigned rows = 0;
 	uint32_t mbits = 0;
 	int on = -1;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/tests/one/flags.txt",
-		 getenv("top_srcdir") ? getenv("top_srcdir") : ".");
-	f = fopen(path, "re");
-	ck_assert_msg(f, "%s: %m", path);
+	f = one_table("flags.txt");
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#' || sscanf(line, "%31s %7s", word, value) != 2)
 			continue;
