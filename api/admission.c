@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -226,6 +227,18 @@ static void admit(struct admission *adm, int fd, const struct sockaddr_storage *
 }
 
 /*
+ * Whether bytes the client sent wait unread on @fd: then the agent is late
+ * (a starved process, a loaded host), not the client, and is no judge of it.
+ * A slow client's trickle is read as it comes and never waits there.
+ */
+static bool unread(int fd)
+{
+	int n = 0;
+
+	return ioctl(fd, FIONREAD, &n) == 0 && n > 0;
+}
+
+/*
  * Connections that have not sent a whole request in time are shut down
  * (libmicrohttpd then closes them). A record libmicrohttpd never started
  * (it refused the connection at its own limit, without a word) is dropped,
@@ -245,7 +258,7 @@ static void cut_slow(struct admission *adm)
 			drop(c);
 			continue;
 		}
-		if (c->started && !c->busy && !c->stream && !c->cut && late) {
+		if (c->started && !c->busy && !c->stream && !c->cut && late && !unread(c->fd)) {
 			shutdown(c->fd, SHUT_RDWR);
 			c->cut = true;
 			n++;
