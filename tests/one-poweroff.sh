@@ -35,9 +35,12 @@ action() { # ACTION LCM_STATE DEPLOY_ID
 	vm_in "$2"
 	one_message "$ONE_DIR/vm-$2.xml" "$3" h1 | one_action h1 "$1" 7 "$3" h1
 }
-# waits up to 5 s for VM $1's allocations to be $2
+# waits for VM $1's allocations to be $2: the agent's own work, bounded at 30 s only so that
+# a release that never comes fails (a loaded machine took over 5 s for three); below the
+# minute of quiet after which the agent sweeps anyway, and the log line checked after the
+# terminate names the file watch, so "no sweep waited for" still holds
 settles() { # UUID STATES
-	for _ in $(seq 50); do [ "$(states "$1")" = "$2" ] && return 0; sleep 0.1; done
+	for _ in $(seq 300); do [ "$(states "$1")" = "$2" ] && return 0; sleep 0.1; done
 	return 1
 }
 all_free=$(nfree)
