@@ -202,9 +202,7 @@ api GET /v1/allocations
 # a pool dedicated to VMs ("owners": ["vm"], as for OpenNebula's): every container claim refused,
 # the CNI plugin's included, nothing claimed; a VM's claim served
 jq '.pools[0].owners = ["vm"]' "$tmp/config.json" >"$tmp/config.new" && mv "$tmp/config.new" "$tmp/config.json"
-reloads=$(grep -c '^<6>reload: ' "$tmp/agent.log" || :)
-kill -HUP "$agent_pid"
-for _ in $(seq 50); do [ "$(grep -c '^<6>reload: ' "$tmp/agent.log")" -gt "$reloads" ] && break; sleep 0.1; done
+hup_done # the reload over (api-lib.sh)
 before=$(live)
 cni ADD ctr-h "/run/netns/$ns1" net3 "$(conf 1.1.0)"; code 100 "ADD on a pool dedicated to VMs"
 printf '%s' "$out" | jq -r .details | grep -q 'EPERM: pool: "c" is dedicated to VMs' || fail "dedicated pool: $out"

@@ -75,8 +75,8 @@ echo "ok: a VF into demo as eth1 and back"
 # a numvfs rule dropped: the PF keeps its VFs until vfctl numvfs PF 0
 jq '.numvfs |= map(select(.pf != "0000:3b:00.0"))' "$tmp/vfagent.json" >"$tmp/new.json"
 mv "$tmp/new.json" "$tmp/vfagent.json"
-kill -HUP "$agent_pid"
-for _ in $(seq 50); do grep -q "reload: 2 pools" "$tmp/agent.log" && break; sleep 0.1; done
+hup_done # its reload and numvfs rules applied (api-lib.sh)
+grep -q "reload: 2 pools" "$tmp/agent.log" || fail "SIGHUP on 2 pools: $(grep 'reload: ' "$tmp/agent.log")"
 api GET /v1/pfs/0000:3b:00.0
 [ "$(jget .numvfs)" = 8 ] || fail "dropping the rule resized the PF: $body"
 vfctl numvfs 0000:3b:00.0 0 >/dev/null || fail "vfctl numvfs 0000:3b:00.0 0"
@@ -91,8 +91,8 @@ api GET /v1/pfs/0000:af:00.0
 [ "$(jget .numvfs)" = 4 ] || fail "the persisted count: $body"
 vfctl numvfs 0000:af:00.0 --forget >"$tmp/out" || fail "forget: $(cat "$tmp/out")"
 vfctl numvfs 0000:af:00.0 0 >/dev/null
-kill -HUP "$agent_pid" # the rule (8) decides again
-for _ in $(seq 50); do api GET /v1/pfs/0000:af:00.0; [ "$(jget .numvfs)" = 8 ] && break; sleep 0.1; done
+hup_done # the rule (8) decides again
+api GET /v1/pfs/0000:af:00.0
 [ "$(jget .numvfs)" = 8 ] || fail "after --forget the rule does not decide: $body"
 echo "ok: a persisted count dropped with --forget: the rule decides again"
 echo "guide: all checks passed"

@@ -58,8 +58,7 @@ pf=$(readlink -f "$tmp/sys/bus/pci/devices/$vf/physfn"); pf=${pf##*/}
 # a held PF is never resized: SIGHUP with another count leaves it, and says so
 sed -i "s/\"pf\": \"$pf\", \"numvfs\": [0-9]*/\"pf\": \"$pf\", \"numvfs\": 2/; s/\"driver\": \"ixgbe\", \"numvfs\": 6/\"driver\": \"ixgbe\", \"numvfs\": 2/" "$tmp/vfagent.json"
 grep -q "\"pf\": \"$pf\", \"numvfs\": 2" "$tmp/vfagent.json" || fail "test: sed did not change $pf"
-kill -HUP "$agent_pid"
-for _ in $(seq 50); do grep -q "stays at" "$tmp/agent.log" && break; sleep 0.1; done
+hup_done # its numvfs rules applied (api-lib.sh)
 grep -q "numvfs: PF $pf stays at [0-9]* VFs, the config wants 2: .*allocation" "$tmp/agent.log" ||
 	fail "held PF: $(grep numvfs "$tmp/agent.log")"
 [ "$(numvfs "$pf")" != 2 ] || fail "a held PF was resized"
@@ -68,8 +67,7 @@ grep -q "^WARN  numvfs $pf  *[0-9]* VFs, the config wants 2" "$tmp/doctor" ||
 	fail "doctor: $(cat "$tmp/doctor")"
 api DELETE "/v1/allocations/$id"
 expect 204
-kill -HUP "$agent_pid"
-for _ in $(seq 50); do [ "$(numvfs "$pf")" = 2 ] && break; sleep 0.1; done
+hup_done
 want "$pf" 2
 want 0000:d8:00.0 2
 

@@ -25,8 +25,7 @@ set +e; "$b/agent/vfagentd" --simulate "$tmp/sys2" --config "$tmp/vfagent.json" 
 [ $rc = 78 ] || fail "a start on a config that does not load exits $rc, wanted 78 (EX_CONFIG): $(cat "$tmp/start")"
 echo "ok: a start on it exits 78 (systemd says status=78/CONFIG)"
 
-kill -HUP "$agent_pid"
-for _ in $(seq 50); do grep -q "reload: keeping the running config" "$tmp/agent.log" && break; sleep 0.1; done
+hup_once # (api-lib.sh)
 grep -q "reload: keeping the running config" "$tmp/agent.log" || fail "SIGHUP: $(tail -3 "$tmp/agent.log")"
 vfctl pools | grep -q '^eth ' || fail "the running config is gone: $(vfctl pools)"
 
