@@ -42,16 +42,23 @@ claim_attached() { # MAC → $id $pci, in vfagent-test's config, bound to vfio-p
 	expect 200
 	[ "$(driver "$pci")" = vfio-pci ] || fail "VF $pci on $(driver "$pci"), not vfio-pci"
 }
-start_agent --config "$tmp/vfagent.json"
+start_agent --config "$tmp/vfagent.json" --log-level debug
 
 # the guest ignores the unplug: the detach answers 504 and changes nothing
 claim_attached 02:00:0a:00:00:07
 printf '%s\n' "$pci" >"$tmp/sys/sim-unplug-ignored"
 api POST "/v1/allocations/$id/detach" >/dev/null &
 detach=$!
-# the detach is waiting for the device to leave (3 s): the agent answers meanwhile (that wait
-# shows nowhere outside the agent: a second for the request to get there and begin it)
-sleep 1
+# the detach is waiting for the device to leave (3 s), as its debug line says: the agent answers
+# meanwhile
+waiting="VF $pci: still in domain vfagent-test after the detach: waiting up to 3 s"
+for _ in $(seq 300); do
+	grep -q "$waiting" "$tmp/agent.log" && break
+	kill -0 "$detach" 2>/dev/null || break
+	sleep 0.1
+done
+grep -q "$waiting" "$tmp/agent.log" ||
+	fail "no \"$waiting\" logged while the detach ran (30 s at most): $(cat "$tmp/body")"
 t0=$(date +%s%N)
 curl -sf --max-time 2 --unix-socket "$sock" http://x/v1/pools >/dev/null ||
 	fail "the agent did not answer GET /v1/pools while a detach waited"

@@ -429,12 +429,15 @@ int wait_gone(struct agent *a, const struct vfp_restore_point *rp, const char *p
 
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += wait;
-	for (;;) {
+	for (bool said = false;; said = true) {
 		unsigned seen = libvirt_conn_device_events(a->libvirt);
 
 		r = domain_holds(a, rp->domain_uuid, pci, err, err_size);
 		if (r <= 0)
 			return r;
+		if (!said)
+			log_debug("VF %s: still in domain %s after the detach: waiting up to %d s for "
+				  "the guest to let it go", pci, domain_name(rp), wait);
 		if (libvirt_conn_wait_device_event(a->libvirt, seen, &deadline) < 0)
 			break;
 	}
