@@ -332,6 +332,14 @@ static int serve(struct agent *a, const sigset_t *mask)
 		return EXIT_FAILURE;
 	if (hold_watch_new(a, &a->holds, &holds_fd) < 0)
 		log_warning("no hold watch: held files are seen only at the minute's sweep");
+	if (udev_watch_new(&udev, &udev_fd) < 0)
+		log_warning("no udev monitor: hotplug is seen only at the next start or SIGHUP");
+	if (link_watch_new(&links, &links_fd) < 0)
+		log_warning("no link events: dead namespaces are seen only at the next start");
+	agent_sweep_dead_owners(a, SWEEP_ALL); /* owners that died while the agent was down */
+	agent_swap_reconcile(a); /* swaps a crash left half done */
+	vm_report_foreign(a);
+	/* served only now: a request (GET /v1/health too) sees the start's reconcile done */
 	if (api_server_start(a, fds, is_tcp, n, &server) < 0) {
 		log_error("starting the HTTP server failed");
 		return EXIT_FAILURE;
@@ -340,13 +348,6 @@ static int serve(struct agent *a, const sigset_t *mask)
 		log_error("starting the CNI socket's server failed");
 		return EXIT_FAILURE;
 	}
-	if (udev_watch_new(&udev, &udev_fd) < 0)
-		log_warning("no udev monitor: hotplug is seen only at the next start or SIGHUP");
-	if (link_watch_new(&links, &links_fd) < 0)
-		log_warning("no link events: dead namespaces are seen only at the next start");
-	agent_sweep_dead_owners(a, SWEEP_ALL); /* owners that died while the agent was down */
-	agent_swap_reconcile(a); /* swaps a crash left half done */
-	vm_report_foreign(a);
 	sd_notify(0, "READY=1\nSTATUS=serving");
 	log_info("ready");
 	main_loop(a, sfd, udev, udev_fd, links, links_fd, holds_fd);

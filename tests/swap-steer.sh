@@ -58,12 +58,11 @@ kill -9 "$agent_pid"
 wait "$agent_pid" 2>/dev/null || :
 wait "$swap_pid" 2>/dev/null || :
 [ -n "$(steered)" ] || fail "the entry went with the agent's death already"
-start_agent --config "$tmp/vfagent.json"
-for _ in $(seq 100); do # the restart's reconcile, waited for: its log line
-	grep -q "swap of allocation $id .*rolled" "$tmp/agent.log" && break
-	sleep 0.1
-done
-grep -q "swap of allocation $id .*rolled" "$tmp/agent.log" || fail "the swap was not resolved"
+start_agent --config "$tmp/vfagent.json" # its health answered: the start's reconcile is over
+rolled=$(grep -n "swap of allocation $id .*rolled" "$tmp/agent.log" | cut -d: -f1)
+[ -n "$rolled" ] || fail "the swap was not resolved before the restart answered"
+served=$(grep -n "http: at most" "$tmp/agent.log" | tail -1 | cut -d: -f1)
+[ "$rolled" -lt "$served" ] || fail "the restart served (line $served) before it resolved the swap (line $rolled)"
 [ -z "$(steered)" ] || fail "the restart left the entry: $(steered)"
 api GET "/v1/allocations/$id"
 expect 200
