@@ -244,6 +244,7 @@ systemd-socket-activate --seqpacket -l "$asock" "$b/agent/vfagentd" --simulate "
 	--listen "unix:$tmp/activated.sock" --config "$tmp/config.json" >>"$tmp/agent.log" 2>&1 &
 agent_pid=$!
 for _ in $(seq 50); do [ -S "$asock" ] && break; sleep 0.1; done
+[ -S "$asock" ] || fail "systemd-socket-activate made no socket $asock in 5 s"
 n_ready=$(grep -c '^<6>ready' "$tmp/agent.log")
 sleep 0.5 # what must not happen: the agent starting with no plugin connected, given 0.5 s
 [ "$(grep -c '^<6>ready' "$tmp/agent.log")" = "$n_ready" ] || fail "the agent started before a plugin connected"

@@ -145,6 +145,8 @@ case $out in *"VF $(pci_of "$a12") stays in domain $u12"*) ;; *) fail "retry: $o
 rm "$ONE_DIR/h1/sim/sim-unplug-ignored"
 one_virsh h1 "destroy $u12" >/dev/null || fail "destroy VM 12"
 for _ in $(seq 100); do [ "$(one_api h1 "/v1/vfs/$(pci_of "$a12")" .state)" = free ] && break; sleep 0.1; done
+st=$(one_api h1 "/v1/vfs/$(pci_of "$a12")" .state)
+[ "$st" = free ] || fail "VF $(pci_of "$a12") is $st 10 s after its domain's end, wanted free"
 # the VF out of the guest (here its domain's end): the retry succeeds, oned frees the booking
 out=$(detach12) || fail "a retry once the VF is out: $out"
 unbook 12 # detach_nic success: HostSharePCI::del

@@ -108,6 +108,7 @@ else
 		--listen "unix:$sock" >>"$tmp/agent.log" 2>&1 &
 	agent_pid=$!
 	for _ in $(seq 100); do vfctl pools >/dev/null 2>&1 && break; sleep 0.1; done
+	vfctl pools >/dev/null 2>&1 || fail "vfagentd on $tmp/sys did not answer in 10 s"
 	n=$(grep -c "libibverbs lists none of the" "$tmp/agent.log" || true)
 	[ "$n" = 1 ] && grep "libibverbs lists none" "$tmp/agent.log" | grep -q "install ibverbs-providers" ||
 		fail "the log says $n times that libibverbs lists no device: $(cat "$tmp/agent.log")"

@@ -181,6 +181,7 @@ cat >"$tmp/fake.json" <<JSON
 JSON
 python3 "$tmp/fake.py" "$tmp/fake.sock" "$tmp/fake.json" & fake_pid=$!
 for _ in $(seq 50); do [ -S "$tmp/fake.sock" ] && break; sleep 0.1; done
+[ -S "$tmp/fake.sock" ] || fail "the hostile agent made no socket $tmp/fake.sock in 5 s"
 gather --socket "$tmp/fake.sock"
 [ "$rc" = 1 ] || fail "hostile agent: exit $rc"
 [ "$(grep -c 'member [0-9] refused' "$tmp/gather.err")" = 4 ] || fail "hostile agent: $(cat "$tmp/gather.err")"
