@@ -193,7 +193,7 @@ served 20; base=$median
 # descriptors pass 1,024: its event loop must not be select()'s)
 attack 18 20000 62
 # under load the agent may still be accepting them: wait until it holds them
-for _ in $(seq 50); do
+for _ in $(seq 300); do
 	# the agent's process, whatever runs it (a wrapper, a namespace of its own): the most fds
 	fds=$(for p in $(pgrep -f "vfagentd --simulate $tmp/sys"); do
 		find "/proc/$p/fd" -mindepth 1 2>/dev/null | wc -l; done | sort -n | tail -1)

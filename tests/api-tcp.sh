@@ -32,7 +32,7 @@ if command -v systemd-socket-activate >/dev/null; then
 	systemd-socket-activate -l "$tmp/act.sock" "$b/agent/vfagentd" --simulate "$tmp/sys" \
 		>"$tmp/act.log" 2>&1 &
 	act=$!
-	for _ in $(seq 50); do
+	for _ in $(seq 300); do
 		curl -sf --unix-socket "$tmp/act.sock" http://x/v1/health >/dev/null && break
 		sleep 0.1
 	done

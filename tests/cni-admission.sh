@@ -46,7 +46,7 @@ for k in range(20):
 for pid in kids: os.waitpid(pid, 0)
 PY
 attackers=$!
-for _ in $(seq 100); do [ "$(find "$tmp" -maxdepth 1 -name "held.*" | wc -l)" = 20 ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ "$(find "$tmp" -maxdepth 1 -name "held.*" | wc -l)" = 20 ] && break; sleep 0.1; done
 # while they hold: the REST API answers
 for _ in $(seq 5); do
 	code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 --unix-socket "$sock" http://x/v1/health) || code=000

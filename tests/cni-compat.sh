@@ -134,7 +134,7 @@ printf '%s' "$out" | jq -e '.ips[0].address == "10.57.0.2/24" and (.interfaces[0
 # the lease: the namespace goes without a DEL, and the agent's sweep gives the VF back
 ip netns del "$ns2"
 kill -HUP "$agent_pid"
-for _ in $(seq 50); do api GET /v1/vfs/0000:3b:00.2; [ "$(jget .state)" = free ] && break; sleep 0.1; done
+for _ in $(seq 300); do api GET /v1/vfs/0000:3b:00.2; [ "$(jget .state)" = free ] && break; sleep 0.1; done
 [ "$(jget .state)" = free ] || fail "the namespace of a userspace VF went and it was not released: $body"
 cni DEL ctr-dpdk "/run/netns/$ns2" net9 "$dconf10"; ok "DEL after the lease ended"
 ip netns add "$ns2"
@@ -243,7 +243,7 @@ asock=$tmp/activated-cni.sock
 systemd-socket-activate --seqpacket -l "$asock" "$b/agent/vfagentd" --simulate "$tmp/sys" \
 	--listen "unix:$tmp/activated.sock" --config "$tmp/config.json" >>"$tmp/agent.log" 2>&1 &
 agent_pid=$!
-for _ in $(seq 50); do [ -S "$asock" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -S "$asock" ] && break; sleep 0.1; done
 [ -S "$asock" ] || fail "systemd-socket-activate made no socket $asock in 5 s"
 n_ready=$(grep -c '^<6>ready' "$tmp/agent.log")
 sleep 0.5 # what must not happen: the agent starting with no plugin connected, given 0.5 s

@@ -84,7 +84,7 @@ api GET '/v1/allocations?include_released=true'
 	fail "no allocation for podman's attachment $ctr: $body"
 # the container exited; podman's cleanup ran DEL: the VF is home and free
 "$P" rm vfa-ctr >>"$tmp/podman.log" 2>&1 || fail "podman rm: $(tail -3 "$tmp/podman.log")"
-for _ in $(seq 50); do ip link show ens5f0v0 >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 300); do ip link show ens5f0v0 >/dev/null 2>&1 && break; sleep 0.1; done
 ip link show ens5f0v0 >/dev/null 2>&1 || fail "ens5f0v0 did not come home after the container"
 api GET /v1/vfs/0000:af:01.0; [ "$(jget .state)" = free ] || fail "the VF is $(jget .state) after the container"
 
@@ -139,7 +139,7 @@ for net in sriov-network:10.56.217.2/24:ens5f0v0:0000:af:01.0 mynet:10.56.218.17
 		>"$tmp/inside" 2>>"$tmp/podman.log" || fail "podman run on $name: $(tail -5 "$tmp/podman.log")"
 	grep -q "eth0 *inet $addr" "$tmp/inside" || fail "$name: no $addr on eth0: $(cat "$tmp/inside")"
 	grep -q "default via ${addr%.*}.1 dev eth0" "$tmp/inside" || fail "$name: no default route: $(cat "$tmp/inside")"
-	for _ in $(seq 50); do ip link show "$link" >/dev/null 2>&1 && break; sleep 0.1; done
+	for _ in $(seq 300); do ip link show "$link" >/dev/null 2>&1 && break; sleep 0.1; done
 	api GET "/v1/vfs/$vf"; [ "$(jget .state)" = free ] || fail "$name: the VF is $(jget .state) after the container"
 done
 

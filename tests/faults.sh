@@ -83,7 +83,7 @@ for round in 1 2 3 4 5 6 7 8; do
 	killer=$!
 	api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns\",\"ifname\":\"eth9\"}"
 	wait "$killer" || true
-	for _ in $(seq 30); do
+	for _ in $(seq 300); do
 		api GET "/v1/allocations/$id"
 		[ "$(jget .state)" != attached ] && break
 		sleep 0.1
@@ -105,7 +105,7 @@ pfdir=$(readlink -f "$tmp/sys/bus/pci/devices/$pci/physfn")
 for l in "$pfdir"/virtfn*; do [ "$(readlink -f "$l")" = "$(readlink -f "$tmp/sys/bus/pci/devices/$pci")" ] && rm "$l"; done
 rm -rf "$(readlink -f "$tmp/sys/bus/pci/devices/$pci")" "$tmp/sys/bus/pci/devices/$pci"
 kill -HUP "$agent_pid"
-for _ in $(seq 30); do
+for _ in $(seq 300); do
 	api GET "/v1/vfs/$pci"
 	[ "$code" = 404 ] && break
 	sleep 0.1

@@ -53,7 +53,7 @@ while True:
     time.sleep(3600) # never reads /dev/fuse: every request waits
 PY
 fuse=$!
-for _ in $(seq 50); do grep -q mounted "$tmp/fuse.log" && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q mounted "$tmp/fuse.log" && break; sleep 0.1; done
 grep -q mounted "$tmp/fuse.log" || { echo "SKIP: cannot mount FUSE: $(cat "$tmp/fuse.log")"; exit 77; }
 timeout 2 stat "$hang/checkpoint" >/dev/null 2>&1 && fail "the hung filesystem answered"
 

@@ -34,7 +34,7 @@ soft=$(prlimit --pid "$agent_pid" --nofile --noheadings --output SOFT)
 prlimit --pid "$agent_pid" --nofile="$lowest:$hard"
 # waits until the agent looked at allocation $1 $2 times: kept (EMFILE) or released
 looked() {
-	for _ in $(seq 50); do
+	for _ in $(seq 300); do
 		[ "$(grep -c "allocation $1: \(looking for its .* failed: Too many open files: kept\|.*: releasing\)" \
 			"$tmp/agent.log")" -ge "$2" ] && return 0
 		sleep 0.1
@@ -65,7 +65,7 @@ echo "EMFILE: $n looks failed and were counted, both allocations kept"
 # absence is still absence: the namespace deleted, the next link event releases
 ip netns del "$ns"
 ip link del vfa-ev-$$
-for _ in $(seq 50); do
+for _ in $(seq 300); do
 	api GET "/v1/allocations/$live"; [ "$(jget .state)" = released ] && break
 	sleep 0.1
 done

@@ -23,7 +23,7 @@ api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns\",\"ifname\":\"net1\"
 
 umount "/run/netns/$ns" # the namespace dies with its last reference; its name stays, mode 0000
 [ -f "/run/netns/$ns" ] && [ "$(stat -c %a "/run/netns/$ns")" = 0 ] || fail "not ip's window: $(ls -l /run/netns)"
-for _ in $(seq 50); do
+for _ in $(seq 300); do
 	api GET "/v1/allocations/$id"; [ "$(jget .state)" = released ] && break
 	sleep 0.1
 done

@@ -73,7 +73,7 @@ api POST "/v1/allocations/$id/attach" -d "{\"netns\":\"$ns\",\"ifname\":\"net1\"
 pci=$(jget '.vfs[0].pci')
 remake
 kill -HUP "$agent_pid" # the full sweep, as every quiet minute
-for _ in $(seq 50); do
+for _ in $(seq 300); do
 	api GET "/v1/allocations/$id"
 	[ "$(jget .state)" = released ] && break
 	sleep 0.1

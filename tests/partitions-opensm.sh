@@ -180,7 +180,7 @@ cat >"$tmp/fake.json" <<JSON
  {"pkey": "0x8003", "membership": "full", "guid": "02:c9:03:00:00:00:0e:05", "allocation": "x"}]}
 JSON
 python3 "$tmp/fake.py" "$tmp/fake.sock" "$tmp/fake.json" & fake_pid=$!
-for _ in $(seq 50); do [ -S "$tmp/fake.sock" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -S "$tmp/fake.sock" ] && break; sleep 0.1; done
 [ -S "$tmp/fake.sock" ] || fail "the hostile agent made no socket $tmp/fake.sock in 5 s"
 gather --socket "$tmp/fake.sock"
 [ "$rc" = 1 ] || fail "hostile agent: exit $rc"

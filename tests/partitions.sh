@@ -110,7 +110,7 @@ attach_mlx4 0000:5e:00.3 0x8005; m1=$id
 	fail "before the key is on the port: $body, index 0 on $(idx0 0000:5e:00.3)"
 echo 0x8005 >"$(phys 3)"
 kill -HUP "$agent_pid"
-for _ in $(seq 50); do [ "$(idx0 0000:5e:00.3)" = 3 ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ "$(idx0 0000:5e:00.3)" = 3 ] && break; sleep 0.1; done
 api GET "/v1/allocations/$m1"
 [ "$(jget '.vfs[0].partition')" = applied ] && [ "$(idx0 0000:5e:00.3)" = 3 ] ||
 	fail "once the key is on the port: $body, index 0 on $(idx0 0000:5e:00.3)"
@@ -131,8 +131,8 @@ conf=$tmp/partitions.conf
 	>"$tmp/follow.out" 2>&1 &
 follow_pid=$!
 has() { grep -q "^vfagent_$1=.*0x$(printf '%s' "$2" | tr -d :)=$3" "$conf" 2>/dev/null; }
-wait_file() { # WHAT: `has ARGS` true (or with !, false) within 5 s
-	for _ in $(seq 50); do "$@" && return 0; sleep 0.1; done
+wait_file() { # WHAT: `has ARGS` true (or with !, false) within 30 s
+	for _ in $(seq 300); do "$@" && return 0; sleep 0.1; done
 	kill "$follow_pid"; fail "$conf: not $*: $(cat "$conf" "$tmp/follow.out")"
 }
 wait_file has 0001 02:c9:03:00:00:00:00:02 full

@@ -160,7 +160,7 @@ before=$(resets "$vf")
 fault "reset SLOW 1"
 curl -s --unix-socket "$sock" -X DELETE "http://x/v1/allocations/$id" >/dev/null 2>&1 &
 curl_pid=$!
-for _ in $(seq 50); do [ -e "$dev_dir/$vf/driver" ] || break; sleep 0.05; done
+for _ in $(seq 600); do [ -e "$dev_dir/$vf/driver" ] || break; sleep 0.05; done
 [ ! -e "$dev_dir/$vf/driver" ] || fail "the reset did not start"
 kill -9 "$agent_pid"; wait "$agent_pid" 2>/dev/null || true; agent_pid=
 wait "$curl_pid" || true

@@ -159,7 +159,7 @@ api POST /v1/allocations -d "{\"pool\":\"eth\",\"owner\":{\"kind\":\"container\"
 expect 201; kept=$(jget .id)
 ip netns del "vfa-gone-$$"
 kill -HUP "$agent_pid"
-for _ in $(seq 30); do
+for _ in $(seq 300); do
 	api GET "/v1/allocations/$orphan"; [ "$(jget .state)" = released ] && break
 	sleep 0.1
 done

@@ -97,7 +97,7 @@ if command -v "${CC:-cc}" >/dev/null; then
 s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(16); time.sleep(300)' \
 		"$tmp/mute.sock" &
 	mute=$!
-	for _ in $(seq 50); do [ -S "$tmp/mute.sock" ] && break; sleep 0.1; done
+	for _ in $(seq 300); do [ -S "$tmp/mute.sock" ] && break; sleep 0.1; done
 	[ -S "$tmp/mute.sock" ] || fail "no socket $tmp/mute.sock in 5 s"
 	set +e
 	VFAGENT_SOCKET="$tmp/mute.sock" timeout 60 "$b/agent/vfctl/vfctl" pools 2>"$tmp/err"; rc=$?
@@ -111,7 +111,7 @@ s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(16)
 while True:
     c, _ = s.accept(); c.close()' "$tmp/closing.sock" &
 	closing=$!
-	for _ in $(seq 50); do [ -S "$tmp/closing.sock" ] && break; sleep 0.1; done
+	for _ in $(seq 300); do [ -S "$tmp/closing.sock" ] && break; sleep 0.1; done
 	[ -S "$tmp/closing.sock" ] || fail "no socket $tmp/closing.sock in 5 s"
 	set +e
 	VFAGENT_SOCKET="$tmp/closing.sock" timeout 60 "$b/agent/vfctl/vfctl" doctor 2>"$tmp/err"; rc=$?

@@ -28,7 +28,7 @@ claim() { # POOL [extra JSON] → $id
 	id=$(jget .id) pci=$(jget '.vfs[0].pci')
 }
 wait_state() { # PCI STATE
-	for _ in $(seq 50); do [ "$(vf_state "$1")" = "$2" ] && return 0; sleep 0.1; done
+	for _ in $(seq 300); do [ "$(vf_state "$1")" = "$2" ] && return 0; sleep 0.1; done
 	fail "VF $1 is $(vf_state "$1"), wanted $2"
 }
 wait_reconnect() { # the agent back on libvirt: within its longest backoff (60 s), however loaded
@@ -254,7 +254,7 @@ expect 204
 [ "$(vfs_in_config)" = 2 ] || fail "the released VF stayed in one-42's config"
 [ "$(vf_state "$pci")" = free ] || fail "VF $pci released from a stopped domain: $(vf_state "$pci")"
 lv undefine one-42 >/dev/null
-for _ in $(seq 50); do
+for _ in $(seq 300); do
 	api GET /v1/vfs?state=attached
 	[ "$(jget '.vfs | length')" = 0 ] && break
 	sleep 0.1
