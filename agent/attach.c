@@ -15,6 +15,7 @@
 #include "agent/log.h"
 #include "agent/owner.h"
 #include "agent/pf/pf-side.h"
+#include "agent/swap-hold.h"
 #include "agent/vf-reset.h"
 #include "agent/vm/libvirt.h"
 #include "agent/vm/vm.h"
@@ -329,8 +330,10 @@ int agent_detach(struct agent *a, const char *id, const char *hold_while, char *
 		 size_t err_size)
 {
 	struct vfp_allocation *alloc = NULL;
-	int r = agent_get_allocation(a, id, &alloc, err, err_size);
+	int r;
 
+	swap_hold_end(a, id); /* a swap's steering left: its row would make the detach busy */
+	r = agent_get_allocation(a, id, &alloc, err, err_size);
 	if (r >= 0) /* before the VFs move: a refused hold leaves them where they are */
 		r = set_hold(a, id, hold_while, err, err_size);
 	if (r >= 0)

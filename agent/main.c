@@ -35,6 +35,7 @@
 #include "agent/release.h"
 #include "agent/rooms.h"
 #include "agent/sim/sim-host.h"
+#include "agent/swap-hold.h"
 #include "agent/udev-monitor.h"
 #include "agent/vf-reset.h"
 #include "agent/swap.h"
@@ -356,6 +357,7 @@ static int serve(struct agent *a, const sigset_t *mask)
 	api_server_stop_streams(a);
 	api_cni_server_stop(cni);
 	api_server_stop(server, 10);
+	swap_hold_stop(); /* a swap's steering not taken out yet: the next start does */
 	udev_watch_free(udev);
 	link_watch_free(links);
 	hold_watch_free(TAKE_PTR(a->holds));

@@ -19,6 +19,7 @@
 #include "agent/hold-watch.h"
 #include "agent/owner.h"
 #include "agent/release.h"
+#include "agent/swap-hold.h"
 #include "agent/vf-reset.h"
 
 /* Releases between two prunes: churn keeps the ledger bounded, a prune stays cheap. */
@@ -108,6 +109,7 @@ int agent_release_allocation(struct agent *a, const char *id, char *err, size_t 
 	char why[AGENT_ERR_SIZE] = "", reset_why[AGENT_ERR_SIZE] = "";
 	int r, restored = 0;
 
+	swap_hold_end(a, id); /* a swap's steering left: its row would make the release busy */
 	r = release_start(a, id, &alloc, err, err_size);
 	if (r >= 0)
 		rps = agent_load_restore_points(a, alloc);

@@ -8,11 +8,15 @@
  *   1. the new VF claimed, as a claim of the swap's own (its key in the row)
  *   2. the new VF prepared as the old one is (PF side, vfio-pci, device XML)
  *   3. the guest's MAC steered to the PFs on its standby's bridge
- *      (vm_swap_steer()), then the old VF out of the guest (its standby stays)
- *   4. the new VF into the guest, then a hold (STEER_HOLD_MS) for the guest
- *      to bring it up before the steering goes (vm_swap_settled())
+ *      (vm_swap_steer(); the row says whether the entry is the swap's own),
+ *      then the old VF out of the guest (its standby stays)
+ *   4. the new VF into the guest
  *   5. the allocation and the swap's claim exchange VFs; the swap's claim,
- *      now the old VF's, released (restored, reset, checked)
+ *      now the old VF's, released (restored, reset, checked); the request
+ *      answers here
+ *   6. libvirt.steer_hold seconds later, from a thread of its own
+ *      (swap-hold.c), the steering taken out and the row gone: the guest
+ *      brings its new VF up meanwhile (agent_swap_unhold())
  * A failure before 4 is done leaves the guest on its old VF (plugged again
  * if it had left); after, the swap goes forward.
  */
@@ -28,20 +32,10 @@
 #include "agent/ledger.h"
 #include "agent/log.h"
 #include "agent/release.h"
+#include "agent/swap-hold.h"
 #include "agent/swap.h"
 #include "agent/vm/vm-swap.h"
 #include "agent/vm/vm.h"
-
-/*
- * How long the steered MAC stays on the PFs once the new VF is in the guest.
- * The host cannot see when the guest's VF driver carries the traffic: igb
- * answers IFLA_VF_STATS with nothing (no ndo_get_vf_stats), its VF's link
- * is up on the PF side before the guest's igbvf is, and net_failover in the
- * guest switches to the VF only once its link is up. In the lab (nested
- * TCG), by hand: the MAC taken off as the plug returned lost 25 answers at
- * 20 ms; kept a while longer, none in 2 runs of 3. Not a config key yet.
- */
-#define STEER_HOLD_MS 5000
 
 /* The ledger's answer to one call on @g.l, under its guard; its message into @err on failure. */
 #define LEDGER(a, call, err, err_size)                                                             \
@@ -157,15 +151,20 @@ static void roll_back(struct agent *a, const struct vfp_swap *s)
 		log_error("swap of allocation %s: VF %s back into its guest: %s", s->allocation,
 			  s->old_pci, msg);
 	if (in >= 0) /* in again or never left: the FDB entries made for its leaving go */
-		vm_swap_settled(a, s->old_pci);
+		vm_swap_settled(a, s->old_pci, s->steered);
 	if (t) /* never claimed, the VF is none of the swap's to touch */
 		give_back(a, vfp_allocation_get_id(t), s->new_pci);
 	vfp_allocation_unref(t);
 	LEDGER(a, vfp_ledger_swap_end(g.l, s->allocation), NULL, 0);
 }
 
-/* Forward, once the new VF is in the guest: the exchange, the old VF given back, the row gone. */
-static int roll_forward(struct agent *a, const struct vfp_swap *s, char *err, size_t err_size)
+/*
+ * Forward, once the new VF is in the guest: the exchange, the old VF given
+ * back, then the steering out and the row gone, now, or after a hold of
+ * @hold_ms when the swap steered (swap-hold.c).
+ */
+static int roll_forward(struct agent *a, const struct vfp_swap *s, int hold_ms, char *err,
+			size_t err_size)
 {
 	struct vfp_allocation *t = swap_claim(a, s->temp_key);
 	const char *tid = t ? vfp_allocation_get_id(t) : NULL;
@@ -177,11 +176,12 @@ static int roll_forward(struct agent *a, const struct vfp_swap *s, char *err, si
 		r = vm_swap_forget_domain(a, s->old_pci);
 	if (r >= 0)
 		r = LEDGER(a, vfp_ledger_swap_exchange(g.l, s->allocation, tid), err, err_size);
-	if (r >= 0) {
-		vm_swap_settled(a, s->new_pci); /* after a crash, the plug's own undone nothing */
+	if (r >= 0)
 		give_back(a, tid, s->old_pci);
-		LEDGER(a, vfp_ledger_swap_end(g.l, s->allocation), NULL, 0);
-	}
+	if (r >= 0 && s->steered && hold_ms > 0)
+		swap_hold_start(a, s->allocation, hold_ms, agent_swap_unhold);
+	else if (r >= 0) /* after a crash, the plug's own undone nothing */
+		agent_swap_unhold(a, s->allocation);
 	vfp_allocation_unref(t);
 	return r;
 }
@@ -198,18 +198,23 @@ static int step(struct agent *a, struct vfp_swap *s, enum vfp_swap_step to, char
 	return r;
 }
 
-/* The new VF in the guest: the steered MAC kept on the PFs while the guest brings it up. */
-static void hold_steering(void)
+/*
+ * The guest's MAC of the swap's old VF steered onto its standby's PFs, the
+ * row saying so first (a crash after the entry is made must find it); an
+ * entry there already is not the swap's (the operator's): left alone.
+ */
+static void steer(struct agent *a, struct vfp_swap *s)
 {
-	struct timespec t = { STEER_HOLD_MS / 1000, (STEER_HOLD_MS % 1000) * 1000000L };
+	int r = LEDGER(a, vfp_ledger_swap_set_steered(g.l, s->allocation, true), NULL, 0);
 
-	while (nanosleep(&t, &t) < 0 && errno == EINTR)
-		;
+	s->steered = r >= 0 && vm_swap_steer(a, s->old_pci) > 0;
+	if (r >= 0 && !s->steered)
+		LEDGER(a, vfp_ledger_swap_set_steered(g.l, s->allocation, false), NULL, 0);
 }
 
 /* Steps 1 to 4; any failure goes back. */
-static int run(struct agent *a, const struct vfp_allocation *alloc, struct vfp_swap *s,
-	       bool *steered, char *err, size_t err_size)
+static int run(struct agent *a, const struct vfp_allocation *alloc, struct vfp_swap *s, char *err,
+	       size_t err_size)
 {
 	struct vfp_claim c = { .pool = vfp_allocation_get_pool(alloc), .count = 1,
 			       .owner = vfp_allocation_get_owner(alloc), .numa_node = -1,
@@ -225,13 +230,17 @@ static int run(struct agent *a, const struct vfp_allocation *alloc, struct vfp_s
 	if (r >= 0)
 		r = step(a, s, VFP_SWAP_UNPLUGGING, err, err_size);
 	if (r >= 0) /* undone by vm_swap_settled(), on either way out */
-		*steered = vm_swap_steer(a, s->old_pci) > 0;
+		steer(a, s);
 	if (r >= 0 && (r = vm_swap_unplug(a, s->old_pci, msg, sizeof(msg))) < 0)
 		snprintf(err, err_size, "the old VF %s out of the guest: %s", s->old_pci, msg);
+	if (r >= 0)
+		log_info("swap of allocation %s: VF %s out of the guest", s->allocation, s->old_pci);
 	if (r >= 0)
 		r = step(a, s, VFP_SWAP_PLUGGING, err, err_size);
 	if (r >= 0 && (r = vm_swap_plug(a, s->new_pci, msg, sizeof(msg))) < 0)
 		snprintf(err, err_size, "the new VF %s into the guest: %s", s->new_pci, msg);
+	if (r >= 0)
+		log_info("swap of allocation %s: VF %s into the guest", s->allocation, s->new_pci);
 	vfp_allocation_unref(t);
 	return r;
 }
@@ -252,9 +261,14 @@ int agent_swap(struct agent *a, const char *id, const struct agent_swap_request 
 	struct vfp_allocation *alloc = NULL;
 	const struct vfp_allocation_vf *old = NULL;
 	struct vfp_swap s = { .step = VFP_SWAP_CLAIMING };
-	bool steered = false;
+	struct vfp_config *config = agent_get_config(a);
+	int hold_ms = vfp_config_get_steer_hold(config) * 1000;
 	struct timespec now;
-	int r = agent_get_allocation(a, id, &alloc, err, err_size);
+	int r;
+
+	vfp_config_unref(config);
+	swap_hold_end(a, id); /* the last swap's steering: its row would make this one busy */
+	r = agent_get_allocation(a, id, &alloc, err, err_size);
 
 	if (r >= 0 && vfp_allocation_get_owner(alloc)->kind != VFP_OWNER_VM)
 		r = -EINVAL, snprintf(err, err_size, "allocation %s is a container's: only a VM's "
@@ -275,12 +289,10 @@ int agent_swap(struct agent *a, const char *id, const struct agent_swap_request 
 		r = LEDGER(a, vfp_ledger_swap_begin(g.l, id, old->pci, s.temp_key), err,
 			   err_size);
 	}
-	if (r >= 0 && (r = run(a, alloc, &s, &steered, err, err_size)) < 0)
+	if (r >= 0 && (r = run(a, alloc, &s, err, err_size)) < 0)
 		roll_back(a, &s);
-	else if (r >= 0 && steered)
-		hold_steering();
 	if (r >= 0)
-		r = roll_forward(a, &s, err, err_size);
+		r = roll_forward(a, &s, hold_ms, err, err_size);
 	if (r >= 0) {
 		snprintf(ret_old, VFP_PCI_ADDR_LEN + 1, "%s", s.old_pci);
 		snprintf(ret_new, VFP_PCI_ADDR_LEN + 1, "%s", s.new_pci);
@@ -290,6 +302,35 @@ int agent_swap(struct agent *a, const char *id, const struct agent_swap_request 
 	return r;
 }
 
+/**
+ * agent_swap_unhold() - allocation @id's swap, gone forward, ends: the
+ * standby's static FDB entry and the guest's MAC steered onto its PFs (when
+ * the swap put it there) out, the row gone
+ */
+void agent_swap_unhold(struct agent *a, const char *id)
+{
+	struct vfp_swap s;
+
+	if (LEDGER(a, vfp_ledger_swap_get(g.l, id, &s), NULL, 0) < 0 ||
+	    s.step != VFP_SWAP_EXCHANGED)
+		return;
+	vm_swap_settled(a, s.new_pci, s.steered);
+	LEDGER(a, vfp_ledger_swap_end(g.l, id), NULL, 0);
+	if (s.steered)
+		log_info("swap of allocation %s: steering over, the guest's MAC off its standby's PFs", id);
+}
+
+/* Whether the swap's claim is released: the swap went forward, only its steering is left. */
+static bool only_steering_left(struct agent *a, const struct vfp_swap *s)
+{
+	struct vfp_allocation *t = swap_claim(a, s->temp_key);
+	bool left = s->step == VFP_SWAP_EXCHANGED &&
+		    (!t || vfp_allocation_get_state(t) == VFP_ALLOCATION_RELEASED);
+
+	vfp_allocation_unref(t);
+	return left;
+}
+
 /* One swap a crash left: forward once the new VF is in the guest, else back. */
 static void resolve(struct agent *a, const struct vfp_swap *s)
 {
@@ -297,13 +338,19 @@ static void resolve(struct agent *a, const struct vfp_swap *s)
 	int in = s->new_pci[0] && s->step >= VFP_SWAP_PLUGGING ? vm_swap_in_domain(a, s->new_pci)
 								 : 0;
 
+	if (only_steering_left(a, s)) {
+		agent_swap_unhold(a, s->allocation);
+		log_info("swap of allocation %s (%s): its steering resolved, the guest on VF %s",
+			 s->allocation, vfp_swap_step_to_string(s->step), s->new_pci);
+		return;
+	}
 	if (in < 0) {
 		log_warning("swap of allocation %s: libvirt cannot say where VF %s is; left for the "
 			    "next start", s->allocation, s->new_pci);
 		return;
 	}
 	if (s->step == VFP_SWAP_EXCHANGED || in == 1) {
-		if (roll_forward(a, s, err, sizeof(err)) < 0)
+		if (roll_forward(a, s, 0, err, sizeof(err)) < 0)
 			log_error("swap of allocation %s: forward: %s", s->allocation, err);
 		else
 			log_info("swap of allocation %s (%s): rolled forward to VF %s", s->allocation,
@@ -341,8 +388,10 @@ void agent_swap_reconcile(struct agent *a)
 int agent_keep_standbys(struct agent *a, const char *id, char *err, size_t err_size)
 {
 	struct vfp_allocation *alloc = NULL;
-	int r = agent_get_allocation(a, id, &alloc, err, err_size);
+	int r;
 
+	swap_hold_end(a, id); /* a swap's steering out while its standby is known */
+	r = agent_get_allocation(a, id, &alloc, err, err_size);
 	for (size_t i = 0; r >= 0 && i < vfp_allocation_get_vf_count(alloc); i++)
 		if ((r = vm_swap_keep_standby(a, vfp_allocation_get_vf(alloc, i)->pci)) < 0)
 			snprintf(err, err_size, "VF %s: keeping its standby: %s",

@@ -19,4 +19,5 @@ int agent_swap(struct agent *a, const char *id, const struct agent_swap_request 
 	       char ret_old[VFP_PCI_ADDR_LEN + 1], char ret_new[VFP_PCI_ADDR_LEN + 1], char *err,
 	       size_t err_size);
 void agent_swap_reconcile(struct agent *a);
+void agent_swap_unhold(struct agent *a, const char *id);
 int agent_keep_standbys(struct agent *a, const char *id, char *err, size_t err_size);

@@ -52,6 +52,7 @@ struct vfp_config {
 	char *libvirt_uri;    /* NULL: the agent's default */
 	bool libvirt_managed; /* libvirt binds VFs to vfio-pci (managed='yes') */
 	int detach_wait;      /* seconds a detach waits for the guest after libvirt's own wait */
+	int steer_hold;	      /* seconds a swap's steering outlives its plug */
 	bool libvirt_off;     /* "libvirt": false: a host without VMs */
 	struct vfp_retention retention;
 	long long orphan_seconds; /* a reservation whose owner does not exist lasts this long */
@@ -475,9 +476,9 @@ static int parse_socket_group(struct vfp_config *c, json_t *v, char **err)
  */
 static int parse_libvirt(struct vfp_config *c, json_t *o, char **err)
 {
-	static const char *const keys[] = { "uri", "managed", "detach_wait", NULL };
+	static const char *const keys[] = { "uri", "managed", "detach_wait", "steer_hold", NULL };
 	json_t *uri = json_object_get(o, "uri"), *managed = json_object_get(o, "managed");
-	json_t *wait = json_object_get(o, "detach_wait");
+	json_t *wait = json_object_get(o, "detach_wait"), *hold = json_object_get(o, "steer_hold");
 	const char *s = json_string_value(uri);
 	int r;
 
@@ -497,6 +498,11 @@ static int parse_libvirt(struct vfp_config *c, json_t *o, char **err)
 	if (wait && (!json_is_integer(wait) || json_integer_value(wait) < 1 ||
 		     json_integer_value(wait) > 600))
 		return vfp_config_error(err, "libvirt.detach_wait", "must be an integer in [1, 600]");
+	if (hold && (!json_is_integer(hold) || json_integer_value(hold) < 0 ||
+		     json_integer_value(hold) > 600))
+		return vfp_config_error(err, "libvirt.steer_hold", "must be an integer in [0, 600]");
+	if (hold)
+		c->steer_hold = (int)json_integer_value(hold);
 	c->libvirt_managed = managed ? json_is_true(managed) : true;
 	if (wait)
 		c->detach_wait = (int)json_integer_value(wait);
@@ -602,6 +608,7 @@ VFP_EXPORT int vfp_config_load_json(json_t *root, struct vfp_config **ret_config
 	c->one_prefix[1] = 0x00;
 	c->libvirt_managed = true;
 	c->detach_wait = 3;
+	c->steer_hold = 5;
 	c->retention = (struct vfp_retention){ .seconds = 7 * 86400, .allocations = 10000,
 					       .audit = 100000 };
 	c->orphan_seconds = 300;
@@ -953,6 +960,12 @@ VFP_EXPORT bool vfp_config_get_libvirt_managed(const struct vfp_config *c)
 VFP_EXPORT int vfp_config_get_detach_wait(const struct vfp_config *c)
 {
 	return c->detach_wait;
+}
+
+/* Seconds a swap's guest MAC stays steered onto its standby's PFs once the new VF is in. */
+VFP_EXPORT int vfp_config_get_steer_hold(const struct vfp_config *c)
+{
+	return c->steer_hold;
 }
 
 /* How long, and how many, released allocations and audit rows the ledger keeps. */

@@ -164,6 +164,8 @@ static const char *const migrations[] = {
 	"  WHERE v.live = 0 AND v.guid IS NOT NULL AND v.guid_offset IS NOT NULL"
 	"  AND NOT EXISTS (SELECT 1 FROM allocation_vfs w WHERE w.live = 1 AND w.guid = v.guid)"
 	"  GROUP BY v.guid;",
+	/* 11: whether a swap put the guest's MAC in its standby's PFs' filters itself */
+	"ALTER TABLE swaps ADD COLUMN steered INTEGER NOT NULL DEFAULT 0;",
 };
 
 int vfp_ledger_schema_version(void)

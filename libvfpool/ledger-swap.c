@@ -12,7 +12,9 @@
  *   claimed     the new VF is the swap's claim's and may be prepared
  *   unplugging  the old VF may have left the guest
  *   plugging    the new VF may be in the guest
- *   exchanged   the allocation holds the new VF, the swap's claim the old
+ *   exchanged   the allocation holds the new VF, the swap's claim the old;
+ *               once that claim is released, only the guest's MAC steered
+ *               onto the standby's PFs is left (steered), taken out later
  * The agent resolves a row left by a crash at its next start (agent/swap.c):
  * before the new VF is in the guest, back (the old VF plugged again where it
  * left); after, forward.
@@ -154,6 +156,20 @@ VFP_EXPORT int vfp_ledger_swap_exchange(struct vfp_ledger *l, const char *id, co
 	return vfp_ledger_commit_tx(l);
 }
 
+/*
+ * Whether allocation @id's swap put the guest's MAC in the PFs' filters
+ * itself (@steered): written before the entry is made, cleared when the entry
+ * was there already (the operator's), so that only the swap's own is taken out.
+ */
+VFP_EXPORT int vfp_ledger_swap_set_steered(struct vfp_ledger *l, const char *id, bool steered)
+{
+	static const char sql[] = "UPDATE swaps SET steered = ? WHERE allocation_id = ?";
+	int r = vfp_ledger_run(l, sql, "swap steered",
+			       LEDGER_ARGS(ARG_INT(steered), ARG_TEXT(id)));
+
+	return r < 0 ? r : r == 0 ? vfp_ledger_fail(l, -ENOENT, "allocation %s has no swap", id) : 0;
+}
+
 /* The swap is over (done or undone): its row goes. Gone already is not an error. */
 VFP_EXPORT int vfp_ledger_swap_end(struct vfp_ledger *l, const char *id)
 {
@@ -173,9 +189,11 @@ static void fill_swap(sqlite3_stmt *st, void *elem)
 	snprintf(s->temp_key, sizeof(s->temp_key), "%s", col_text(st, 3) ?: "");
 	s->step = (enum vfp_swap_step)step_from_string(col_text(st, 4));
 	s->started = sqlite3_column_int64(st, 5);
+	s->steered = sqlite3_column_int(st, 6) != 0;
 }
 
-#define SWAP_COLUMNS "SELECT allocation_id, old_pci, new_pci, temp_key, step, started FROM swaps "
+#define SWAP_COLUMNS                                                                               \
+	"SELECT allocation_id, old_pci, new_pci, temp_key, step, started, steered FROM swaps "
 
 /* Every swap under way (or left by a crash), oldest first; *@ret free()d by the caller. */
 VFP_EXPORT int vfp_ledger_swap_list(struct vfp_ledger *l, struct vfp_swap **ret, size_t *ret_n)

@@ -164,6 +164,8 @@ static const struct {
 	{ "{\"libvirt\": {\"managed\": \"yes\"}}", "libvirt.managed: must be true or false" },
 	{ "{\"libvirt\": {\"detach_wait\": 0}}", "libvirt.detach_wait: must be an integer in [1, 600]" },
 	{ "{\"libvirt\": {\"detach_wait\": \"9\"}}", "libvirt.detach_wait: must be an integer in [1, 600]" },
+	{ "{\"libvirt\": {\"steer_hold\": -1}}", "libvirt.steer_hold: must be an integer in [0, 600]" },
+	{ "{\"libvirt\": {\"steer_hold\": 1.5}}", "libvirt.steer_hold: must be an integer in [0, 600]" },
 	{ "{\"libvirt\": {\"url\": \"qemu:///system\"}}", "libvirt: unknown key \"url\" (did you mean \"uri\"?)" },
 	{ "{\"retention\": 7}", "retention: must be an object like {\"released_seconds\": 604800}" },
 	{ "{\"retention\": {\"released_seconds\": -1}}",
@@ -205,7 +207,7 @@ static const char *const good_config =
 	" \"guids\": {\"first\": \"02:c9:03:00:00:00:00:01\", \"count\": 4096},"
 	" \"ipoib_mac_prefix\": \"02:1c\", \"opennebula_mac_prefix\": \"02:0a\","
 	" \"libvirt\": {\"uri\": \"qemu+ssh://kvm1/system\", \"managed\": false,"
-	" \"detach_wait\": 40}}";
+	" \"detach_wait\": 40, \"steer_hold\": 0}}";
 
 START_TEST(test_config_selectors_first_match)
 {
@@ -255,6 +257,7 @@ START_TEST(test_config_selectors_first_match)
 	ck_assert_str_eq(vfp_config_get_libvirt_uri(c), "qemu+ssh://kvm1/system");
 	ck_assert(!vfp_config_get_libvirt_managed(c));
 	ck_assert_int_eq(vfp_config_get_detach_wait(c), 40);
+	ck_assert_int_eq(vfp_config_get_steer_hold(c), 0);
 	ck_assert(vfp_config_get_libvirt_enabled(c));
 	vfp_config_unref(c);
 	vfp_inventory_unref(inv);
@@ -366,6 +369,7 @@ START_TEST(test_config_empty_and_defaults)
 	ck_assert_ptr_null(vfp_config_get_libvirt_uri(c));
 	ck_assert(vfp_config_get_libvirt_managed(c));
 	ck_assert_int_eq(vfp_config_get_detach_wait(c), 3);
+	ck_assert_int_eq(vfp_config_get_steer_hold(c), 5);
 	ck_assert(vfp_config_get_libvirt_enabled(c));
 	vfp_config_get_retention(c, &keep);
 	ck_assert_int_eq(keep.seconds, 7 * 86400);

@@ -186,8 +186,8 @@ START_TEST(test_guid_history_from_version_9)
 	t.l = vfp_ledger_unref(t.l); /* the file as vfagent with schema 9 left it */
 	snprintf(path, sizeof(path), "%s/ledger.db", t.state_dir);
 	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	ck_assert_msg(sqlite3_exec(db, "DROP TABLE guid_releases; PRAGMA user_version = 9", NULL,
-				   NULL, NULL) == SQLITE_OK,
+	ck_assert_msg(sqlite3_exec(db, "DROP TABLE guid_releases; ALTER TABLE swaps DROP COLUMN "
+				   "steered; PRAGMA user_version = 9", NULL, NULL, NULL) == SQLITE_OK,
 		      "to version 9: %s", sqlite3_errmsg(db));
 	sqlite3_close(db);
 	lfx_reopen(&t);

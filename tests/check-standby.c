@@ -158,8 +158,10 @@ static void check_fdb(bool add, enum nl_fdb_where where, uint8_t flags, uint16_t
 
 	ck_assert_uint_eq(len, nlh->nlmsg_len);
 	ck_assert_uint_eq(nlh->nlmsg_type, add ? RTM_NEWNEIGH : RTM_DELNEIGH);
+	/* a device's own add is exclusive (its filter's EEXIST says: not the agent's entry) */
 	ck_assert_uint_eq(nlh->nlmsg_flags,
-			  NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE : 0)); /* no EXCL */
+			  NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE : 0) |
+				  (add && where == NL_FDB_DEVICE ? NLM_F_EXCL : 0));
 	ck_assert_uint_eq(nlh->nlmsg_seq, 9);
 	ck_assert_uint_eq(ndm->ndm_family, PF_BRIDGE);
 	ck_assert_int_eq(ndm->ndm_ifindex, 42);
@@ -181,6 +183,7 @@ START_TEST(test_fdb_requests)
 	check_fdb(false, NL_FDB_BRIDGE_STATIC, NTF_MASTER, NUD_NOARP);
 	/* `bridge fdb add MAC dev DEV`: iproute2's defaults, self and permanent */
 	check_fdb(true, NL_FDB_DEVICE, NTF_SELF, NUD_NOARP | NUD_PERMANENT);
+	check_fdb(false, NL_FDB_DEVICE, NTF_SELF, NUD_NOARP | NUD_PERMANENT);
 }
 END_TEST
 

@@ -4,10 +4,13 @@
 # standby's bridge has for uplink a link named as the simulated host's E810 PF (ens5f0, a
 # veth: the closest real link to a PF that takes `bridge fdb add MAC dev DEV self` into its
 # own unicast address list, through the kernel's ndo_dflt_fdb_add(), as igb does). While a swap
-# runs, the guest's MAC is in that list (bridge fdb show dev ens5f0 self); once it returned, it
-# is gone; a bridge whose uplink is no PF gets nothing. The agent SIGKILLed while the entry is
-# in: the restart resolves the swap and takes the entry out. What this cannot prove: that a
-# real PF's embedded switch then sends the guest's frames up (the QEMU lab's failover tier).
+# runs, the guest's MAC is in that list (bridge fdb show dev ens5f0 self); the request returns
+# with it still there, and it goes libvirt.steer_hold seconds later; a bridge whose uplink is
+# no PF gets nothing. The agent SIGKILLed while the entry is in, during the swap or during the
+# hold after it: the restart resolves the swap and takes the entry out. An entry the operator
+# made before the swap stays; a detach during the hold ends it (the swap's row would make the
+# detach busy). What this cannot prove: that a real PF's embedded switch then sends the
+# guest's frames up (the QEMU lab's failover tier).
 # test-needs: mounts
 set -eu
 . "${top_srcdir:-.}/tests/api-lib.sh"
@@ -20,7 +23,7 @@ ip link set ens5f0 master onebr.120
 ip link add plain0 type veth peer name plain0-wire
 cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "eth", "selector": {"vendors": ["8086"]}}],
- "libvirt": {"uri": "$LV_URI", "managed": true}}
+ "libvirt": {"uri": "$LV_URI", "managed": true, "steer_hold": 8}}
 JSON
 start_agent --config "$tmp/vfagent.json"
 mac=02:00:c0:a8:02:0c
@@ -45,12 +48,35 @@ swap_seen() {
 	done
 	[ -n "$seen" ] || fail "no entry for $mac on ens5f0 during the swap: $(cat "$tmp/swap.out")"
 }
+# swap_done: swap_seen's swap waited for, its answer checked, the entry still there
+swap_done() {
+	wait "$swap_pid" || fail "the swap's request failed"
+	[ "$(cat "$tmp/swap.code")" = 200 ] || fail "the swap: $(cat "$tmp/swap.out")"
+	[ -n "$(steered)" ] || fail "the swap returned, the entry went with it (no hold)"
+}
+unheld() { grep -c "steering over" "$tmp/agent.log" || :; }
 swap_seen
-wait "$swap_pid" || fail "the swap's request failed"
-[ "$(cat "$tmp/swap.code")" = 200 ] || fail "the swap: $(cat "$tmp/swap.out")"
-[ -z "$(steered)" ] || fail "the swap returned, the entry stayed: $(steered)"
+swap_done
 grep -q "unicast filter of 1 PF" "$tmp/agent.log" || fail "no steering logged"
-echo "swap-steer: the guest's MAC on the PF during the swap, gone after"
+for _ in $(seq 600); do # the hold (8 s) over, from the agent's own thread
+	[ -z "$(steered)" ] && break
+	sleep 0.1
+done
+[ -z "$(steered)" ] || fail "the hold never ended: $(steered)"
+[ "$(unheld)" = 1 ] || fail "the hold's end not logged: $(grep swap "$tmp/agent.log")"
+echo "swap-steer: the guest's MAC on the PF during the swap and the hold after it, gone then"
+
+# SIGKILL during the hold: the restart takes the entry out (the swap's row says it is there)
+swap_seen
+swap_done
+kill -9 "$agent_pid"
+wait "$agent_pid" 2>/dev/null || :
+[ -n "$(steered)" ] || fail "the entry went with the agent's death already"
+start_agent --config "$tmp/vfagent.json" # its health answered: the start's reconcile is over
+grep -q "swap of allocation $id .*steering resolved" "$tmp/agent.log" ||
+	fail "the hold a crash left was not resolved: $(grep swap "$tmp/agent.log" | tail -n 3)"
+[ -z "$(steered)" ] || fail "the restart left the entry: $(steered)"
+echo "swap-steer: killed during the hold, the restart took the entry out"
 
 # SIGKILL while the entry is in: the restart resolves the swap and removes it
 swap_seen
@@ -59,8 +85,10 @@ wait "$agent_pid" 2>/dev/null || :
 wait "$swap_pid" 2>/dev/null || :
 [ -n "$(steered)" ] || fail "the entry went with the agent's death already"
 start_agent --config "$tmp/vfagent.json" # its health answered: the start's reconcile is over
-rolled=$(grep -n "swap of allocation $id .*rolled" "$tmp/agent.log" | cut -d: -f1)
-[ -n "$rolled" ] || fail "the swap was not resolved before the restart answered"
+resolved="swap of allocation $id .*\(rolled\|steering resolved\)" # (a second: the hold's above)
+[ "$(grep -c "$resolved" "$tmp/agent.log")" -gt 1 ] ||
+	fail "the swap was not resolved before the restart answered"
+rolled=$(grep -n "$resolved" "$tmp/agent.log" | tail -1 | cut -d: -f1)
 served=$(grep -n "http: at most" "$tmp/agent.log" | tail -1 | cut -d: -f1)
 [ "$rolled" -lt "$served" ] || fail "the restart served (line $served) before it resolved the swap (line $rolled)"
 [ -z "$(steered)" ] || fail "the restart left the entry: $(steered)"
@@ -68,12 +96,33 @@ api GET "/v1/allocations/$id"
 expect 200
 echo "swap-steer: killed mid-swap, the restart took the entry out"
 
+# the operator's own entry, there before the swap: the swap neither counts nor removes it
+bridge fdb add "$mac" dev ens5f0 self permanent
+n=$(unheld)
+api POST "/v1/allocations/$id/swap"
+expect 200
+[ -n "$(steered)" ] || fail "the swap took the operator's entry out"
+[ "$(unheld)" = "$n" ] || fail "the swap ended a steering of its own on the operator's entry"
+grep -q "rolled\|swapped for" "$tmp/agent.log" || fail "no swap logged"
+bridge fdb del "$mac" dev ens5f0 self
+echo "swap-steer: the operator's entry stayed"
+
+# a detach during the hold: the hold ends first (the entry out), the detach is not busy
+swap_seen
+swap_done
+api POST "/v1/allocations/$id/detach"
+expect 200
+[ -z "$(steered)" ] || fail "the detach left the swap's entry: $(steered)"
+api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true}'
+expect 200
+echo "swap-steer: a detach during the hold ended it"
+
 # a bridge whose only uplink is no PF: nothing steered
 ip link set ens5f0 nomaster
 ip link set plain0 master onebr.120
 api POST "/v1/allocations/$id/swap"
 expect 200
-[ "$(grep -c "unicast filter" "$tmp/agent.log")" = 2 ] || fail "steered with no PF on the bridge"
+[ "$(grep -c "unicast filter" "$tmp/agent.log")" = 4 ] || fail "steered with no PF on the bridge"
 [ -z "$(bridge fdb show dev plain0 self | grep -i "^$mac " || :)" ] || fail "an entry on plain0"
 api POST "/v1/allocations/$id/detach"
 expect 200

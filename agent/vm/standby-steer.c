@@ -63,10 +63,11 @@ static int find_uplinks(struct nl_conn *c, const struct standby_source *s, struc
  * standby_steer() - the standby's MAC in (@add) or out of the unicast filter
  * of each SR-IOV PF on the standby's path
  *
- * Returns how many PFs have it now (@add) or had it taken out, 0 when there
- * is none (no standby, no PF on its bridge), <0 with @err on a refusal. An
- * entry there already (EEXIST: a crashed swap's) counts as made, one gone
- * (ENOENT) as removed: a restart repeats either. Only a Linux bridge's: a
+ * Returns how many PFs took it (@add) or had it taken out, 0 when there is
+ * none (no standby, no PF on its bridge), <0 with @err on a refusal. An entry
+ * there already (EEXIST: the operator's, or a crashed swap's, which the
+ * ledger's row says) is not counted: its owner takes it out; one gone
+ * (ENOENT) counts as removed, so a restart may repeat it. Only a Linux bridge's: a
  * macvtap's MAC is in its lower device's filter already (macvlan puts it
  * there; taking it out would be taking macvlan's), OVS has its own FDB.
  */
@@ -88,9 +89,10 @@ int standby_steer(struct agent *a, const char *standby_xml, bool add, char *err,
 	for (size_t i = 0; r >= 0 && i < u.n; i++) {
 		r = nl_conn_ack(c, buf, nl_build_fdb(buf, c->seq++, add, u.ifindex[i], s.mac,
 						      NL_FDB_DEVICE), err, err_size);
-		if ((add && r == -EEXIST) || (!add && r == -ENOENT))
+		if (add && r == -EEXIST) /* there already: not the agent's to count */
 			r = 0;
-		done += r >= 0;
+		else if (r >= 0 || (!add && r == -ENOENT)) /* made, taken out, gone already */
+			r = 0, done++;
 	}
 	if (c)
 		nl_conn_thread_done(c);

@@ -208,17 +208,17 @@ int vm_swap_steer(struct agent *a, const char *pci)
 
 /*
  * VF @pci carries its guest's traffic again (a swap gone forward onto it, or
- * back to it): the standby's static FDB entry and the MAC steered to its
- * PFs (vm_swap_steer()), if any is left, out.
+ * back to it): the standby's static FDB entry and, with @unsteer, the MAC
+ * steered to its PFs (vm_swap_steer()), if any is left, out.
  */
-void vm_swap_settled(struct agent *a, const char *pci)
+void vm_swap_settled(struct agent *a, const char *pci, bool unsteer)
 {
 	struct vfp_restore_point *rp = restore_point_load(a, pci);
 	char err[AGENT_ERR_SIZE] = "";
 
 	if (rp)
 		standby_host_to_vf(rp->standby_xml);
-	if (rp && standby_steer(a, rp->standby_xml, false, err, sizeof(err)) < 0)
+	if (rp && unsteer && standby_steer(a, rp->standby_xml, false, err, sizeof(err)) < 0)
 		log_warning("swap: VF %s: the guest's MAC out of its standby's PFs: %s", pci, err);
 	vfp_restore_point_free(rp);
 }

@@ -22,4 +22,4 @@ int vm_swap_forget_domain(struct agent *a, const char *pci);
 bool vm_swap_possible(struct agent *a, const char *pci, char *why, size_t why_size);
 int vm_swap_keep_standby(struct agent *a, const char *pci);
 int vm_swap_steer(struct agent *a, const char *pci);
-void vm_swap_settled(struct agent *a, const char *pci);
+void vm_swap_settled(struct agent *a, const char *pci, bool unsteer);

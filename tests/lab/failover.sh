@@ -118,6 +118,41 @@ fo_lost() {
 			prev = $1 }
 			END { printf "%d %d %d %d\n", lost, before, maxgap, prev }'
 }
+# The swap's moments, as they come: each line of the agent's log or of the
+# nested console that marks one, with the time (ms) and the highest answer
+# then, into /run/fo.marks until fo_marks_stop
+fo_marks_start() {
+	: >/run/fo.marks
+	tail -n0 -F /run/agent.log "$fo_con" 2>/dev/null | while IFS= read -r l; do
+		case $l in
+		*"unicast filter of"* | *"out of the guest"* | *"into the guest"* | *"swapped for"* | \
+			*"steering over"* | *"NESTED fo "*)
+			echo "$(now_ms) $(fo_answered 10.9.9.2) $l" >>/run/fo.marks ;;
+		esac
+	done &
+	fo_marks=$! # the loop; tail ends at its next line (SIGPIPE)
+}
+fo_marks_stop() { kill "$fo_marks" 2>/dev/null; wait "$fo_marks" 2>/dev/null; }
+fo_mark() { # PATTERN: "MS ANSWERED" of its first mark, or nothing
+	grep -F -- "$1" /run/fo.marks | head -n 1 | cut -d' ' -f1,2
+}
+# The swap's losses per phase (claim, unplug, plug, hold, after: mig_lost_in on
+# the highest answers at their ends) and when each ended, from FROM (the highest
+# answer before) and LAST, and the guest's own marks
+fo_phases() { # T0 FROM LAST
+	prev_t=$1 prev_a=$2 out=
+	for p in "claim|unicast filter of" "unplug|out of the guest" "plug|into the guest" \
+		"hold|steering over"; do
+		m=$(fo_mark "${p#*|}")
+		[ -n "$m" ] || { out="$out ${p%%|*} -;"; continue; }
+		set -- "$1" "$2" "$3" "${m% *}" "${m#* }"
+		out="$out ${p%%|*} $(mig_lost_in 10.9.9.2 "$prev_a" "$5") in $(secs $(($4 - prev_t))) s;"
+		prev_t=$4 prev_a=$5
+	done
+	out="$out after $(mig_lost_in 10.9.9.2 "$prev_a" "$3")"
+	guest=$(grep -F "NESTED fo " /run/fo.marks | awk -v t0="$1" '{ printf "%s%s %.1f s", sep, $5 " " $6, ($1 - t0) / 1000; sep = ", " }')
+	echo "lost per phase:$out; guest: ${guest:-no mark}"
+}
 fo_wait_answer() { # DEST SECONDS: 0 once DEST answers a ping
 	for _ in $(seq "$2"); do
 		$ip netns exec peer /usr/bin/ping -n -c 1 -W 1 "$1" >/dev/null 2>&1 && return 0
@@ -176,18 +211,25 @@ fo_swap_step() {
 	sleep 3
 	from=$(fo_answered 10.9.9.2)
 	[ "$steer" = steer ] && /usr/bin/bridge fdb add "$fo_mac" dev "$igb_net" self permanent
+	fo_marks_start
 	t0=$(now_ms)
 	vfctl swap "$id" --pf "$igb" >/run/swap.out 2>&1
 	rc=$?
 	t1=$(now_ms)
 	[ "$steer" = steer ] && { /usr/bin/bridge fdb del "$fo_mac" dev "$igb_net" self 2>/dev/null || :; }
 	new=$(vf_of "$id")
+	# the agent's steering outlives the request (libvirt.steer_hold): its end waited for
+	for _ in $(seq 600); do
+		[ "$steer" = steer ] || [ -n "$(fo_mark "steering over")" ] && break
+		sleep 0.1
+	done
 	sleep 3
 	fo_ping_stop
+	fo_marks_stop
 	# shellcheck disable=SC2046 # four numbers
 	set -- "$1" $(fo_lost 10.9.9.2 "$from")
 	fo_swap_lost="$fo_swap_lost $2"
-	line="lost $2 of $5 answers ($3 before the swap, longest gap $4 × 20 ms); swap $old → $new in $(secs $((t1 - t0))) s"
+	line="lost $2 of $5 answers ($3 before the swap, longest gap $4 × 20 ms); swap $old → $new in $(secs $((t1 - t0))) s; $(fo_phases "$t0" "$from" "$5")"
 	lv dumpxml fo >/run/fo.live 2>/dev/null
 	if [ $rc = 0 ] && [ "$new" != "$old" ] && [ -n "$new" ] && [ "$(drv_of "$new")" = vfio-pci ] &&
 		[ "$(api show "$old" | jq -r .state)" = free ] && [ "$5" -gt "$from" ] &&

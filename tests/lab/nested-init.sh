@@ -13,11 +13,24 @@ mount -t devtmpfs devtmpfs /dev
 arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p"; }
 up() { echo "NESTED $* at $(cut -d' ' -f1 /proc/uptime)s" >/dev/ttyS0; }
 fo_mac=$(arg fo_mac) fo_ip=$(arg fo_ip) plain_mac=$(arg plain_mac) plain_ip=$(arg plain_ip)
-printf 'plain_mac=%s\nplain_ip=%s\n' "$plain_mac" "$plain_ip" >/plain
+printf 'plain_mac=%s\nplain_ip=%s\nfo_mac=%s\n' "$plain_mac" "$plain_ip" "$fo_mac" >/plain
 cat >/hotplug <<'SH'
 #!/bin/sh
-[ "$ACTION" = add ] && [ "$SUBSYSTEM" = net ] || exit 0
+[ "$SUBSYSTEM" = net ] || exit 0
 . /plain
+at() { /bin/cut -d' ' -f1 /proc/uptime; }
+# the failover NIC's VF coming and going, and its link up (the lab times a swap by them)
+[ "$ACTION" = remove ] && echo "NESTED fo remove $INTERFACE at $(at)s" >/dev/ttyS0
+[ "$ACTION" = add ] || exit 0
+if [ "$(/bin/cat "/sys/class/net/$INTERFACE/address")" = "$fo_mac" ] &&
+	[ -e "/sys/class/net/$INTERFACE/device" ]; then
+	echo "NESTED fo add $INTERFACE at $(at)s" >/dev/ttyS0
+	for _ in $(/bin/seq 600); do
+		[ "$(/bin/cat "/sys/class/net/$INTERFACE/carrier" 2>/dev/null)" = 1 ] && break
+		/bin/sleep 0.05
+	done && echo "NESTED fo carrier $INTERFACE at $(at)s" >/dev/ttyS0 &
+	exit 0
+fi
 [ -n "$plain_mac" ] && [ "$(/bin/cat "/sys/class/net/$INTERFACE/address")" = "$plain_mac" ] || exit 0
 /bin/ip addr add "$plain_ip" dev "$INTERFACE"
 /bin/ip link set "$INTERFACE" up
