@@ -142,9 +142,9 @@ fo_mark() { # PATTERN: "MS ANSWERED" of its first mark, or nothing
 fo_phases() { # T0 FROM LAST
 	prev_t=$1 prev_a=$2 out=
 	for p in "claim|unicast filter of" "unplug|out of the guest" "plug|into the guest" \
-		"hold|steering over"; do
+		"hold|steering over" "until the guest's new VF has its link|NESTED fo carrier"; do
 		m=$(fo_mark "${p#*|}")
-		[ -n "$m" ] || { out="$out ${p%%|*} -;"; continue; }
+		[ -n "$m" ] && [ "${m% *}" -ge "$prev_t" ] || { out="$out ${p%%|*} -;"; continue; }
 		set -- "$1" "$2" "$3" "${m% *}" "${m#* }"
 		out="$out ${p%%|*} $(mig_lost_in 10.9.9.2 "$prev_a" "$5") in $(secs $(($4 - prev_t))) s;"
 		prev_t=$4 prev_a=$5
@@ -218,9 +218,11 @@ fo_swap_step() {
 	t1=$(now_ms)
 	[ "$steer" = steer ] && { /usr/bin/bridge fdb del "$fo_mac" dev "$igb_net" self 2>/dev/null || :; }
 	new=$(vf_of "$id")
-	# the agent's steering outlives the request (libvirt.steer_hold): its end waited for
-	for _ in $(seq 600); do
-		[ "$steer" = steer ] || [ -n "$(fo_mark "steering over")" ] && break
+	# the agent's steering outlives the request (libvirt.steer_hold), and the guest
+	# brings its new VF up in its own time: both waited for (3 minutes at most)
+	for _ in $(seq 1800); do
+		{ [ "$steer" = steer ] || [ -n "$(fo_mark "steering over")" ]; } &&
+			[ -n "$(fo_mark "NESTED fo carrier")" ] && break
 		sleep 0.1
 	done
 	sleep 3
