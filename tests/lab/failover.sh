@@ -150,7 +150,7 @@ fo_phases() { # T0 FROM LAST
 		prev_t=$4 prev_a=$5
 	done
 	out="$out after $(mig_lost_in 10.9.9.2 "$prev_a" "$3")"
-	guest=$(grep -F "NESTED fo " /run/fo.marks | awk -v t0="$1" '{ printf "%s%s %.1f s", sep, $5 " " $6, ($1 - t0) / 1000; sep = ", " }')
+	guest=$(grep -F "NESTED fo " /run/fo.marks | awk -v t0="$1" '{ gsub(/\r/, ""); printf "%s%s %.1f s (standby rx/dropped %s", sep, $5 " " $6, ($1 - t0) / 1000, $NF; sep = ", " }')
 	echo "lost per phase:$out; guest: ${guest:-no mark}"
 }
 fo_wait_answer() { # DEST SECONDS: 0 once DEST answers a ping

@@ -18,17 +18,28 @@ cat >/hotplug <<'SH'
 #!/bin/sh
 [ "$SUBSYSTEM" = net ] || exit 0
 . /plain
-at() { /bin/cut -d' ' -f1 /proc/uptime; }
+# the time, and what the failover NIC's standby (virtio) received and dropped so far: a
+# frame it gets while net_failover has a VF is dropped there (rx_dropped)
+at() {
+	sb=
+	for n in /sys/class/net/*; do
+		[ "$(/bin/cat "$n/address")" = "$fo_mac" ] || continue
+		/bin/readlink "$n/device/driver" 2>/dev/null | /bin/grep -q virtio || continue
+		sb="$(/bin/cat "$n/statistics/rx_packets")/$(/bin/cat "$n/statistics/rx_dropped")"
+	done
+	echo "$(/bin/cut -d' ' -f1 /proc/uptime)s (standby rx/dropped ${sb:-?})"
+}
 # the failover NIC's VF coming and going, and its link up (the lab times a swap by them)
-[ "$ACTION" = remove ] && echo "NESTED fo remove $INTERFACE at $(at)s" >/dev/ttyS0
+[ "$ACTION" = remove ] && echo "NESTED fo remove $INTERFACE at $(at)" >/dev/ttyS0
 [ "$ACTION" = add ] || exit 0
 if [ "$(/bin/cat "/sys/class/net/$INTERFACE/address")" = "$fo_mac" ] &&
 	[ -e "/sys/class/net/$INTERFACE/device" ]; then
-	echo "NESTED fo add $INTERFACE at $(at)s" >/dev/ttyS0
-	for _ in $(/bin/seq 600); do
-		[ "$(/bin/cat "/sys/class/net/$INTERFACE/carrier" 2>/dev/null)" = 1 ] && break
-		/bin/sleep 0.05
-	done && echo "NESTED fo carrier $INTERFACE at $(at)s" >/dev/ttyS0 &
+	echo "NESTED fo add $INTERFACE at $(at)" >/dev/ttyS0
+	carrier() { [ "$(/bin/cat "/sys/class/net/$INTERFACE/carrier" 2>/dev/null)" = 1 ]; }
+	(
+		for _ in $(/bin/seq 1200); do carrier && break; /bin/sleep 0.05; done
+		carrier && echo "NESTED fo carrier $INTERFACE at $(at)" >/dev/ttyS0
+	) &
 	exit 0
 fi
 [ -n "$plain_mac" ] && [ "$(/bin/cat "/sys/class/net/$INTERFACE/address")" = "$plain_mac" ] || exit 0
