@@ -150,7 +150,7 @@ fo_phases() { # T0 FROM LAST
 		prev_t=$4 prev_a=$5
 	done
 	out="$out after $(mig_lost_in 10.9.9.2 "$prev_a" "$3")"
-	guest=$(grep -F "NESTED fo " /run/fo.marks | awk -v t0="$1" '{ gsub(/\r/, ""); printf "%s%s %.1f s (standby rx/dropped %s", sep, $5 " " $6, ($1 - t0) / 1000, $NF; sep = ", " }')
+	guest=$(grep -F "NESTED fo " /run/fo.marks | awk -v t0="$1" '{ printf "%s%s %.1f s", sep, $5 " " $6, ($1 - t0) / 1000; sep = ", " }')
 	echo "lost per phase:$out; guest: ${guest:-no mark}"
 }
 fo_wait_answer() { # DEST SECONDS: 0 once DEST answers a ping
@@ -219,11 +219,11 @@ fo_swap_step() {
 	[ "$steer" = steer ] && { /usr/bin/bridge fdb del "$fo_mac" dev "$igb_net" self 2>/dev/null || :; }
 	new=$(vf_of "$id")
 	# the agent's steering outlives the request (libvirt.steer_hold), and the guest
-	# brings its new VF up in its own time: both waited for (3 minutes at most)
-	for _ in $(seq 1800); do
+	# brings its new VF up in its own time: both waited for, 60 s at most
+	until [ "$(now_ms)" -gt $((t1 + 60000)) ]; do
 		{ [ "$steer" = steer ] || [ -n "$(fo_mark "steering over")" ]; } &&
 			[ -n "$(fo_mark "NESTED fo carrier")" ] && break
-		sleep 0.1
+		sleep 0.5
 	done
 	sleep 3
 	fo_ping_stop

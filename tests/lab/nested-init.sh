@@ -18,17 +18,7 @@ cat >/hotplug <<'SH'
 #!/bin/sh
 [ "$SUBSYSTEM" = net ] || exit 0
 . /plain
-# the time, and what the failover NIC's standby (virtio) received and dropped so far: a
-# frame it gets while net_failover has a VF is dropped there (rx_dropped)
-at() {
-	sb=
-	for n in /sys/class/net/*; do
-		[ "$(/bin/cat "$n/address")" = "$fo_mac" ] || continue
-		/bin/readlink "$n/device/driver" 2>/dev/null | /bin/grep -q virtio || continue
-		sb="$(/bin/cat "$n/statistics/rx_packets")/$(/bin/cat "$n/statistics/rx_dropped")"
-	done
-	echo "$(/bin/cut -d' ' -f1 /proc/uptime)s (standby rx/dropped ${sb:-?})"
-}
+at() { echo "$(/bin/cut -d' ' -f1 /proc/uptime)s"; }
 # the failover NIC's VF coming and going, and its link up (the lab times a swap by them)
 [ "$ACTION" = remove ] && echo "NESTED fo remove $INTERFACE at $(at)" >/dev/ttyS0
 [ "$ACTION" = add ] || exit 0
