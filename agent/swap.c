@@ -140,6 +140,12 @@ static struct vfp_allocation *swap_claim(struct agent *a, const char *key)
 	return t;
 }
 
+/* Whether the swap of allocation @id put the guest's MAC on the PFs itself (its row says). */
+static bool steered(struct agent *a, const char *id)
+{
+	return LEDGER(a, vfp_ledger_swap_steered(g.l, id), NULL, 0) > 0;
+}
+
 /* Back: the old VF in the guest again where it left, the new one given back, the row gone. */
 static void roll_back(struct agent *a, const struct vfp_swap *s)
 {
@@ -151,7 +157,7 @@ static void roll_back(struct agent *a, const struct vfp_swap *s)
 		log_error("swap of allocation %s: VF %s back into its guest: %s", s->allocation,
 			  s->old_pci, msg);
 	if (in >= 0) /* in again or never left: the FDB entries made for its leaving go */
-		vm_swap_settled(a, s->old_pci, s->steered);
+		vm_swap_settled(a, s->old_pci, steered(a, s->allocation));
 	if (t) /* never claimed, the VF is none of the swap's to touch */
 		give_back(a, vfp_allocation_get_id(t), s->new_pci);
 	vfp_allocation_unref(t);
@@ -178,7 +184,7 @@ static int roll_forward(struct agent *a, const struct vfp_swap *s, int hold_ms, 
 		r = LEDGER(a, vfp_ledger_swap_exchange(g.l, s->allocation, tid), err, err_size);
 	if (r >= 0)
 		give_back(a, tid, s->old_pci);
-	if (r >= 0 && s->steered && hold_ms > 0)
+	if (r >= 0 && hold_ms > 0 && steered(a, s->allocation))
 		swap_hold_start(a, s->allocation, hold_ms, agent_swap_unhold);
 	else if (r >= 0) /* after a crash, the plug's own undone nothing */
 		agent_swap_unhold(a, s->allocation);
@@ -203,12 +209,11 @@ static int step(struct agent *a, struct vfp_swap *s, enum vfp_swap_step to, char
  * row saying so first (a crash after the entry is made must find it); an
  * entry there already is not the swap's (the operator's): left alone.
  */
-static void steer(struct agent *a, struct vfp_swap *s)
+static void steer(struct agent *a, const struct vfp_swap *s)
 {
 	int r = LEDGER(a, vfp_ledger_swap_set_steered(g.l, s->allocation, true), NULL, 0);
 
-	s->steered = r >= 0 && vm_swap_steer(a, s->old_pci) > 0;
-	if (r >= 0 && !s->steered)
+	if (r >= 0 && vm_swap_steer(a, s->old_pci) <= 0)
 		LEDGER(a, vfp_ledger_swap_set_steered(g.l, s->allocation, false), NULL, 0);
 }
 
@@ -310,13 +315,15 @@ int agent_swap(struct agent *a, const char *id, const struct agent_swap_request 
 void agent_swap_unhold(struct agent *a, const char *id)
 {
 	struct vfp_swap s;
+	bool ours;
 
 	if (LEDGER(a, vfp_ledger_swap_get(g.l, id, &s), NULL, 0) < 0 ||
 	    s.step != VFP_SWAP_EXCHANGED)
 		return;
-	vm_swap_settled(a, s.new_pci, s.steered);
+	ours = steered(a, id);
+	vm_swap_settled(a, s.new_pci, ours);
 	LEDGER(a, vfp_ledger_swap_end(g.l, id), NULL, 0);
-	if (s.steered)
+	if (ours)
 		log_info("swap of allocation %s: steering over, the guest's MAC off its standby's PFs", id);
 }
 

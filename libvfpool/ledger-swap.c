@@ -170,6 +170,26 @@ VFP_EXPORT int vfp_ledger_swap_set_steered(struct vfp_ledger *l, const char *id,
 	return r < 0 ? r : r == 0 ? vfp_ledger_fail(l, -ENOENT, "allocation %s has no swap", id) : 0;
 }
 
+/* 1 when allocation @id's swap steered the guest's MAC itself, 0 when not; -ENOENT: no swap. */
+VFP_EXPORT int vfp_ledger_swap_steered(struct vfp_ledger *l, const char *id)
+{
+	static const char sql[] = "SELECT steered FROM swaps WHERE allocation_id = ?";
+	sqlite3_stmt *st;
+	int r = vfp_ledger_bind(l, sql, &st, LEDGER_ARGS(ARG_TEXT(id)));
+
+	if (r < 0)
+		return r;
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		r = sqlite3_column_int(st, 0) != 0;
+	else if (r == SQLITE_DONE)
+		r = vfp_ledger_fail(l, -ENOENT, "allocation %s has no swap", id);
+	else
+		r = vfp_ledger_errno(l, r, "swap");
+	sqlite3_reset(st);
+	return r;
+}
+
 /* The swap is over (done or undone): its row goes. Gone already is not an error. */
 VFP_EXPORT int vfp_ledger_swap_end(struct vfp_ledger *l, const char *id)
 {
@@ -189,11 +209,9 @@ static void fill_swap(sqlite3_stmt *st, void *elem)
 	snprintf(s->temp_key, sizeof(s->temp_key), "%s", col_text(st, 3) ?: "");
 	s->step = (enum vfp_swap_step)step_from_string(col_text(st, 4));
 	s->started = sqlite3_column_int64(st, 5);
-	s->steered = sqlite3_column_int(st, 6) != 0;
 }
 
-#define SWAP_COLUMNS                                                                               \
-	"SELECT allocation_id, old_pci, new_pci, temp_key, step, started, steered FROM swaps "
+#define SWAP_COLUMNS "SELECT allocation_id, old_pci, new_pci, temp_key, step, started FROM swaps "
 
 /* Every swap under way (or left by a crash), oldest first; *@ret free()d by the caller. */
 VFP_EXPORT int vfp_ledger_swap_list(struct vfp_ledger *l, struct vfp_swap **ret, size_t *ret_n)

@@ -530,7 +530,6 @@ struct vfp_swap {
 	char temp_key[128]; /* the swap's claim's idempotency key */
 	enum vfp_swap_step step;
 	long long started;
-	bool steered; /* the guest's MAC put in the standby's PFs' filters by the swap */
 };
 
 const char *vfp_swap_step_to_string(enum vfp_swap_step s);
@@ -540,6 +539,7 @@ int vfp_ledger_swap_step(struct vfp_ledger *l, const char *id, enum vfp_swap_ste
 			 const char *new_pci);
 int vfp_ledger_swap_exchange(struct vfp_ledger *l, const char *id, const char *temp_id);
 int vfp_ledger_swap_set_steered(struct vfp_ledger *l, const char *id, bool steered);
+int vfp_ledger_swap_steered(struct vfp_ledger *l, const char *id);
 int vfp_ledger_swap_end(struct vfp_ledger *l, const char *id);
 int vfp_ledger_swap_list(struct vfp_ledger *l, struct vfp_swap **ret, size_t *ret_n);
 int vfp_ledger_swap_get(struct vfp_ledger *l, const char *id, struct vfp_swap *ret);

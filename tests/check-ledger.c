@@ -1019,11 +1019,12 @@ START_TEST(test_swap_rows)
 	ck_assert_int_eq(s.step, VFP_SWAP_PLUGGING);
 	ck_assert_str_eq(s.new_pci, new_vf);
 	ck_assert_str_eq(s.temp_key, "swap:k");
-	ck_assert(!s.steered); /* until the swap says it put the guest's MAC on the PFs */
+	/* not steered until the swap says it put the guest's MAC on the PFs */
+	ck_assert_int_eq(vfp_ledger_swap_steered(t.l, id), 0);
 	ck_assert_int_eq(vfp_ledger_swap_set_steered(t.l, id, true), 0);
-	ck_assert_int_eq(vfp_ledger_swap_get(t.l, id, &s), 0);
-	ck_assert(s.steered);
+	ck_assert_int_eq(vfp_ledger_swap_steered(t.l, id), 1);
 	ck_assert_int_eq(vfp_ledger_swap_set_steered(t.l, "nope", true), -ENOENT);
+	ck_assert_int_eq(vfp_ledger_swap_steered(t.l, "nope"), -ENOENT);
 	ck_assert_int_eq(vfp_ledger_swap_exchange(t.l, id, tid), 0);
 	ck_assert_int_eq(vfp_ledger_swap_exchange(t.l, id, tid), 0); /* once: done is done */
 	ck_assert_int_eq(vfp_ledger_get_allocation(t.l, id, &after), 0);
@@ -1038,7 +1039,8 @@ START_TEST(test_swap_rows)
 	lfx_release(&t, tid);
 	ck_assert_str_eq(lfx_vf_state(&t, old), "free");
 	ck_assert_int_eq(vfp_ledger_swap_get(t.l, id, &s), 0); /* the steering's, after the claim */
-	ck_assert(s.steered && s.step == VFP_SWAP_EXCHANGED);
+	ck_assert_int_eq(s.step, VFP_SWAP_EXCHANGED);
+	ck_assert_int_eq(vfp_ledger_swap_steered(t.l, id), 1);
 	ck_assert_int_eq(vfp_ledger_swap_end(t.l, id), 0);
 	ck_assert_int_eq(vfp_ledger_swap_get(t.l, id, &s), -ENOENT);
 	ck_assert_int_eq(vfp_ledger_begin(t.l, id, VFP_OP_DETACH), 0); /* free to go on */
