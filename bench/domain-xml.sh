@@ -30,7 +30,7 @@ api() { curl -sf --unix-socket "$tmp/s" "$@"; }
 start_agent() {
 	[ -n "$agent" ] && kill "$agent" 2>/dev/null && wait "$agent" 2>/dev/null
 	agent=
-	rm -rf "$sim"/* "$tmp/state" "$tmp/s"
+	rm -rf "${sim:?}"/* "$tmp/state" "$tmp/s"
 	"$@" "$b/agent/vfagentd" --simulate "$sim/sys" --state-dir "$tmp/state" \
 		--listen "unix:$tmp/s" >"$tmp/agent.log" 2>&1 &
 	agent=$!
