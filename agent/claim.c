@@ -107,14 +107,21 @@ int agent_claim_quiet(struct agent *a, const struct vfp_claim *c, struct vfp_all
 	return r == -ENOBUFS ? -EBUSY : r;
 }
 
-/* The claims of @allocs back (a claim of several that did not get them all). */
+/*
+ * The claims of @allocs back (a claim of several that did not get them all);
+ * one claimed attached ends its attach first, not done.
+ */
 static void give_back(struct agent *a, struct vfp_allocation **allocs, size_t n)
 {
 	char err[AGENT_ERR_SIZE];
 
 	for (size_t i = 0; i < n; i++) {
-		if (allocs[i])
-			agent_give_back(a, vfp_allocation_get_id(allocs[i]), err, sizeof(err));
+		const char *id = allocs[i] ? vfp_allocation_get_id(allocs[i]) : NULL;
+
+		if (id && vfp_allocation_get_state(allocs[i]) == VFP_ALLOCATION_ATTACHED)
+			agent_intent_confirm(a, id, VFP_OP_ATTACH, false, "claim given back");
+		if (id)
+			agent_give_back(a, id, err, sizeof(err));
 		vfp_allocation_unref(allocs[i]);
 		allocs[i] = NULL;
 	}
@@ -143,7 +150,8 @@ static int resolve_owners(const struct vfp_claim *c, size_t n, struct vfp_claim 
  *
  * When one fails (a pool short of VFs, say), what the others got is given
  * back and the claims are made one by one with agent_claim_quiet(), which
- * grows a pool that can grow and names the claim that cannot be met.
+ * grows a pool that can grow and names the claim that cannot be met; those
+ * do not begin their attach (vfp_claim.attach): the caller sees them reserved.
  */
 int agent_claim_all_quiet(struct agent *a, const struct vfp_claim *c, size_t n,
 			  struct vfp_allocation **ret, char *err, size_t err_size)
@@ -167,8 +175,10 @@ int agent_claim_all_quiet(struct agent *a, const struct vfp_claim *c, size_t n,
 	if (failed == 0)
 		return 0;
 	give_back(a, ret, n);
-	for (size_t i = 0; r >= 0 && i < n; i++)
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		claims[i].attach = false; /* one by one: the caller begins the attaches */
 		r = agent_claim_quiet(a, &claims[i], &ret[i], err, err_size);
+	}
 	if (r < 0)
 		give_back(a, ret, n);
 	return r;

@@ -214,7 +214,7 @@ static int claim_all(struct rewrite *w, const char *owner)
 						 settings[p].pkey >= 0 || w->nics[p].failover ||
 						 settings[p].security_groups[0] ?
 						 &settings[p] : NULL,
-						 .numa_node = -1 };
+						 .numa_node = -1, .attach = true };
 	}
 	if (r >= 0 && (r = agent_claim_all_quiet(w->agent, claims, w->n_pools, w->allocs, w->err,
 						 w->err_size)) < 0)
@@ -426,15 +426,21 @@ static void allocation_id_list(const struct rewrite *w, size_t n, const char *id
  * VFs are prepared (a failed begin stops the rewrite, none begun) and
  * confirmed together after. No libvirt config changes here (the domain
  * does not exist yet): only kernel state, so they do not wait for the disk.
+ * New claims began theirs in the claims' own commit (vfp_claim.attach, the
+ * allocations attached already); held reservations begin them here.
  */
 static int begin_intents(struct rewrite *w)
 {
 	const char *ids[MAX_POOLS];
-	size_t n = 0;
+	size_t n = 0, attached = 0;
 	int r;
 
 	while (n < w->n_pools && w->allocs[n])
-		n++;
+		attached += vfp_allocation_get_state(w->allocs[n++]) == VFP_ALLOCATION_ATTACHED;
+	if (n && attached == n && !w->resumed) {
+		w->n_begun = n;
+		return 0;
+	}
 	allocation_id_list(w, n, ids);
 	r = agent_intents_begin_volatile(w->agent, ids, n, VFP_OP_ATTACH, w->err, w->err_size);
 	w->n_begun = r >= 0 ? n : 0;

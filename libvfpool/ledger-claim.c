@@ -366,12 +366,13 @@ static int wanted_guid(struct vfp_ledger *l, const struct vfp_config *config, co
 }
 
 static int take_vf(struct vfp_ledger *l, const struct vfp_config *config, const char *id,
-		   const char *owner_key, const struct pick *c, int position, const char *want_guid)
+		   const char *owner_key, const struct pick *c, int position, const char *want_guid,
+		   const char *state)
 {
 	static const char ins[] = "INSERT INTO allocation_vfs(allocation_id, pci, position, guid, "
 				  "guid_offset) VALUES (?, ?, ?, ?, ?)";
-	static const char upd[] = "UPDATE vfs SET state = 'reserved', reason = NULL, updated = ? "
-				  "WHERE pci = ? AND state = 'free'";
+	static const char upd[] = "UPDATE vfs SET state = ?3, reason = NULL, updated = ?1 "
+				  "WHERE pci = ?2 AND state = 'free'";
 	unsigned long long off = 0;
 	bool has_off = true;
 	char guid[24];
@@ -401,6 +402,7 @@ static int take_vf(struct vfp_ledger *l, const struct vfp_config *config, const 
 		return r;
 	sqlite3_bind_int64(st, 1, l->now());
 	sqlite3_bind_text(st, 2, c->pci, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
 	r = vfp_ledger_step_done(l, st, "reserve VF");
 	if (r == 0)
 		return vfp_ledger_fail(l, -EBUSY, "VF %s is no longer free", c->pci);
@@ -413,7 +415,7 @@ static int insert_allocation(struct vfp_ledger *l, const struct vfp_claim *req, 
 	static const char sql[] =
 		"INSERT INTO allocations(id, pool, owner, owner_key, settings, idempotency_key, "
 		"state, lease_expires, created, updated, request, mac) "
-		"VALUES (?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?, ?, lower(?))";
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?12, ?7, ?8, ?9, ?10, lower(?11))";
 	json_t *o = vfp_owner_to_json(req->owner), *s = NULL;
 	char *owner = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL, *settings = NULL;
 	time_t now = l->now();
@@ -441,6 +443,7 @@ static int insert_allocation(struct vfp_ledger *l, const struct vfp_claim *req, 
 			sqlite3_bind_text(st, 10, request, -1, SQLITE_STATIC);
 		if (req->settings && req->settings->mac[0])
 			sqlite3_bind_text(st, 11, req->settings->mac, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 12, req->attach ? "attached" : "reserved", -1, SQLITE_STATIC);
 		r = vfp_ledger_step_done(l, st, "new allocation");
 	}
 	json_decref(o);
@@ -474,7 +477,10 @@ static int claim_in_tx(struct vfp_ledger *l, const struct vfp_config *config,
 	for (unsigned i = 0; r >= 0 && i < req->count; i++)
 		r = take_vf(l, config, id, owner_key, &vfs[i], (int)i,
 			    i == 0 && req->settings && req->settings->guid[0] ? req->settings->guid
-									       : NULL);
+									       : NULL,
+			    req->attach ? "attached" : "reserved");
+	if (r >= 0 && req->attach)
+		r = vfp_ledger_begin_attached(l, id);
 	return r < 0 ? r : 0;
 }
 

@@ -240,6 +240,25 @@ static int begin_in_tx(struct vfp_ledger *l, const char *id, enum vfp_op op)
 	return r;
 }
 
+/*
+ * The attach intent of allocation @id, claimed attached in this transaction
+ * (vfp_claim.attach): its end is written as any attach's, and until then a
+ * restart rolls it back to reserved by the same rule.
+ */
+int vfp_ledger_begin_attached(struct vfp_ledger *l, const char *id)
+{
+	static const char sql[] = "INSERT INTO intents(allocation_id, op, started) "
+				  "VALUES (?, 'attach', ?)";
+	sqlite3_stmt *st;
+	int r = vfp_ledger_stmt(l, sql, &st);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, l->now());
+	return vfp_ledger_step_done(l, st, "intent");
+}
+
 /* @op begun on every allocation of @ids in one transaction, all or none. */
 static int begin_op(struct vfp_ledger *l, const char *const *ids, size_t n, enum vfp_op op,
 		    bool durable)
@@ -292,12 +311,34 @@ VFP_EXPORT int vfp_ledger_begin_volatile_many(struct vfp_ledger *l, const char *
 	return begin_op(l, ids, n, op, false);
 }
 
+/*
+ * An attach done: the allocation attached, and its VFs with it, unless it was
+ * claimed attached (vfp_ledger_begin_attached()): then both are so already.
+ */
+static int finish_attach(struct vfp_ledger *l, const char *id)
+{
+	static const char sql[] = "UPDATE allocations SET state = 'attached', updated = ? "
+				  "WHERE id = ? AND state != 'attached'";
+	sqlite3_stmt *st;
+	int r = vfp_ledger_stmt(l, sql, &st);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, l->now());
+	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+	r = vfp_ledger_step_done(l, st, "allocation state");
+	return r <= 0 ? r : vfp_ledger_set_allocation_vfs_state(l, id, VFP_VF_ATTACHED, NULL);
+}
+
 /* The states an operation ends in, when it worked and when it did not. */
 static int finish_in_tx(struct vfp_ledger *l, const char *id, enum vfp_op op, bool ok,
 			const char *reason)
 {
 	switch (op) {
 	case VFP_OP_ATTACH:
+		if (ok)
+			return finish_attach(l, id);
+		/* fall through */
 	case VFP_OP_DETACH: {
 		bool attached = (op == VFP_OP_ATTACH) == ok;
 		int r = vfp_ledger_set_allocation_state(l, id, attached ? VFP_ALLOCATION_ATTACHED

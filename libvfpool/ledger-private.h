@@ -47,6 +47,7 @@ int vfp_ledger_set_allocation_state(struct vfp_ledger *l, const char *id,
 				    enum vfp_allocation_state state);
 int vfp_ledger_set_allocation_vfs_state(struct vfp_ledger *l, const char *id,
 					enum vfp_vf_state state, const char *reason);
+int vfp_ledger_begin_attached(struct vfp_ledger *l, const char *id);
 int vfp_ledger_end_allocation(struct vfp_ledger *l, const char *id, enum vfp_vf_state vf_state,
 			      const char *reason);
 int vfp_ledger_swap_pending(struct vfp_ledger *l, const char *id);

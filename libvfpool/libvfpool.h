@@ -431,6 +431,9 @@ struct vfp_claim {
 	const char *near; /* the closest free VFs to this PCI device win; NULL: no preference */
 	enum vfp_pcie_distance max_distance; /* with near: none farther; SELF (0): no bound */
 	const struct vfp_pcie_topo *topo;    /* where near is looked up (required with near) */
+	bool attach; /* the claim begins its attach too, in its transaction: the allocation and
+		      * its VFs attached, an attach intent open, which vfp_ledger_confirm() ends
+		      * (not ok: reserved again) and a restart's reconcile resolves as any attach */
 };
 
 /* How reconcile asks the host about an allocation and acts on it; any may be NULL. */
