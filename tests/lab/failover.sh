@@ -293,6 +293,7 @@ failover_steps() {
 	[ -x /usr/bin/ping ] || { skip_fo_steps "no iputils ping in the guest (none on the lab's host)"; return 0; }
 	[ -f /lab/nested/vmlinuz ] || { skip_fo_steps "no nested kernel in the guest"; return 0; }
 	if ! fo_net; then skip_fo_steps "$(cat /run/fo.why)"; return 0; fi
+	drain_guest_start # (tests/lab/drain.sh: with VFAGENT_LAB_DRAIN=1, a second guest boots beside)
 	t0=$(now_ms)
 	if ! why=$(fo_guest_up); then
 		fail "failover: nested guest up" "$why"
@@ -306,6 +307,7 @@ failover_steps() {
 	fo_swap_step "swap with standby, the guest's MAC on the PF first" steer
 	fo_replug_step
 	info failover "lost answers at 20 ms:$fo_swap_lost with the standby (vfctl swap; then with the MAC steered first), $fo_lost_plain without (unplug, replug)"
+	drain_steps # (tests/lab/drain.sh: with VFAGENT_LAB_DRAIN=1, vfctl drain with two guests)
 	migrate_steps # (tests/lab/migrate.sh: the guest moves to a second libvirtd)
 	lv destroy fo >/dev/null 2>&1
 }

@@ -18,7 +18,10 @@
 # libvirtd in the lab guest (tests/lab/migrate.sh); its figures are printed
 # as "FIGURE name value" lines.
 # The two igb PFs' uplinks are one QEMU hub: the second PF is the failover
-# steps' peer on the wire.
+# steps' peer on the wire. VFAGENT_LAB_DRAIN=1 (with the failover tier) adds
+# tests/lab/drain.sh's step: a second nested guest booted beside the first and
+# `vfctl drain` of the igb PF onto a third igb PF, on a root port of its own
+# (vfio-pci takes its VFs), its uplink on the same hub, 512 MiB more memory.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${VFAGENT_LAB_CACHE:-/var/cache/vfagent-lab}
@@ -43,11 +46,17 @@ tq=$(date +%s)
 fo=${VFAGENT_LAB_FAILOVER:-0}
 limit=900
 [ "$fo" = 0 ] || limit=1800 # a nested guest that boots under TCG inside TCG
-timeout "$limit" "$q/bin/qemu-system-x86_64" -machine q35 -accel tcg -cpu max -smp 2 -m 1024 \
+dr=${VFAGENT_LAB_DRAIN:-0} mem=1024 igb3=
+[ "$fo" = 0 ] && dr=0
+# the third igb PF before the switch: the switch's PF stays the last igb in the guest's bus order
+[ "$dr" = 0 ] || { limit=2400 mem=1536 igb3="-device pcie-root-port,id=rp4,bus=pcie.0,chassis=6
+	-netdev hubport,id=n3,hubid=1 -device igb,netdev=n3,bus=rp4,romfile="; }
+# shellcheck disable=SC2086 # $igb3: words
+timeout "$limit" "$q/bin/qemu-system-x86_64" -machine q35 -accel tcg -cpu max -smp 2 -m "$mem" \
 	-L "$q/share/seabios" -bios "$q/share/seabios/bios-256k.bin" -L "$q/share/qemu" \
 	-device intel-iommu \
 	-kernel "$cache/vmlinuz" -initrd "$cache/initrd.gz" \
-	-append "console=ttyS0 quiet panic=-1 intel_iommu=on vfagent_lab_vfio=${VFAGENT_LAB_VFIO:-1} vfagent_lab_failover=$fo" \
+	-append "console=ttyS0 quiet panic=-1 intel_iommu=on vfagent_lab_vfio=${VFAGENT_LAB_VFIO:-1} vfagent_lab_failover=$fo vfagent_lab_drain=$dr" \
 	-display none -vga none -serial "file:$log" -monitor none -no-reboot \
 	-netdev user,id=n0,restrict=on -device virtio-net-pci,netdev=n0 \
 	-device pcie-root-port,id=rp1,bus=pcie.0,chassis=1 \
@@ -55,6 +64,7 @@ timeout "$limit" "$q/bin/qemu-system-x86_64" -machine q35 -accel tcg -cpu max -s
 	-device nvme,serial=vfagentlab,subsys=subsys0,bus=rp1,sriov_max_vfs=4,sriov_vq_flexible=8,sriov_vi_flexible=4 \
 	-device pcie-root-port,id=rp2,bus=pcie.0,chassis=2 \
 	-netdev hubport,id=n1,hubid=1 -device igb,netdev=n1,bus=rp2,romfile= \
+	$igb3 \
 	-device pcie-root-port,id=rp3,bus=pcie.0,chassis=3 \
 	-device x3130-upstream,id=up1,bus=rp3 \
 	-device xio3130-downstream,id=dn1,bus=up1,chassis=4,slot=0 \
@@ -77,5 +87,6 @@ fi
 # step may skip only where it says what this machine refused
 steps=38
 [ "$fo" = only ] && steps=5
+[ "$dr" = 0 ] || steps=$((steps + 2))
 [ $((passed + skipped)) = "$steps" ] || echo "lab: $passed of the $steps steps passed, $skipped skipped"
 [ "$failed" = 0 ] && [ $((passed + skipped)) = "$steps" ]

@@ -31,6 +31,8 @@ drv_of() { basename "$(readlink "/sys/bus/pci/devices/$1/driver" 2>/dev/null)" 2
 . /lab/failover.sh
 # shellcheck source=tests/lab/migrate.sh
 . /lab/migrate.sh
+# shellcheck source=tests/lab/drain.sh
+. /lab/drain.sh
 
 pf_of() { # VENDOR DEVICE → the PF's address
 	for d in /sys/bus/pci/devices/*; do
