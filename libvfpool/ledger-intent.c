@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "ledger-args.h"
 #include "ledger-private.h"
 
 static const char *const op_names[] = {
@@ -319,14 +320,9 @@ static int finish_attach(struct vfp_ledger *l, const char *id)
 {
 	static const char sql[] = "UPDATE allocations SET state = 'attached', updated = ? "
 				  "WHERE id = ? AND state != 'attached'";
-	sqlite3_stmt *st;
-	int r = vfp_ledger_stmt(l, sql, &st);
+	int r = vfp_ledger_run(l, sql, "allocation state",
+			       LEDGER_ARGS(ARG_INT(l->now()), ARG_TEXT(id)));
 
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, l->now());
-	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
-	r = vfp_ledger_step_done(l, st, "allocation state");
 	return r <= 0 ? r : vfp_ledger_set_allocation_vfs_state(l, id, VFP_VF_ATTACHED, NULL);
 }
 
