@@ -250,14 +250,8 @@ int vfp_ledger_begin_attached(struct vfp_ledger *l, const char *id)
 {
 	static const char sql[] = "INSERT INTO intents(allocation_id, op, started) "
 				  "VALUES (?, 'attach', ?)";
-	sqlite3_stmt *st;
-	int r = vfp_ledger_stmt(l, sql, &st);
 
-	if (r < 0)
-		return r;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, l->now());
-	return vfp_ledger_step_done(l, st, "intent");
+	return vfp_ledger_run(l, sql, "intent", LEDGER_ARGS(ARG_TEXT(id), ARG_INT(l->now())));
 }
 
 /* @op begun on every allocation of @ids in one transaction, all or none. */
