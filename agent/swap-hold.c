@@ -94,7 +94,7 @@ static void *run(void *arg)
 	(void)arg;
 	pthread_mutex_lock(&h.lock);
 	while (!h.stop) {
-		struct timespec now, next;
+		struct timespec now, next = { 0 };
 		bool any;
 		int i;
 

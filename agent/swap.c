@@ -314,7 +314,7 @@ int agent_swap(struct agent *a, const char *id, const struct agent_swap_request 
  */
 void agent_swap_unhold(struct agent *a, const char *id)
 {
-	struct vfp_swap s;
+	struct vfp_swap s = { 0 };
 	bool ours;
 
 	if (LEDGER(a, vfp_ledger_swap_get(g.l, id, &s), NULL, 0) < 0 ||
