@@ -136,7 +136,7 @@ cp -r "$top/hooks" "$i/lab/hooks"
 cp "$top/tests/lab/init.sh" "$i/init"
 cp "$top/tests/lab/scenario.sh" "$top/tests/lab/data-path.sh" "$top/tests/lab/vm-attach.sh" "$top/tests/lab/cni.sh" \
 	"$top/tests/lab/one-hooks.sh" "$top/tests/lab/pcie.sh" "$top/tests/lab/failover.sh" \
-	"$top/tests/lab/migrate.sh" "$top/tests/lab/drain.sh" "$i/lab/"
+	"$top/tests/lab/migrate.sh" "$top/tests/lab/drain.sh" "$top/tests/lab/watchdog.sh" "$i/lab/"
 chmod +x "$i/init"
 (cd "$i" && find . | cpio -o -H newc --quiet | gzip -1) >"$cache/initrd.gz"
 cp "$root/boot/vmlinuz-$k" "$cache/vmlinuz"

@@ -19,6 +19,9 @@ rdma system set netns exclusive
 udevadm trigger --action=add >/dev/null 2>&1
 udevadm settle --timeout=20
 echo "LAB BOOTED at $(cut -d' ' -f1 /proc/uptime)s"
+# a step that hangs says where before QEMU is killed (tests/lab/watchdog.sh)
+deadline=$(sed -n 's/.*vfagent_lab_deadline=\([0-9]*\).*/\1/p' /proc/cmdline)
+[ -z "$deadline" ] || sh /lab/watchdog.sh "$deadline" &
 sh /lab/scenario.sh
 echo "LAB END at $(cut -d' ' -f1 /proc/uptime)s"
 poweroff -f

@@ -51,12 +51,14 @@ dr=${VFAGENT_LAB_DRAIN:-0} mem=1024 igb3=
 # the third igb PF before the switch: the switch's PF stays the last igb in the guest's bus order
 [ "$dr" = 0 ] || { limit=2400 mem=1536 igb3="-device pcie-root-port,id=rp4,bus=pcie.0,chassis=6
 	-netdev hubport,id=n3,hubid=1 -device igb,netdev=n3,bus=rp4,romfile="; }
+# the guest's watchdog prints what still runs a minute before the timeout (tests/lab/watchdog.sh);
+# its clock is the guest's uptime, which starts a few seconds after QEMU
 # shellcheck disable=SC2086 # $igb3: words
 timeout "$limit" "$q/bin/qemu-system-x86_64" -machine q35 -accel tcg -cpu max -smp 2 -m "$mem" \
 	-L "$q/share/seabios" -bios "$q/share/seabios/bios-256k.bin" -L "$q/share/qemu" \
 	-device intel-iommu \
 	-kernel "$cache/vmlinuz" -initrd "$cache/initrd.gz" \
-	-append "console=ttyS0 quiet panic=-1 intel_iommu=on vfagent_lab_vfio=${VFAGENT_LAB_VFIO:-1} vfagent_lab_failover=$fo vfagent_lab_drain=$dr" \
+	-append "console=ttyS0 quiet panic=-1 intel_iommu=on vfagent_lab_vfio=${VFAGENT_LAB_VFIO:-1} vfagent_lab_failover=$fo vfagent_lab_drain=$dr vfagent_lab_deadline=$((limit - 60))" \
 	-display none -vga none -serial "file:$log" -monitor none -no-reboot \
 	-netdev user,id=n0,restrict=on -device virtio-net-pci,netdev=n0 \
 	-device pcie-root-port,id=rp1,bus=pcie.0,chassis=1 \
