@@ -121,18 +121,28 @@ fo_lost() {
 # The swap's moments, as they come: each line of the agent's log or of the
 # nested console that marks one, with the time (ms) and the highest answer
 # then, into /run/fo.marks until fo_marks_stop
+# (tail and the loop through a FIFO, each with its pid: as one pipeline, a
+# wait for the loop waited for tail as well, which ends only at its next line,
+# and the step hung when no line came after the swap)
 fo_marks_start() {
 	: >/run/fo.marks
-	tail -n0 -F /run/agent.log "$fo_con" 2>/dev/null | while IFS= read -r l; do
+	rm -f /run/fo.fifo && mkfifo /run/fo.fifo
+	tail -n0 -F /run/agent.log "$fo_con" >/run/fo.fifo 2>/dev/null &
+	fo_tail=$!
+	while IFS= read -r l; do
 		case $l in
 		*"unicast filter of"* | *"out of the guest"* | *"into the guest"* | *"swapped for"* | \
 			*"steering over"* | *"NESTED fo "*)
 			echo "$(now_ms) $(fo_answered 10.9.9.2) $l" >>/run/fo.marks ;;
 		esac
-	done &
-	fo_marks=$! # the loop; tail ends at its next line (SIGPIPE)
+	done </run/fo.fifo &
+	fo_marks=$!
 }
-fo_marks_stop() { kill "$fo_marks" 2>/dev/null; wait "$fo_marks" 2>/dev/null; }
+fo_marks_stop() {
+	kill "$fo_tail" "$fo_marks" 2>/dev/null
+	wait "$fo_tail" "$fo_marks" 2>/dev/null
+	rm -f /run/fo.fifo
+}
 fo_mark() { # PATTERN: "MS ANSWERED" of its first mark, or nothing
 	grep -F -- "$1" /run/fo.marks | head -n 1 | cut -d' ' -f1,2
 }
