@@ -552,6 +552,8 @@ VFP_EXPORT int vfp_ledger_claim(struct vfp_ledger *l, const struct vfp_config *c
 static int claim_one_in_batch(struct vfp_ledger *l, const struct vfp_config *config,
 			      const struct vfp_claim *req, char id[static 37])
 {
+	static const char savepoint[] = "SAVEPOINT claim", rollback[] = "ROLLBACK TO claim",
+			  release[] = "RELEASE claim";
 	char *owner_key = NULL, *err = NULL;
 	int r;
 
@@ -569,7 +571,7 @@ static int claim_one_in_batch(struct vfp_ledger *l, const struct vfp_config *con
 		free(err);
 		return r;
 	}
-	r = vfp_ledger_exec(l, "SAVEPOINT claim");
+	r = vfp_ledger_exec_cached(l, savepoint);
 	if (r >= 0)
 		r = claim_in_tx(l, config, req, owner_key, id);
 	free(owner_key);
@@ -577,10 +579,10 @@ static int claim_one_in_batch(struct vfp_ledger *l, const struct vfp_config *con
 		char saved[VFP_LEDGER_ERROR_MAX];
 
 		memcpy(saved, vfp_ledger_error(), sizeof(saved)); /* keep the claim's own message */
-		vfp_ledger_exec(l, "ROLLBACK TO claim");
+		vfp_ledger_exec_cached(l, rollback);
 		memcpy(vfp_ledger_error(), saved, sizeof(saved));
 	}
-	vfp_ledger_exec(l, "RELEASE claim");
+	vfp_ledger_exec_cached(l, release);
 	if (r == 0)
 		vfp_info(l->ctx, "allocation %s: claimed %u VF%s of pool %s", id, req->count,
 			 req->count == 1 ? "" : "s", req->pool);

@@ -187,8 +187,12 @@ VFP_EXPORT uint64_t vfp_ledger_get_changes(const struct vfp_ledger *l)
 	return (uint64_t)sqlite3_total_changes64(l->db);
 }
 
-/* @sql, a transaction's BEGIN or COMMIT, prepared once: every transaction has them. */
-static int exec_cached(struct vfp_ledger *l, const char *sql)
+/*
+ * @sql (a string literal, cached by its address: see vfp_ledger_stmt()), a
+ * statement with no result that runs often (a transaction's BEGIN and COMMIT,
+ * a claim's savepoint), prepared once instead of parsed on every run.
+ */
+int vfp_ledger_exec_cached(struct vfp_ledger *l, const char *sql)
 {
 	sqlite3_stmt *st;
 	int r = vfp_ledger_stmt(l, sql, &st);
@@ -203,7 +207,7 @@ int vfp_ledger_begin_tx(struct vfp_ledger *l)
 {
 	static const char sql[] = "BEGIN IMMEDIATE";
 
-	return exec_cached(l, sql);
+	return vfp_ledger_exec_cached(l, sql);
 }
 
 /*
@@ -232,7 +236,7 @@ int vfp_ledger_begin_lazy_tx(struct vfp_ledger *l)
 int vfp_ledger_commit_tx(struct vfp_ledger *l)
 {
 	static const char sql[] = "COMMIT";
-	int r = exec_cached(l, sql);
+	int r = vfp_ledger_exec_cached(l, sql);
 
 	if (r < 0)
 		vfp_ledger_rollback_tx(l);
