@@ -499,6 +499,21 @@ int agent_intents_confirm(struct agent *a, const char *const *ids, size_t n, enu
 	return r;
 }
 
+/*
+ * @hold: the lazy commits that follow (restore points, a confirmation) kept
+ * together until it is released (vfp_ledger_hold_lazy()); any other commit
+ * still waits for the disk.
+ */
+void agent_ledger_hold_lazy(struct agent *a, bool hold)
+{
+	LEDGER_GUARD(g, a);
+
+	if (hold)
+		vfp_ledger_hold_lazy(g.l);
+	else
+		vfp_ledger_release_lazy(g.l);
+}
+
 /**
  * agent_intent_defer() - the end of @id's @op to record as @ok, replacing
  * one kept already (an attach the ledger could not record, undone since)

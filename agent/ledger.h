@@ -128,6 +128,7 @@ int agent_intent_confirm(struct agent *a, const char *id, enum vfp_op op, bool o
 			 const char *reason);
 int agent_intents_begin_volatile(struct agent *a, const char *const *ids, size_t n,
 				 enum vfp_op op, char *err, size_t err_size);
+void agent_ledger_hold_lazy(struct agent *a, bool hold);
 int agent_intents_confirm(struct agent *a, const char *const *ids, size_t n, enum vfp_op op,
 			  bool ok, const char *reason);
 void agent_intent_defer(struct agent *a, const char *id, enum vfp_op op, bool ok,

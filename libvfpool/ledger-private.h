@@ -16,6 +16,8 @@ struct vfp_ledger {
 	char *path;
 	time_t (*now)(void);
 	bool lazy; /* in a transaction of vfp_ledger_begin_lazy_tx() */
+	bool sync_normal; /* synchronous = NORMAL: a lazy transaction's, not restored yet */
+	unsigned lazy_holds; /* vfp_ledger_hold_lazy() without its release */
 	struct {
 		const char *sql; /* identity of a string literal */
 		sqlite3_stmt *stmt;

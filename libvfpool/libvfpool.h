@@ -511,6 +511,8 @@ json_t *vfp_ledger_audit(struct vfp_ledger *l, const char *pci, unsigned limit);
 int vfp_ledger_quarantine_vf(struct vfp_ledger *l, const char *pci, const char *reason);
 int vfp_ledger_repair_vf(struct vfp_ledger *l, const char *pci, bool ok, const char *reason);
 uint64_t vfp_ledger_get_changes(const struct vfp_ledger *l);
+void vfp_ledger_hold_lazy(struct vfp_ledger *l);
+void vfp_ledger_release_lazy(struct vfp_ledger *l);
 int vfp_ledger_set_restore_point(struct vfp_ledger *l, const char *pci,
 				 const struct vfp_restore_point *rp);
 int vfp_ledger_update_restore_point(struct vfp_ledger *l, const char *pci,
