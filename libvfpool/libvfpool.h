@@ -475,6 +475,10 @@ int vfp_ledger_forget_numvfs(struct vfp_ledger *l, const char *pf);
 int vfp_ledger_add_persisted_numvfs(struct vfp_ledger *l, struct vfp_config *config);
 int vfp_ledger_claim(struct vfp_ledger *l, const struct vfp_config *config,
 		     const struct vfp_claim *req, struct vfp_allocation **ret_allocation);
+int vfp_ledger_claim_groups(struct vfp_ledger *l, const struct vfp_config *config,
+			    const struct vfp_claim *reqs, size_t n, const bool *together,
+			    int *ret_results, struct vfp_allocation **ret_allocations,
+			    char **ret_errors);
 int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_config *config,
 			   const struct vfp_claim *reqs, size_t n, int *ret_results,
 			   struct vfp_allocation **ret_allocations, char **ret_errors);
