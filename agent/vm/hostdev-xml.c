@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,6 @@
 #include <libxml/parser.h>
 
 #include "agent/vm/hostdev-xml.h"
-#include "libvfpool/libvfpool.h"
 #include "libvfpool/macro.h"
 
 static void set_prop(xmlNodePtr n, const char *name, const char *value)
@@ -32,8 +32,8 @@ static void set_mac(xmlNodePtr parent, const unsigned char mac[6])
 
 /*
  * The four fields of PCI address @pci ("0000:3b:00.1") as libvirt's <address> has them,
- * "0x0000", "0x3b", "0x00", "0x1": the address's own digits when it is in sysfs form (the
- * ledger's are: vfp_pci_addr_is_valid()); else as sscanf() reads them.
+ * "0x0000", "0x3b", "0x00", "0x1": the address's own digits, lower-case, when it is in the
+ * canonical form (the ledger's are); else as sscanf() reads them.
  */
 static void address_fields(const char *pci, char dom[8], char bus[8], char slot[8], char fn[8])
 {
@@ -42,8 +42,12 @@ static void address_fields(const char *pci, char dom[8], char bus[8], char slot[
 	} f[] = { { 0, 4 }, { 5, 2 }, { 8, 2 }, { 11, 1 } };
 	char *out[] = { dom, bus, slot, fn };
 	unsigned d = 0, b = 0, s = 0, fun = 0;
+	bool canonical = strlen(pci) == 12 && pci[4] == ':' && pci[7] == ':' && pci[10] == '.';
 
-	if (!vfp_pci_addr_is_valid(pci)) {
+	for (size_t i = 0; canonical && i < ELEMENTSOF(f); i++)
+		for (size_t k = 0; k < f[i].len; k++)
+			canonical &= isxdigit((unsigned char)pci[f[i].at + k]) != 0;
+	if (!canonical) {
 		sscanf(pci, "%4x:%2x:%2x.%1x", &d, &b, &s, &fun);
 		snprintf(dom, 8, "0x%04x", d);
 		snprintf(bus, 8, "0x%02x", b);
@@ -52,8 +56,10 @@ static void address_fields(const char *pci, char dom[8], char bus[8], char slot[
 		return;
 	}
 	for (size_t i = 0; i < ELEMENTSOF(f); i++) {
-		memcpy(out[i], "0x", 2);
-		memcpy(out[i] + 2, pci + f[i].at, f[i].len);
+		out[i][0] = '0';
+		out[i][1] = 'x';
+		for (size_t k = 0; k < f[i].len; k++)
+			out[i][2 + k] = (char)tolower((unsigned char)pci[f[i].at + k]);
 		out[i][2 + f[i].len] = '\0';
 	}
 }
