@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -13,13 +14,19 @@
 
 /* Holds at once at most; one more is ended at once (the request still returns first). */
 #define MAX_HOLDS 64
+/* How often a hold whose guest still sends over its standby is looked at again, and until when. */
+#define LOOK_AGAIN_S 1
+#define AT_MOST_MORE_S 60
 
 struct hold {
 	struct agent *agent;
-	swap_hold_fn end;
+	const struct swap_hold_ops *ops;
 	char id[37];
 	struct timespec until; /* CLOCK_MONOTONIC */
-	bool busy;	       /* being ended, outside the lock */
+	struct timespec cap;   /* no longer than this, whatever the standby does */
+	uint64_t mark;	       /* the standby's count at the last look (ops->busy) */
+	bool extended;	       /* looked at again at least once */
+	bool busy;	       /* being looked at or ended, outside the lock */
 };
 
 static struct {
@@ -47,6 +54,16 @@ static bool due(const struct timespec *t, const struct timespec *now)
 	return t->tv_sec < now->tv_sec || (t->tv_sec == now->tv_sec && t->tv_nsec <= now->tv_nsec);
 }
 
+static struct timespec after_ms(const struct timespec *t, long ms)
+{
+	struct timespec r = { .tv_sec = t->tv_sec + ms / 1000,
+			      .tv_nsec = t->tv_nsec + (ms % 1000) * 1000000L };
+
+	if (r.tv_nsec >= 1000000000L)
+		r.tv_sec++, r.tv_nsec -= 1000000000L;
+	return r;
+}
+
 /* The hold of allocation @id, or -1. Under h.lock. */
 static int find(const char *id)
 {
@@ -60,13 +77,13 @@ static int find(const char *id)
 static void end_one(size_t i)
 {
 	struct agent *a = h.holds[i].agent;
-	swap_hold_fn end = h.holds[i].end;
+	const struct swap_hold_ops *ops = h.holds[i].ops;
 	char id[sizeof(h.holds[i].id)];
 
 	snprintf(id, sizeof(id), "%s", h.holds[i].id);
 	h.holds[i].busy = true;
 	pthread_mutex_unlock(&h.lock);
-	end(a, id);
+	ops->end(a, id);
 	pthread_mutex_lock(&h.lock);
 	i = (size_t)find(id);
 	h.holds[i] = h.holds[--h.n];
@@ -89,6 +106,46 @@ static int first_due(const struct timespec *now, struct timespec *next, bool *an
 	return -1;
 }
 
+/*
+ * Hold @i, due at @now: looked at again in a second while its guest still
+ * sends over its standby (before its cap), else ended. Under h.lock, which
+ * it lets go meanwhile.
+ */
+static void due_one(size_t i, const struct timespec *now)
+{
+	struct hold *o = &h.holds[i];
+	struct agent *a = o->agent;
+	uint64_t mark = o->mark;
+	char id[sizeof(o->id)];
+	bool again;
+
+	if (due(&o->cap, now)) {
+		if (o->extended)
+			log_warning("swap of allocation %s: its guest still sends over its standby %d s "
+				    "past the hold: the steering goes", o->id, AT_MOST_MORE_S);
+		end_one(i);
+		return;
+	}
+	snprintf(id, sizeof(id), "%s", o->id);
+	o->busy = true;
+	pthread_mutex_unlock(&h.lock);
+	again = o->ops->busy(a, id, &mark);
+	pthread_mutex_lock(&h.lock);
+	o = &h.holds[find(id)];
+	o->busy = false;
+	o->mark = mark;
+	pthread_cond_broadcast(&h.changed); /* swap_hold_end() may wait for it */
+	if (!again) {
+		end_one((size_t)(o - h.holds));
+		return;
+	}
+	if (!o->extended)
+		log_info("swap of allocation %s: its guest still sends over its standby: the "
+			 "steering stays while it does", id);
+	o->extended = true;
+	o->until = after_ms(now, LOOK_AGAIN_S * 1000);
+}
+
 static void *run(void *arg)
 {
 	(void)arg;
@@ -101,7 +158,7 @@ static void *run(void *arg)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		i = first_due(&now, &next, &any);
 		if (i >= 0)
-			end_one((size_t)i);
+			due_one((size_t)i, &now);
 		else if (any)
 			pthread_cond_timedwait(&h.changed, &h.lock, &next);
 		else
@@ -112,36 +169,38 @@ static void *run(void *arg)
 }
 
 /**
- * swap_hold_start() - allocation @id's swap ended by @end (agent/swap.c's
- * agent_swap_unhold()) in @ms, from the hold's thread (started with the first)
+ * swap_hold_start() - allocation @id's swap ended by @ops->end (agent/swap.c's
+ * agent_swap_unhold()) in @ms or, while @ops->busy says its guest still
+ * sends over its standby, later (a minute more at most), from the hold's
+ * thread (started with the first)
  *
  * When the thread cannot start or too many holds wait, ended now.
  */
-void swap_hold_start(struct agent *a, const char *id, int ms, swap_hold_fn end)
+void swap_hold_start(struct agent *a, const char *id, int ms, const struct swap_hold_ops *ops)
 {
-	struct timespec until;
-	bool now = false;
+	struct timespec now;
+	uint64_t mark = 0;
+	bool at_once = false;
 
 	pthread_once(&h.once, init_cond);
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L)
-		until.tv_sec++, until.tv_nsec -= 1000000000L;
+	ops->busy(a, id, &mark); /* the count the first look compares with */
+	clock_gettime(CLOCK_MONOTONIC, &now);
 	pthread_mutex_lock(&h.lock);
 	if (!h.running && !h.stop && pthread_create(&h.thread, NULL, run, NULL) == 0)
 		h.running = true;
 	if (!h.running || h.n == MAX_HOLDS || find(id) >= 0) {
-		now = true;
+		at_once = true;
 	} else {
-		h.holds[h.n] = (struct hold){ .agent = a, .end = end, .until = until };
+		h.holds[h.n] = (struct hold){ .agent = a, .ops = ops, .mark = mark,
+					      .until = after_ms(&now, ms),
+					      .cap = after_ms(&now, ms + AT_MOST_MORE_S * 1000L) };
 		snprintf(h.holds[h.n].id, sizeof(h.holds[h.n].id), "%s", id);
 		h.n++;
 		pthread_cond_broadcast(&h.changed);
 	}
 	pthread_mutex_unlock(&h.lock);
-	if (now)
-		end(a, id);
+	if (at_once)
+		ops->end(a, id);
 }
 
 /*

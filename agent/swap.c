@@ -14,8 +14,9 @@
  *   5. the allocation and the swap's claim exchange VFs; the swap's claim,
  *      now the old VF's, released (restored, reset, checked); the request
  *      answers here
- *   6. libvirt.steer_hold seconds later, from a thread of its own
- *      (swap-hold.c), the steering taken out and the row gone: the guest
+ *   6. libvirt.steer_hold seconds later, or later while the guest still
+ *      sends over its standby (its new VF not up yet), from a thread of its
+ *      own (swap-hold.c), the steering taken out and the row gone: the guest
  *      brings its new VF up meanwhile (agent_swap_unhold())
  * A failure before 4 is done leaves the guest on its old VF (plugged again
  * if it had left); after, the swap goes forward.
@@ -164,6 +165,8 @@ static void roll_back(struct agent *a, const struct vfp_swap *s)
 	LEDGER(a, vfp_ledger_swap_end(g.l, s->allocation), NULL, 0);
 }
 
+static const struct swap_hold_ops hold_ops;
+
 /*
  * Forward, once the new VF is in the guest: the exchange, the old VF given
  * back, then the steering out and the row gone, now, or after a hold of
@@ -185,7 +188,7 @@ static int roll_forward(struct agent *a, const struct vfp_swap *s, int hold_ms, 
 	if (r >= 0)
 		give_back(a, tid, s->old_pci);
 	if (r >= 0 && hold_ms > 0 && steered(a, s->allocation))
-		swap_hold_start(a, s->allocation, hold_ms, agent_swap_unhold);
+		swap_hold_start(a, s->allocation, hold_ms, &hold_ops);
 	else if (r >= 0) /* after a crash, the plug's own undone nothing */
 		agent_swap_unhold(a, s->allocation);
 	vfp_allocation_unref(t);
@@ -326,6 +329,29 @@ void agent_swap_unhold(struct agent *a, const char *id)
 	if (ours)
 		log_info("swap of allocation %s: steering over, the guest's MAC off its standby's PFs", id);
 }
+
+/*
+ * Whether the guest of allocation @id's swap sent over its standby since
+ * *@mark (updated): its new VF not up yet, the steering stays. Nothing to
+ * count (no tap here) or a count not read: no (the hold ends as it would have).
+ */
+static bool standby_busy(struct agent *a, const char *id, uint64_t *mark)
+{
+	struct vfp_swap s = { 0 };
+	uint64_t n = 0;
+	int r = LEDGER(a, vfp_ledger_swap_get(g.l, id, &s), NULL, 0);
+	bool busy;
+
+	if (r >= 0 && (r = vm_swap_standby_sent(a, s.new_pci, &n)) < 0 && r != -ENODEV)
+		log_debug("swap of allocation %s: its standby's count: %s", id, strerror(-r));
+	if (r < 0)
+		return false;
+	busy = n != *mark;
+	*mark = n;
+	return busy;
+}
+
+static const struct swap_hold_ops hold_ops = { .end = agent_swap_unhold, .busy = standby_busy };
 
 /* Whether the swap's claim is released: the swap went forward, only its steering is left. */
 static bool only_steering_left(struct agent *a, const struct vfp_swap *s)

@@ -77,6 +77,47 @@ START_TEST(test_parse_link_bad_attribute)
 }
 END_TEST
 
+/* IFLA_STATS64 (a kernel's struct rtnl_link_stats64): the first two counters; one too short refused. */
+START_TEST(test_parse_link_stats)
+{
+	char buf[NL_BUF_SIZE];
+	struct nl_link l = { 0 };
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct rtnl_link_stats64 st = { .rx_packets = 123456789012ULL, .tx_packets = 7 };
+	uint64_t short_stats = 1;
+
+	make_link_reply(buf, "vnet3", 1500);
+	ck_assert_int_eq(nl_parse_link(buf, nlh->nlmsg_len, &l), 0);
+	ck_assert(!l.has_stats);
+	mnl_attr_put(nlh, IFLA_STATS64, sizeof(st), &st);
+	ck_assert_int_eq(nl_parse_link(buf, nlh->nlmsg_len, &l), 0);
+	ck_assert(l.has_stats);
+	ck_assert_uint_eq(l.rx_packets, 123456789012ULL);
+	ck_assert_uint_eq(l.tx_packets, 7);
+	make_link_reply(buf, "vnet3", 1500);
+	mnl_attr_put(nlh, IFLA_STATS64, sizeof(short_stats), &short_stats);
+	ck_assert_int_eq(nl_parse_link(buf, nlh->nlmsg_len, &l), -EBADMSG);
+}
+END_TEST
+
+/* The counters' request asks by index and does not skip them (the others do). */
+START_TEST(test_build_getlink_stats)
+{
+	char buf[NL_BUF_SIZE];
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+	const struct ifinfomsg *ifi;
+	const struct nlattr *attr;
+	size_t len = nl_build_getlink_stats(buf, 9, 42);
+
+	ck_assert_uint_eq(len, nlh->nlmsg_len);
+	ck_assert_uint_eq(nlh->nlmsg_type, RTM_GETLINK);
+	ifi = mnl_nlmsg_get_payload(nlh);
+	ck_assert_int_eq(ifi->ifi_index, 42);
+	mnl_attr_for_each(attr, nlh, sizeof(*ifi))
+		ck_assert_uint_ne(mnl_attr_get_type(attr), IFLA_EXT_MASK);
+}
+END_TEST
+
 START_TEST(test_parse_ack_with_extack)
 {
 	char buf[NL_BUF_SIZE], msg[128];
@@ -240,6 +281,8 @@ Suite *suite_nlmsg(void)
 	tcase_add_test(tc, test_parse_link);
 	tcase_add_test(tc, test_parse_link_truncated);
 	tcase_add_test(tc, test_parse_link_bad_attribute);
+	tcase_add_test(tc, test_parse_link_stats);
+	tcase_add_test(tc, test_build_getlink_stats);
 	tcase_add_test(tc, test_parse_ack_with_extack);
 	tcase_add_test(tc, test_build_setlink_move);
 	tcase_add_test(tc, test_parse_link_tenant_properties);

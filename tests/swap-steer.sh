@@ -9,7 +9,8 @@
 # no PF gets nothing. The agent SIGKILLed while the entry is in, during the swap or during the
 # hold after it: the restart resolves the swap and takes the entry out. An entry the operator
 # made before the swap stays; a detach during the hold ends it (the swap's row would make the
-# detach busy). What this cannot prove: that a real PF's embedded switch then sends the
+# detach busy); while the guest still sends over its standby after the hold, the steering stays.
+# What this cannot prove: that a real PF's embedded switch then sends the
 # guest's frames up (the QEMU lab's failover tier).
 # test-needs: mounts
 set -eu
@@ -117,12 +118,46 @@ api POST "/v1/allocations/$id/attach" -d '{"domain":"vfagent-test","config":true
 expect 200
 echo "swap-steer: a detach during the hold ended it"
 
+# the guest still sending over its standby after the hold (its new VF not up yet): the steering
+# stays while it sends, and goes once it stops. A veth in the bridge stands for the standby's tap
+# (libvirt names it vnetN and gives it the guest's MAC with fe first); frames sent from its peer
+# are what the guest sends over its standby (the tap's received packets).
+ip link add vnet-sb address "fe:${mac#*:}" type veth peer name vnet-sb-g
+ip link set vnet-sb master onebr.120
+ip link set vnet-sb up
+ip link set vnet-sb-g up
+ip addr add 192.0.2.2/24 dev vnet-sb-g
+ip neigh add 192.0.2.1 lladdr 02:00:00:00:00:01 dev vnet-sb-g
+ping -q -i 0.1 192.0.2.1 >/dev/null 2>&1 &
+sender=$!
+n=$(unheld)
+swap_seen
+swap_done
+for _ in $(seq 600); do # the hold's first look (8 s after the plug) finds the guest sending
+	grep -q "still sends over its standby: the steering stays" "$tmp/agent.log" && break
+	sleep 0.1
+done
+grep -q "still sends over its standby: the steering stays" "$tmp/agent.log" ||
+	fail "the hold never looked at the standby: $(grep swap "$tmp/agent.log" | tail -n 3)"
+[ -n "$(steered)" ] || fail "the steering went while the guest still sent over its standby"
+[ "$(unheld)" = "$n" ] || fail "the hold ended while the guest still sent over its standby"
+kill "$sender"
+wait "$sender" 2>/dev/null || :
+for _ in $(seq 600); do # quiet for a look (1 s): the hold ends
+	[ -z "$(steered)" ] && break
+	sleep 0.1
+done
+[ -z "$(steered)" ] || fail "the steering stayed after the guest stopped sending over its standby"
+[ "$(unheld)" = $((n + 1)) ] || fail "the hold's end not logged once: $(grep swap "$tmp/agent.log" | tail -n 3)"
+ip link del vnet-sb
+echo "swap-steer: the steering stayed while the guest sent over its standby, went after"
+
 # a bridge whose only uplink is no PF: nothing steered
 ip link set ens5f0 nomaster
 ip link set plain0 master onebr.120
 api POST "/v1/allocations/$id/swap"
 expect 200
-[ "$(grep -c "unicast filter" "$tmp/agent.log")" = 4 ] || fail "steered with no PF on the bridge"
+[ "$(grep -c "unicast filter" "$tmp/agent.log")" = 5 ] || fail "steered with no PF on the bridge"
 [ -z "$(bridge fdb show dev plain0 self | grep -i "^$mac " || :)" ] || fail "an entry on plain0"
 api POST "/v1/allocations/$id/detach"
 expect 200

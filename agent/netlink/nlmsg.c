@@ -59,6 +59,17 @@ size_t nl_build_getlink(void *buf, uint32_t seq, int ifindex, const char *name)
 	return nlh->nlmsg_len;
 }
 
+/* RTM_GETLINK by index with the link's counters (IFLA_STATS64), which the others skip. */
+size_t nl_build_getlink_stats(void *buf, uint32_t seq, int ifindex)
+{
+	struct nlmsghdr *nlh = start(buf, RTM_GETLINK, 0, seq);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	return nlh->nlmsg_len;
+}
+
 /* RTM_GETLINK of every link in the namespace. */
 size_t nl_build_dumplinks(void *buf, uint32_t seq)
 {
@@ -211,6 +222,10 @@ static int link_attr(const struct nlattr *attr, void *data)
 		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
 			return MNL_CB_ERROR;
 		break;
+	case IFLA_STATS64: /* struct rtnl_link_stats64, which only grows: its first two read */
+		if (mnl_attr_get_payload_len(attr) < 2 * sizeof(uint64_t))
+			return MNL_CB_ERROR;
+		break;
 	default:
 		break;
 	}
@@ -317,6 +332,13 @@ int nl_parse_link(const void *buf, size_t len, struct nl_link *ret)
 	if (a.tb[IFLA_MASTER])
 		l.master = (int)mnl_attr_get_u32(a.tb[IFLA_MASTER]);
 	l.vlan_id = -1;
+	if (a.tb[IFLA_STATS64]) {
+		const char *st = mnl_attr_get_payload(a.tb[IFLA_STATS64]);
+
+		l.has_stats = true;
+		memcpy(&l.rx_packets, st, sizeof(l.rx_packets));
+		memcpy(&l.tx_packets, st + sizeof(l.rx_packets), sizeof(l.tx_packets));
+	}
 	if (a.tb[IFLA_LINKINFO])
 		link_kind(a.tb[IFLA_LINKINFO], &l);
 	if (a.tb[IFLA_PROP_LIST] && mnl_attr_validate(a.tb[IFLA_PROP_LIST], MNL_TYPE_NESTED) >= 0)

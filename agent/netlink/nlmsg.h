@@ -31,6 +31,9 @@ struct nl_link {
 	bool has_alias;	     /* IFLA_IFALIAS, not empty */
 	char kind[16];	     /* IFLA_INFO_KIND: "bridge", "vlan", "macvtap"; "" for none */
 	int vlan_id;	     /* a "vlan" link's IFLA_VLAN_ID; -1 for any other */
+	bool has_stats;	     /* IFLA_STATS64 came (nl_build_getlink_stats()) */
+	uint64_t rx_packets; /* its first two counters */
+	uint64_t tx_packets;
 };
 
 /* What to change on a link; unset fields are left alone. */
@@ -47,6 +50,7 @@ struct nl_link_change {
 void nl_attr_put(struct nlmsghdr *nlh, uint16_t type, size_t len, const void *data);
 void nl_attr_put_strz(struct nlmsghdr *nlh, uint16_t type, const char *s);
 size_t nl_build_getlink(void *buf, uint32_t seq, int ifindex, const char *name);
+size_t nl_build_getlink_stats(void *buf, uint32_t seq, int ifindex);
 size_t nl_build_dumplinks(void *buf, uint32_t seq);
 size_t nl_build_getnsid(void *buf, uint32_t seq, int netns_fd);
 size_t nl_build_setlink(void *buf, uint32_t seq, int ifindex, const struct nl_link_change *c);

@@ -146,6 +146,17 @@ int nl_conn_get_link_index(struct nl_conn *c, int ifindex, struct nl_link *ret)
 		       parse_link, ret, err, sizeof(err));
 }
 
+/* Link @ifindex with its counters (@ret->has_stats): -ENODEV when there is none. */
+int nl_conn_get_link_stats(struct nl_conn *c, int ifindex, struct nl_link *ret)
+{
+	char buf[NL_BUF_SIZE], err[256];
+
+	if (ifindex <= 0)
+		return -ENODEV;
+	return get_one(c, buf, nl_build_getlink_stats(buf, c->seq++, ifindex), RTM_NEWLINK,
+		       parse_link, ret, err, sizeof(err));
+}
+
 /* The id the socket's namespace gives the namespace @netns_fd; -1 when it has none. */
 int nl_conn_get_nsid(struct nl_conn *c, int netns_fd, int *ret_nsid)
 {

@@ -25,6 +25,7 @@ int nl_conn_recv(struct nl_conn *c, void **ret_reply, size_t *ret_len);
 int nl_conn_get_link(struct nl_conn *c, const char *name, struct nl_link *ret, char *err,
 		     size_t err_size);
 int nl_conn_get_link_index(struct nl_conn *c, int ifindex, struct nl_link *ret);
+int nl_conn_get_link_stats(struct nl_conn *c, int ifindex, struct nl_link *ret);
 int nl_conn_find_link(struct nl_conn *c, bool (*match)(const struct nl_link *, const void *),
 		      const void *data, struct nl_link *ret);
 int nl_conn_each_link(struct nl_conn *c, void (*fn)(const struct nl_link *, void *), void *data);

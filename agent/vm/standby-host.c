@@ -89,6 +89,29 @@ static bool is_tap(const struct nl_link *l, const void *data)
 }
 
 /*
+ * The standby's tap in its Linux bridge (libvirt gives it the guest's MAC
+ * with fe first), on @c; -ENODEV when there is none (no Linux bridge standby,
+ * the guest not running here), @s parsed meanwhile.
+ */
+static int find_tap(struct nl_conn *c, const char *standby_xml, struct standby_source *s,
+		    struct nl_link *tap, char *err, size_t err_size)
+{
+	struct tap_wanted w = { 0 };
+	struct nl_link br;
+	int r;
+
+	if (!standby_xml || standby_source_parse(standby_xml, s) < 0 ||
+	    s->kind != VFP_STANDBY_BRIDGE)
+		return -ENODEV; /* a macvtap's MAC is in its lower device's filter; OVS learns */
+	r = nl_conn_get_link(c, s->source, &br, err, err_size);
+	memcpy(w.mac, s->mac, sizeof(w.mac));
+	w.bridge = r >= 0 ? br.ifindex : 0;
+	if (r >= 0)
+		r = nl_conn_find_link(c, is_tap, &w, tap);
+	return r;
+}
+
+/*
  * The static entry for the standby's MAC on its tap in its bridge, added or
  * deleted; 0 when there is nothing to do: no Linux bridge standby, no tap
  * (the guest is not running here), an entry already gone.
@@ -96,22 +119,13 @@ static bool is_tap(const struct nl_link *l, const void *data)
 static int tap_entry(const char *standby_xml, bool add, char *err, size_t err_size)
 {
 	struct standby_source s;
-	struct tap_wanted w = { 0 };
-	struct nl_link br, tap;
+	struct nl_link tap;
 	struct nl_conn *c = NULL;
 	char buf[NL_BUF_SIZE];
-	int r;
+	int r = nl_conn_thread_route(&c);
 
-	if (!standby_xml || standby_source_parse(standby_xml, &s) < 0 ||
-	    s.kind != VFP_STANDBY_BRIDGE)
-		return 0; /* a macvtap's MAC is in its lower device's filter; OVS learns */
-	r = nl_conn_thread_route(&c);
 	if (r >= 0)
-		r = nl_conn_get_link(c, s.source, &br, err, err_size);
-	memcpy(w.mac, s.mac, sizeof(w.mac));
-	w.bridge = r >= 0 ? br.ifindex : 0;
-	if (r >= 0)
-		r = nl_conn_find_link(c, is_tap, &w, &tap);
+		r = find_tap(c, standby_xml, &s, &tap, err, err_size);
 	if (r >= 0)
 		r = nl_conn_ack(c, buf, nl_build_fdb(buf, c->seq++, add, tap.ifindex, s.mac,
 						      NL_FDB_BRIDGE_STATIC), err, err_size);
@@ -119,6 +133,35 @@ static int tap_entry(const char *standby_xml, bool add, char *err, size_t err_si
 		nl_conn_thread_done(c);
 	if (r == -ENODEV || (!add && r == -ENOENT))
 		r = 0;
+	return r;
+}
+
+/**
+ * standby_host_sent() - how many frames the guest has sent through its
+ * standby: its tap's received packets (the guest sends there only while its
+ * VF is away or has no link: net_failover's transmit)
+ *
+ * -ENODEV when there is no tap to count on (no Linux bridge standby, the
+ * guest not running here); another -errno when netlink did not answer.
+ */
+int standby_host_sent(const char *standby_xml, uint64_t *ret_packets)
+{
+	struct standby_source s;
+	struct nl_link tap;
+	struct nl_conn *c = NULL;
+	char err[AGENT_ERR_SIZE];
+	int r = nl_conn_thread_route(&c);
+
+	if (r >= 0)
+		r = find_tap(c, standby_xml, &s, &tap, err, sizeof(err));
+	if (r >= 0)
+		r = nl_conn_get_link_stats(c, tap.ifindex, &tap);
+	if (r >= 0 && !tap.has_stats)
+		r = -ENODATA;
+	if (r >= 0)
+		*ret_packets = tap.rx_packets;
+	if (c)
+		nl_conn_thread_done(c);
 	return r;
 }
 

@@ -13,11 +13,13 @@
  *    PF's embedded switch no longer steers the MAC to the VF that left
  *    (standby_host_to_standby(); standby_host_vf_gone(), under the PF's lock,
  *    through vm.c's vf_left_guest());
- *  - once a VF is in the guest again: the FDB entry gone (standby_host_to_vf()).
+ *  - once a VF is in the guest again: the FDB entry gone (standby_host_to_vf());
+ *    whether the guest still sends over its standby (standby_host_sent()).
  */
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "agent/pf/vfconfig.h"
 #include "libvfpool/libvfpool.h"
@@ -26,4 +28,5 @@ int standby_host_check(enum vfp_standby_kind kind, const char *source, int vlan,
 		       size_t err_size);
 void standby_host_to_standby(const char *standby_xml);
 void standby_host_to_vf(const char *standby_xml);
+int standby_host_sent(const char *standby_xml, uint64_t *ret_packets);
 void standby_host_vf_gone(const struct vf_target *t, const char *device_xml);

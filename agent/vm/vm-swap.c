@@ -223,6 +223,19 @@ void vm_swap_settled(struct agent *a, const char *pci, bool unsteer)
 	vfp_restore_point_free(rp);
 }
 
+/**
+ * vm_swap_standby_sent() - how many frames the guest of failover VF @pci has
+ * sent through its standby (standby_host_sent()); -ENODEV when nothing counts them
+ */
+int vm_swap_standby_sent(struct agent *a, const char *pci, uint64_t *ret_packets)
+{
+	struct vfp_restore_point *rp = restore_point_load(a, pci);
+	int r = rp ? standby_host_sent(rp->standby_xml, ret_packets) : -ENODEV;
+
+	vfp_restore_point_free(rp);
+	return r;
+}
+
 /* 1 when the domain VF @pci's restore point names has it, 0 when not, <0 when unknown. */
 int vm_swap_in_domain(struct agent *a, const char *pci)
 {

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "agent/agent.h"
 
@@ -23,3 +24,4 @@ bool vm_swap_possible(struct agent *a, const char *pci, char *why, size_t why_si
 int vm_swap_keep_standby(struct agent *a, const char *pci);
 int vm_swap_steer(struct agent *a, const char *pci);
 void vm_swap_settled(struct agent *a, const char *pci, bool unsteer);
+int vm_swap_standby_sent(struct agent *a, const char *pci, uint64_t *ret_packets);

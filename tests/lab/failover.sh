@@ -118,6 +118,54 @@ fo_lost() {
 			prev = $1 }
 			END { printf "%d %d %d %d\n", lost, before, maxgap, prev }'
 }
+# DEST: "BEFORE AFTER", the answers on either side of the longest run of lost ones
+fo_gap() {
+	sed -n 's/.*icmp_seq=\([0-9]*\).*/\1/p' "/run/ping.$1" | sort -n -u |
+		awk 'BEGIN { prev = 0 } { if ($1 - prev - 1 > max) { max = $1 - prev - 1; b = prev; a = $1 }
+			prev = $1 } END { printf "%d %d\n", b, a }'
+}
+# The standby's tap in br-fo (libvirt gives it the guest's MAC with fe first)
+fo_tap() {
+	for p in /sys/class/net/br-fo/brif/*; do
+		[ "$(cat "/sys/class/net/${p##*/}/address")" = "fe:${fo_mac#*:}" ] && echo "${p##*/}"
+	done
+}
+# Every 0.2 s until fo_samples_stop, "MS SEQ TO FROM" into /run/fo.samples: the
+# time, the last answer, and the frames the standby's tap has sent to the guest
+# and received from it (where the wire's frames went while the VF moved)
+fo_samples_start() {
+	st=/sys/class/net/$(fo_tap)/statistics
+	: >/run/fo.samples
+	while read -r to <"$st/tx_packets" && read -r fr <"$st/rx_packets"; do
+		l=$(tail -n 1 /run/ping.10.9.9.2)
+		q=${l##*icmp_seq=} q=${q%% *}
+		case $q in '' | *[!0-9]*) q=0 ;; esac
+		echo "$(now_ms) $q $to $fr" >>/run/fo.samples
+		sleep 0.2
+	done &
+	fo_samples=$!
+}
+fo_samples_stop() {
+	kill "$fo_samples" 2>/dev/null
+	wait "$fo_samples" 2>/dev/null
+}
+# T0: the longest gap on the swap's clock, and what the standby's tap carried
+# in it and in the second before it (to the guest / from the guest)
+fo_gap_taps() {
+	# shellcheck disable=SC2046 # two numbers
+	set -- "$1" $(fo_gap 10.9.9.2)
+	awk -v t0="$1" -v b="$2" -v a="$3" '
+		$2 >= b && !tb { tb = $1; tob = $3; frb = $4 }
+		!tb { t[NR] = $1; to[NR] = $3; fr[NR] = $4; n = NR }
+		$2 >= a && !ta { ta = $1; toa = $3; fra = $4 }
+		END {
+			if (!tb || !ta) { print "gap: no samples"; exit }
+			for (i = n; i > 0 && t[i] > tb - 1000; i--) ;
+			if (i < 1) i = 1
+			printf "longest gap from %.1f to %.1f s: the standby tap %d to the guest, %d from it (the second before: %d, %d)",
+				(tb - t0) / 1000, (ta - t0) / 1000, toa - tob, fra - frb, tob - to[i], frb - fr[i]
+		}' /run/fo.samples
+}
 # The swap's moments, as they come: each line of the agent's log or of the
 # nested console that marks one, with the time (ms) and the highest answer
 # then, into /run/fo.marks until fo_marks_stop
@@ -222,6 +270,7 @@ fo_swap_step() {
 	from=$(fo_answered 10.9.9.2)
 	[ "$steer" = steer ] && /usr/bin/bridge fdb add "$fo_mac" dev "$igb_net" self permanent
 	fo_marks_start
+	fo_samples_start
 	t0=$(now_ms)
 	vfctl swap "$id" --pf "$igb" >/run/swap.out 2>&1
 	rc=$?
@@ -238,10 +287,11 @@ fo_swap_step() {
 	sleep 3
 	fo_ping_stop
 	fo_marks_stop
+	fo_samples_stop
 	# shellcheck disable=SC2046 # four numbers
 	set -- "$1" $(fo_lost 10.9.9.2 "$from")
 	fo_swap_lost="$fo_swap_lost $2"
-	line="lost $2 of $5 answers ($3 before the swap, longest gap $4 × 20 ms); swap $old → $new in $(secs $((t1 - t0))) s; $(fo_phases "$t0" "$from" "$5")"
+	line="lost $2 of $5 answers ($3 before the swap, longest gap $4 × 20 ms); swap $old → $new in $(secs $((t1 - t0))) s; $(fo_phases "$t0" "$from" "$5"); $(fo_gap_taps "$t0")"
 	lv dumpxml fo >/run/fo.live 2>/dev/null
 	if [ $rc = 0 ] && [ "$new" != "$old" ] && [ -n "$new" ] && [ "$(drv_of "$new")" = vfio-pci ] &&
 		[ "$(api show "$old" | jq -r .state)" = free ] && [ "$5" -gt "$from" ] &&
