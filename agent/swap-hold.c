@@ -115,6 +115,7 @@ static void due_one(size_t i, const struct timespec *now)
 {
 	struct hold *o = &h.holds[i];
 	struct agent *a = o->agent;
+	const struct swap_hold_ops *ops = o->ops; /* @o may move while the lock is let go */
 	uint64_t mark = o->mark;
 	char id[sizeof(o->id)];
 	bool again;
@@ -129,7 +130,7 @@ static void due_one(size_t i, const struct timespec *now)
 	snprintf(id, sizeof(id), "%s", o->id);
 	o->busy = true;
 	pthread_mutex_unlock(&h.lock);
-	again = o->ops->busy(a, id, &mark);
+	again = ops->busy(a, id, &mark);
 	pthread_mutex_lock(&h.lock);
 	o = &h.holds[find(id)];
 	o->busy = false;
