@@ -125,7 +125,14 @@ bad=$(jq -r '[.vfs[] | select(.pool == "eth") |
 	select((.state == "free") != (.allocation == null) or
 	       ([.state] | inside(["free", "reserved", "attached", "releasing", "quarantined", "unavailable"]) | not))
 	| .pci] | join(" ")' "$tmp/vfs.json")
-[ -z "$bad" ] || fail "VFs whose state and allocation disagree: $bad"
+if [ -n "$bad" ]; then # each with what the ledger and the agent's log say of it
+	for pci in $bad; do
+		echo "$pci: $(jq -c --arg p "$pci" '.vfs[] | select(.pci == $p) |
+			{state, allocation, reason, netdev}' "$tmp/vfs.json")"
+		grep -F "$pci" "$tmp/agent.log" | tail -n 5
+	done
+	fail "VFs whose state and allocation disagree: $bad"
+fi
 jq -r '.allocations[] | select(.state == "attached") | "\(.vfs[0].pci) \(.owner.netns)"' "$tmp/allocs.json" >"$tmp/attached"
 while read -r pci netns; do
 	name=$(jq -r --arg p "$pci" '.vfs[] | select(.pci == $p) | .netdev' "$tmp/vfs.json")
