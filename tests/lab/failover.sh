@@ -124,19 +124,21 @@ fo_gap() {
 		awk 'BEGIN { prev = 0 } { if ($1 - prev - 1 > max) { max = $1 - prev - 1; b = prev; a = $1 }
 			prev = $1 } END { printf "%d %d\n", b, a }'
 }
-# The standby's tap in br-fo (libvirt gives it the guest's MAC with fe first)
-fo_tap() {
-	for p in /sys/class/net/br-fo/brif/*; do
-		[ "$(cat "/sys/class/net/${p##*/}/address")" = "fe:${fo_mac#*:}" ] && echo "${p##*/}"
-	done
-}
 # Every 0.2 s until fo_samples_stop, "MS SEQ TO FROM" into /run/fo.samples: the
-# time, the last answer, and the frames the standby's tap has sent to the guest
-# and received from it (where the wire's frames went while the VF moved)
+# time, the last answer, and the frames the standby's taps in br-fo (libvirt
+# gives a tap the guest's MAC with fe first; a migration's two, the source's
+# and the destination's, added) have sent to the guest and received from it:
+# where the wire's frames went while the VF moved
 fo_samples_start() {
-	st=/sys/class/net/$(fo_tap)/statistics
 	: >/run/fo.samples
-	while read -r to <"$st/tx_packets" && read -r fr <"$st/rx_packets"; do
+	while :; do
+		to=0 fr=0
+		for p in /sys/class/net/br-fo/brif/*; do
+			d=/sys/class/net/${p##*/}
+			read -r m 2>/dev/null <"$d/address" && [ "$m" = "fe:${fo_mac#*:}" ] &&
+				read -r t <"$d/statistics/tx_packets" && read -r f <"$d/statistics/rx_packets" &&
+				to=$((to + t)) fr=$((fr + f))
+		done
 		l=$(tail -n 1 /run/ping.10.9.9.2)
 		q=${l##*icmp_seq=} q=${q%% *}
 		case $q in '' | *[!0-9]*) q=0 ;; esac

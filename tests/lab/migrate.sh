@@ -120,6 +120,7 @@ mig_move() {
 	fo_ping_start 10.9.9.2
 	sleep 3
 	from=$(fo_answered 10.9.9.2)
+	fo_samples_start
 	t0=$(now_ms)
 	out=$(rest "$mig_sock" POST /v1/allocations "$body")
 	rest_ok "$out" || { mig_why "claim there: $out"; return 1; }
@@ -145,6 +146,7 @@ mig_move() {
 	done
 	sleep 3
 	fo_ping_stop
+	fo_samples_stop
 	# shellcheck disable=SC2046 # four numbers
 	set -- $(fo_lost 10.9.9.2 "$from")
 	mig_lost=$1
@@ -159,6 +161,7 @@ mig_move() {
 	mig_line="$mig_line $old unplugged here (standby kept) in $(secs $((t2 - t1))) s,"
 	mig_line="$mig_line migrated in $(secs $((t3 - t2))) s (${job:-no job info}),"
 	mig_line="$mig_line $new plugged there in $(secs $((t4 - t3))) s, $old given back in $(secs $((t5 - t4))) s"
+	mig_line="$mig_line; the plug there from $(secs $((t3 - t0))) to $(secs $((t4 - t0))) s, $(fo_gap_taps "$t0")"
 	[ "$4" -gt "$from" ] && rest_ok "$out" || { mig_why "$mig_line; after the move: release here $out"; return 1; }
 }
 
@@ -181,7 +184,7 @@ mig_cleanup() {
 }
 
 migrate_steps() {
-	nid="" mig_agent="" mig_lvd="" mig_lost="" fo_ping=""
+	nid="" mig_agent="" mig_lvd="" mig_lost="" fo_ping="" fo_samples=""
 	$ip link set lo up # the migration stream: tcp://127.0.0.1
 	free=$(api show "$igb" | jq -r '[.vfs[] | select(.state == "free") | .pci] | last // empty')
 	if [ -z "$free" ]; then
@@ -190,6 +193,7 @@ migrate_steps() {
 		fail "$mig_step" "$(cat /run/mig.why)"
 	elif ! mig_move; then
 		[ -z "$fo_ping" ] || kill -INT "$fo_ping" 2>/dev/null
+		[ -z "$fo_samples" ] || fo_samples_stop
 		fail "$mig_step" "$(cat /run/mig.why); agent: $(tail -n 3 /run/agent.log | tr '\n' ' ' | cut -c1-300); there: $(tail -n 3 /run/agent-b.log | tr '\n' ' ' | cut -c1-300); libvirtd there: $(tail -n 2 /run/lv2/libvirtd.log | tr '\n' ' ' | cut -c1-200)"
 	elif ! mig_check; then
 		fail "$mig_step" "$mig_line; there: $(lv2 domstate fo 2>&1), here: $(lv domstate fo 2>&1); $(grep -c teaming /run/fo2.live) teaming lines; new $new $(drv_of "$new"); old $old $(api show "$old" | jq -r .state)"
