@@ -332,8 +332,9 @@ void agent_swap_unhold(struct agent *a, const char *id)
 
 /*
  * Whether the guest of allocation @id's swap sent over its standby since
- * *@mark (updated): its new VF not up yet, the steering stays. Nothing to
- * count (no tap here) or a count not read: no (the hold ends as it would have).
+ * *@mark (updated): its new VF not up yet, the steering stays. No: nothing to
+ * count (no tap here), the row gone. A count netlink did not give (an error
+ * is not quiet) keeps it, logged, until the hold's cap.
  */
 static bool standby_busy(struct agent *a, const char *id, uint64_t *mark)
 {
@@ -342,10 +343,14 @@ static bool standby_busy(struct agent *a, const char *id, uint64_t *mark)
 	int r = LEDGER(a, vfp_ledger_swap_get(g.l, id, &s), NULL, 0);
 	bool busy;
 
-	if (r >= 0 && (r = vm_swap_standby_sent(a, s.new_pci, &n)) < 0 && r != -ENODEV)
-		log_debug("swap of allocation %s: its standby's count: %s", id, strerror(-r));
-	if (r < 0)
+	if (r >= 0)
+		r = vm_swap_standby_sent(a, s.new_pci, &n);
+	if (r == -ENODEV || r == -ENOENT)
 		return false;
+	if (r < 0) {
+		log_warning("swap of allocation %s: its standby's count: %s", id, strerror(-r));
+		return true;
+	}
 	busy = n != *mark;
 	*mark = n;
 	return busy;

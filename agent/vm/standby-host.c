@@ -142,7 +142,7 @@ static int tap_entry(const char *standby_xml, bool add, char *err, size_t err_si
  * VF is away or has no link: net_failover's transmit)
  *
  * -ENODEV when there is no tap to count on (no Linux bridge standby, the
- * guest not running here); another -errno when netlink did not answer.
+ * guest not running here, no counters); another -errno when netlink did not answer.
  */
 int standby_host_sent(const char *standby_xml, uint64_t *ret_packets)
 {
@@ -156,8 +156,8 @@ int standby_host_sent(const char *standby_xml, uint64_t *ret_packets)
 		r = find_tap(c, standby_xml, &s, &tap, err, sizeof(err));
 	if (r >= 0)
 		r = nl_conn_get_link_stats(c, tap.ifindex, &tap);
-	if (r >= 0 && !tap.has_stats)
-		r = -ENODATA;
+	if (r >= 0 && !tap.has_stats) /* a kernel without IFLA_STATS64: nothing counts them */
+		r = -ENODEV;
 	if (r >= 0)
 		*ret_packets = tap.rx_packets;
 	if (c)
