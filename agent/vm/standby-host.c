@@ -118,8 +118,8 @@ static int find_tap(struct nl_conn *c, const char *standby_xml, struct standby_s
  */
 static int tap_entry(const char *standby_xml, bool add, char *err, size_t err_size)
 {
-	struct standby_source s;
-	struct nl_link tap;
+	struct standby_source s = { 0 };
+	struct nl_link tap = { 0 };
 	struct nl_conn *c = NULL;
 	char buf[NL_BUF_SIZE];
 	int r = nl_conn_thread_route(&c);
@@ -146,8 +146,8 @@ static int tap_entry(const char *standby_xml, bool add, char *err, size_t err_si
  */
 int standby_host_sent(const char *standby_xml, uint64_t *ret_packets)
 {
-	struct standby_source s;
-	struct nl_link tap;
+	struct standby_source s = { 0 };
+	struct nl_link tap = { 0 };
 	struct nl_conn *c = NULL;
 	char err[AGENT_ERR_SIZE];
 	int r = nl_conn_thread_route(&c);
