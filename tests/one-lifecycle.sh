@@ -28,7 +28,8 @@ all_free_h1=$(nfree h1)
 all_free_h2=$(nfree h2)
 
 step "deploy: the domain's UUID printed; two IB VFs, an Ethernet VF on vm.xml's VLAN, dummies"
-out=$(one_deploy h1 7 "$dep" "$vmxml" 2>"$ONE_DIR/deploy.err") || fail "deploy: $out"
+out=$(one_deploy h1 7 "$dep" "$vmxml" 2>"$ONE_DIR/deploy.err") ||
+	fail "deploy: $out; its stderr: $(tail -n 5 "$ONE_DIR/deploy.err"); the agent: $(tail -n 5 "$ONE_DIR/h1/agent.log" 2>/dev/null)"
 [ "$out" = "$uuid" ] || fail "deploy printed '$out', not the domain's UUID"
 step "deploy: the security groups of the NICs that became VFs said in the VM's log, not the others'"
 sed "s/^/  /" "$ONE_DIR/deploy.err"
