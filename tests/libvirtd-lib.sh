@@ -107,12 +107,24 @@ libvirtd_show() {
 	ps --ppid "$pid" -o pid,stat,etime,args >&2 || :
 }
 
+# NAME (libvirtd, virtlogd): the pid its pid file in $LV_DIR holds, if that process is still
+# the one started from $LV_DIR. A pid file outlives its process (SIGKILL), and pids come round
+# again (pid_max 32768 wraps within a suite run): the pid may be another suite's process by now,
+# and neither it nor its mount namespace (another suite's libvirtd or OpenNebula host) is ours.
+libvirtd_own_pid() {
+	pid=$(cat "$LV_DIR/$1.pid" 2>/dev/null) || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "$LV_DIR/" || return 1
+	echo "$pid"
+}
+
 libvirtd_kill() {
-	# the mount namespace libvirtd runs in: its qemu processes are in it too
-	mnt=$(readlink "/proc/$(cat "$LV_DIR/libvirtd.pid" 2>/dev/null)/ns/mnt" 2>/dev/null || :)
+	# the mount namespace libvirtd runs in: its qemu processes are in it too (never this
+	# shell's own: that would be every process of the machine's)
+	mnt=
+	lvd=$(libvirtd_own_pid libvirtd) && mnt=$(readlink "/proc/$lvd/ns/mnt" 2>/dev/null || :)
+	[ "$mnt" != "$(readlink /proc/$$/ns/mnt)" ] || mnt=
 	for f in libvirtd virtlogd; do
-		[ -f "$LV_DIR/$f.pid" ] || continue
-		pid=$(cat "$LV_DIR/$f.pid")
+		pid=$(libvirtd_own_pid "$f") || continue
 		kill "$pid" 2>/dev/null || continue
 		# gone within 5 s, or killed
 		i=0
@@ -120,7 +132,7 @@ libvirtd_kill() {
 			sleep 0.1
 			i=$((i + 1))
 		done
-		kill -9 "$pid" 2>/dev/null || true
+		! libvirtd_own_pid "$f" >/dev/null || kill -9 "$pid" 2>/dev/null || true
 	done
 	# qemu processes of domains still running: those in that namespace, none by name
 	[ -n "$mnt" ] || return 0
