@@ -234,7 +234,12 @@ static int run(struct agent *a, const struct vfp_allocation *alloc, struct vfp_s
 	if (r >= 0)
 		r = step(a, s, VFP_SWAP_CLAIMED, err, err_size);
 	if (r >= 0)
+		log_info("swap of allocation %s: claimed VF %s", s->allocation, s->new_pci);
+	if (r >= 0)
 		r = vm_swap_prepare(a, s->old_pci, vfp_allocation_get_vf(t, 0), err, err_size);
+	if (r >= 0)
+		log_info("swap of allocation %s: VF %s prepared for the guest", s->allocation,
+			 s->new_pci);
 	if (r >= 0)
 		r = step(a, s, VFP_SWAP_UNPLUGGING, err, err_size);
 	if (r >= 0) /* undone by vm_swap_settled(), on either way out */

@@ -181,7 +181,8 @@ fo_marks_start() {
 	fo_tail=$!
 	while IFS= read -r l; do
 		case $l in
-		*"unicast filter of"* | *"out of the guest"* | *"into the guest"* | *"swapped for"* | \
+		*": claimed VF "* | *"prepared for the guest"* | *"unicast filter of"* | \
+			*"out of the guest"* | *"into the guest"* | *"swapped for"* | \
 			*"steering over"* | *"NESTED fo "*)
 			echo "$(now_ms) $(fo_answered 10.9.9.2) $l" >>/run/fo.marks ;;
 		esac
@@ -196,12 +197,13 @@ fo_marks_stop() {
 fo_mark() { # PATTERN: "MS ANSWERED" of its first mark, or nothing
 	grep -F -- "$1" /run/fo.marks | head -n 1 | cut -d' ' -f1,2
 }
-# The swap's losses per phase (claim, unplug, plug, hold, after: mig_lost_in on
+# The swap's losses per phase (claim, prepare, steer, unplug, plug, hold, after: mig_lost_in on
 # the highest answers at their ends) and when each ended, from FROM (the highest
 # answer before) and LAST, and the guest's own marks
 fo_phases() { # T0 FROM LAST
 	prev_t=$1 prev_a=$2 out=
-	for p in "claim|unicast filter of" "unplug|out of the guest" "plug|into the guest" \
+	for p in "claim|: claimed VF " "prepare|prepared for the guest" "steer|unicast filter of" \
+		"unplug|out of the guest" "plug|into the guest" \
 		"hold|steering over" "until the guest's new VF has its link|NESTED fo carrier"; do
 		m=$(fo_mark "${p#*|}")
 		[ -n "$m" ] && [ "${m% *}" -ge "$prev_t" ] || { out="$out ${p%%|*} -;"; continue; }
