@@ -17,6 +17,7 @@ struct waiter {
 	struct vfp_allocation *allocation;
 	char *error;
 	bool done;
+	bool with_next; /* all or none with the next waiter: one caller's claim_queue_claim_many() */
 	struct waiter *next;
 };
 
@@ -34,6 +35,7 @@ struct claim_queue {
 static void commit_batch(struct claim_queue *q, struct waiter **w, size_t n)
 {
 	struct vfp_claim reqs[BATCH_MAX];
+	bool together[BATCH_MAX];
 	int results[BATCH_MAX];
 	struct vfp_allocation *allocs[BATCH_MAX];
 	char *errors[BATCH_MAX];
@@ -44,9 +46,13 @@ static void commit_batch(struct claim_queue *q, struct waiter **w, size_t n)
 
 		memset(allocs, 0, sizeof(allocs));
 		memset(errors, 0, sizeof(errors));
-		for (; j < n && w[j]->config == w[i]->config; j++)
+		for (; j < n && w[j]->config == w[i]->config; j++) {
 			reqs[j - i] = *w[j]->req;
-		q->commit(q->userdata, w[i]->config, reqs, j - i, results, allocs, errors);
+			together[j - i] = w[j]->with_next;
+		}
+		together[j - i - 1] = false;
+		q->commit(q->userdata, w[i]->config, reqs, j - i, together, results, allocs,
+			  errors);
 		for (size_t k = i; k < j; k++) {
 			w[k]->result = results[k - i];
 			w[k]->allocation = allocs[k - i];
@@ -72,6 +78,10 @@ static void *committer(void *userdata)
 		while (q->head && n < BATCH_MAX) {
 			batch[n++] = q->head;
 			q->head = q->head->next;
+		}
+		while (n > 1 && batch[n - 1]->with_next) { /* a group goes whole, in the next batch */
+			batch[n - 1]->next = q->head;
+			q->head = batch[--n];
 		}
 		if (!q->head)
 			q->tail = &q->head;
@@ -184,8 +194,8 @@ int claim_queue_claim(struct claim_queue *q, const struct vfp_config *config,
  * claim_queue_claim_many() - @n claims of one caller in one commit
  * @ret_results, @ret_allocations, @ret_errors: per claim, as claim_queue_claim()
  *
- * Each claim is all or none on its own; the caller gives back the others
- * when it needs all of them. Returns how many failed.
+ * All or none (one savepoint, vfp_ledger_claim_groups(); by BATCH_MAX at
+ * most): when one fails, the others fail -ECANCELED. Returns how many failed.
  */
 size_t claim_queue_claim_many(struct claim_queue *q, const struct vfp_config *config,
 			      const struct vfp_claim *reqs, size_t n, int *ret_results,
@@ -197,7 +207,8 @@ size_t claim_queue_claim_many(struct claim_queue *q, const struct vfp_config *co
 	for (size_t done = 0, k; done < n; done += k) {
 		k = n - done < BATCH_MAX ? n - done : BATCH_MAX;
 		for (size_t i = 0; i < k; i++)
-			w[i] = (struct waiter){ .config = config, .req = &reqs[done + i] };
+			w[i] = (struct waiter){ .config = config, .req = &reqs[done + i],
+						.with_next = i + 1 < k };
 		queue_and_wait(q, w, k);
 		for (size_t i = 0; i < k; i++) {
 			ret_results[done + i] = take_result(&w[i], &ret_allocations[done + i],

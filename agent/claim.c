@@ -148,8 +148,9 @@ static int resolve_owners(const struct vfp_claim *c, size_t n, struct vfp_claim 
  * agent_claim_all_quiet() - the @n claims of @c, all or none, in one commit
  * @ret: per claim, its allocation
  *
- * When one fails (a pool short of VFs, say), what the others got is given
- * back and the claims are made one by one with agent_claim_quiet(), which
+ * When one fails (a pool short of VFs, say), none is made (one savepoint:
+ * claim_queue_claim_many()), what any got is given back, and the claims are
+ * made one by one with agent_claim_quiet(), which
  * grows a pool that can grow and names the claim that cannot be met; those
  * do not begin their attach (vfp_claim.attach): the caller sees them reserved.
  */

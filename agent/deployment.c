@@ -534,11 +534,13 @@ static int rewrite_nics(struct rewrite *w, char *ret_ids, size_t ids_size)
 	if (!owner && !(owner = w->name))
 		return fail(w, -EINVAL, "body: the domain has no <name>; give ?owner=");
 	r = claim_all(w, owner);
+	agent_ledger_hold_lazy(w->agent, true); /* a restore point per VF, then the confirmation */
 	if (r >= 0 && !w->reused)
 		r = begin_intents(w);
 	for (size_t i = 0; r >= 0 && i < w->n_nics; i++)
 		r = replace_nic(w, i);
 	confirm_intents(w, r >= 0);
+	agent_ledger_hold_lazy(w->agent, false);
 	if (r < 0) {
 		if (!w->reused) /* held before this request: not its to give back */
 			give_back(w->agent, w);

@@ -499,6 +499,21 @@ int agent_intents_confirm(struct agent *a, const char *const *ids, size_t n, enu
 	return r;
 }
 
+/*
+ * @hold: the lazy commits that follow (restore points, a confirmation) kept
+ * together until it is released (vfp_ledger_hold_lazy()); any other commit
+ * still waits for the disk.
+ */
+void agent_ledger_hold_lazy(struct agent *a, bool hold)
+{
+	LEDGER_GUARD(g, a);
+
+	if (hold)
+		vfp_ledger_hold_lazy(g.l);
+	else
+		vfp_ledger_release_lazy(g.l);
+}
+
 /**
  * agent_intent_defer() - the end of @id's @op to record as @ok, replacing
  * one kept already (an attach the ledger could not record, undone since)
@@ -520,17 +535,18 @@ int agent_intent_confirm(struct agent *a, const char *id, enum vfp_op op, bool o
 
 /*
  * The claim queue's commit (claim_queue_commit_fn, @agent its userdata):
- * vfp_ledger_claim_batch(), each claim's error in @ret_errors (the
- * caller's to free); a commit that failed fails every claim of the batch.
+ * vfp_ledger_claim_groups() (@together: a caller's claims all or none), each
+ * claim's error in @ret_errors (the caller's to free); a commit that failed
+ * fails every claim of the batch.
  */
 void ledger_claim_batch(void *agent, const struct vfp_config *config,
-			const struct vfp_claim *reqs, size_t n, int *ret_results,
-			struct vfp_allocation **ret_allocations, char **ret_errors)
+			const struct vfp_claim *reqs, size_t n, const bool *together,
+			int *ret_results, struct vfp_allocation **ret_allocations, char **ret_errors)
 {
 	LEDGER_GUARD(g, agent);
 
-	if (vfp_ledger_claim_batch(g.l, config, reqs, n, ret_results, ret_allocations,
-				   ret_errors) >= 0)
+	if (vfp_ledger_claim_groups(g.l, config, reqs, n, together, ret_results, ret_allocations,
+				    ret_errors) >= 0)
 		return;
 	/* the commit failed: no claim of the batch took effect */
 	for (size_t k = 0; k < n; k++) {

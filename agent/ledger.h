@@ -78,8 +78,8 @@ int ledger_forget_numvfs(struct agent *a, const char *pf, char *err, size_t err_
 int ledger_get_allocation_by_key(struct agent *a, const char *key,
 				 struct vfp_allocation **ret, char *err, size_t err_size);
 void ledger_claim_batch(void *agent, const struct vfp_config *config,
-			const struct vfp_claim *reqs, size_t n, int *ret_results,
-			struct vfp_allocation **ret_allocations, char **ret_errors);
+			const struct vfp_claim *reqs, size_t n, const bool *together,
+			int *ret_results, struct vfp_allocation **ret_allocations, char **ret_errors);
 int ledger_forget_key(struct agent *a, const char *key, char *err, size_t err_size);
 int ledger_list_allocations(struct agent *a, const char *owner_key, bool with_released,
 			    struct vfp_allocation ***ret_list, size_t *ret_n, char *err,
@@ -128,6 +128,7 @@ int agent_intent_confirm(struct agent *a, const char *id, enum vfp_op op, bool o
 			 const char *reason);
 int agent_intents_begin_volatile(struct agent *a, const char *const *ids, size_t n,
 				 enum vfp_op op, char *err, size_t err_size);
+void agent_ledger_hold_lazy(struct agent *a, bool hold);
 int agent_intents_confirm(struct agent *a, const char *const *ids, size_t n, enum vfp_op op,
 			  bool ok, const char *reason);
 void agent_intent_defer(struct agent *a, const char *id, enum vfp_op op, bool ok,

@@ -192,13 +192,13 @@ static void *worker(void *userdata)
 
 /* The queue's commit, as the agent's (ledger_claim_batch()) without its lock: one committer. */
 static void commit(void *userdata, const struct vfp_config *config, const struct vfp_claim *reqs,
-		   size_t n, int *ret_results, struct vfp_allocation **ret_allocations,
-		   char **ret_errors)
+		   size_t n, const bool *together, int *ret_results,
+		   struct vfp_allocation **ret_allocations, char **ret_errors)
 {
 	struct vfp_ledger *l = userdata;
 
-	if (vfp_ledger_claim_batch(l, config, reqs, n, ret_results, ret_allocations,
-				   ret_errors) >= 0)
+	if (vfp_ledger_claim_groups(l, config, reqs, n, together, ret_results, ret_allocations,
+				    ret_errors) >= 0)
 		return;
 	for (size_t k = 0; k < n; k++) {
 		free(ret_errors[k]);

@@ -374,9 +374,15 @@ VFP_EXPORT int vfp_mac_parse_unicast(const char *s, unsigned char mac[6])
 
 VFP_EXPORT void vfp_guid_format(unsigned long long g, char buf[static 24])
 {
-	snprintf(buf, 24, "%02llx:%02llx:%02llx:%02llx:%02llx:%02llx:%02llx:%02llx", g >> 56,
-		 (g >> 48) & 0xff, (g >> 40) & 0xff, (g >> 32) & 0xff, (g >> 24) & 0xff,
-		 (g >> 16) & 0xff, (g >> 8) & 0xff, g & 0xff);
+	static const char hex[] = "0123456789abcdef";
+
+	for (int i = 0; i < 8; i++) { /* "%02llx:" per byte, most significant first */
+		unsigned byte = (unsigned)(g >> (56 - 8 * i)) & 0xff;
+
+		buf[3 * i] = hex[byte >> 4];
+		buf[3 * i + 1] = hex[byte & 0xf];
+		buf[3 * i + 2] = i < 7 ? ':' : '\0';
+	}
 }
 
 static int parse_guids(struct vfp_config *c, json_t *o, char **err)

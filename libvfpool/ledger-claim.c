@@ -549,8 +549,12 @@ VFP_EXPORT int vfp_ledger_claim(struct vfp_ledger *l, const struct vfp_config *c
 	return result;
 }
 
-static int claim_one_in_batch(struct vfp_ledger *l, const struct vfp_config *config,
-			      const struct vfp_claim *req, char id[static 37])
+static const char savepoint[] = "SAVEPOINT claim", rollback[] = "ROLLBACK TO claim",
+		  release[] = "RELEASE claim";
+
+/* @req checked and claimed in the open transaction, inside its caller's savepoint. */
+static int claim_checked(struct vfp_ledger *l, const struct vfp_config *config,
+			 const struct vfp_claim *req, char id[static 37])
 {
 	char *owner_key = NULL, *err = NULL;
 	int r;
@@ -569,22 +573,56 @@ static int claim_one_in_batch(struct vfp_ledger *l, const struct vfp_config *con
 		free(err);
 		return r;
 	}
-	r = vfp_ledger_exec(l, "SAVEPOINT claim");
-	if (r >= 0)
-		r = claim_in_tx(l, config, req, owner_key, id);
+	r = claim_in_tx(l, config, req, owner_key, id);
 	free(owner_key);
-	if (r < 0 || r == 1) {
-		char saved[VFP_LEDGER_ERROR_MAX];
-
-		memcpy(saved, vfp_ledger_error(), sizeof(saved)); /* keep the claim's own message */
-		vfp_ledger_exec(l, "ROLLBACK TO claim");
-		memcpy(vfp_ledger_error(), saved, sizeof(saved));
-	}
-	vfp_ledger_exec(l, "RELEASE claim");
-	if (r == 0)
-		vfp_info(l->ctx, "allocation %s: claimed %u VF%s of pool %s", id, req->count,
-			 req->count == 1 ? "" : "s", req->pool);
 	return r;
+}
+
+/* Back to the savepoint, the failed claim's own message kept. */
+static void roll_back(struct vfp_ledger *l)
+{
+	char saved[VFP_LEDGER_ERROR_MAX];
+
+	memcpy(saved, vfp_ledger_error(), sizeof(saved));
+	vfp_ledger_exec_cached(l, rollback);
+	memcpy(vfp_ledger_error(), saved, sizeof(saved));
+}
+
+/*
+ * @reqs[0..@n) in one savepoint, all or none: the first that fails undoes
+ * the others, which fail -ECANCELED (a claim alone is its own group; its
+ * replay of an earlier claim by key is undone too, as it wrote nothing to keep).
+ */
+static void claim_group(struct vfp_ledger *l, const struct vfp_config *config,
+			const struct vfp_claim *reqs, size_t n, int *results, char (*ids)[37],
+			char **errors)
+{
+	size_t bad = n;
+	int r = vfp_ledger_exec_cached(l, savepoint);
+
+	for (size_t i = 0; i < n; i++) {
+		results[i] = r < 0 ? r : bad < n ? -ECANCELED : claim_checked(l, config, &reqs[i],
+									       ids[i]);
+		if (results[i] < 0 && bad == n)
+			bad = i;
+		if (errors)
+			errors[i] = results[i] == -ECANCELED && i != bad
+					    ? strdup("not claimed: a claim made with it failed")
+				    : results[i] < 0 ? strdup(vfp_ledger_error()) : NULL;
+	}
+	if (bad < n || (n == 1 && results[0] == 1))
+		roll_back(l);
+	vfp_ledger_exec_cached(l, release);
+	for (size_t i = 0; i < n; i++) {
+		if (bad < n && results[i] >= 0) {
+			results[i] = -ECANCELED;
+			if (errors)
+				errors[i] = strdup("not claimed: a claim made with it failed");
+		}
+		if (results[i] == 0)
+			vfp_info(l->ctx, "allocation %s: claimed %u VF%s of pool %s", ids[i],
+				 reqs[i].count, reqs[i].count == 1 ? "" : "s", reqs[i].pool);
+	}
 }
 
 /* Whether any of @reqs is for an owner whose claims must wait for the disk. */
@@ -596,20 +634,34 @@ static bool outlives_power_cut(const struct vfp_claim *reqs, size_t n)
 	return false;
 }
 
+/* The size of the group that begins at claim @i: it runs while @together says so. */
+static size_t group_size(const bool *together, size_t i, size_t n)
+{
+	size_t k = 1;
+
+	while (together && i + k < n && together[i + k - 1])
+		k++;
+	return k;
+}
+
 /**
- * vfp_ledger_claim_batch() - @n claims in one durable commit (group commit)
- * @ret_results: per claim, what vfp_ledger_claim() would return
+ * vfp_ledger_claim_groups() - @n claims in one durable commit (group commit)
+ * @together: claim i and claim i + 1 are all or none (one savepoint: a
+ *	deployment's claims, one per NIC); NULL: each claim on its own
+ * @ret_results: per claim, what vfp_ledger_claim() would return; -ECANCELED
+ *	for one undone because another of its group failed
  * @ret_allocations: per claim, the allocation or NULL
  * @ret_errors: per claim, NULL or the message of its failure (free() them); may be NULL
  *
- * Each claim is all or none on its own (a savepoint each); one commit and
+ * Each group is all or none on its own (a savepoint each); one commit and
  * one fsync make them all durable (no fsync when every owner is a
  * container: nothing of theirs outlives a power cut). Returns < 0 only
  * when the commit itself fails, and then no claim took effect.
  */
-VFP_EXPORT int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_config *config,
-				      const struct vfp_claim *reqs, size_t n, int *ret_results,
-				      struct vfp_allocation **ret_allocations, char **ret_errors)
+VFP_EXPORT int vfp_ledger_claim_groups(struct vfp_ledger *l, const struct vfp_config *config,
+				       const struct vfp_claim *reqs, size_t n, const bool *together,
+				       int *ret_results, struct vfp_allocation **ret_allocations,
+				       char **ret_errors)
 {
 	char (*ids)[37] = calloc(n + 1, sizeof(*ids));
 	int r;
@@ -617,10 +669,10 @@ VFP_EXPORT int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_con
 	if (!ids)
 		return -ENOMEM;
 	r = outlives_power_cut(reqs, n) ? vfp_ledger_begin_tx(l) : vfp_ledger_begin_lazy_tx(l);
-	for (size_t i = 0; r >= 0 && i < n; i++) {
-		ret_results[i] = claim_one_in_batch(l, config, &reqs[i], ids[i]);
-		if (ret_errors)
-			ret_errors[i] = ret_results[i] < 0 ? strdup(vfp_ledger_error()) : NULL;
+	for (size_t i = 0, k; r >= 0 && i < n; i += k) {
+		k = group_size(together, i, n);
+		claim_group(l, config, &reqs[i], k, &ret_results[i], &ids[i],
+			    ret_errors ? &ret_errors[i] : NULL);
 	}
 	if (r >= 0)
 		r = vfp_ledger_commit_tx(l);
@@ -634,4 +686,13 @@ VFP_EXPORT int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_con
 	}
 	free(ids);
 	return r < 0 ? r : 0;
+}
+
+/** vfp_ledger_claim_batch() - vfp_ledger_claim_groups() with each claim on its own */
+VFP_EXPORT int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_config *config,
+				      const struct vfp_claim *reqs, size_t n, int *ret_results,
+				      struct vfp_allocation **ret_allocations, char **ret_errors)
+{
+	return vfp_ledger_claim_groups(l, config, reqs, n, NULL, ret_results, ret_allocations,
+				       ret_errors);
 }

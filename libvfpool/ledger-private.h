@@ -16,6 +16,8 @@ struct vfp_ledger {
 	char *path;
 	time_t (*now)(void);
 	bool lazy; /* in a transaction of vfp_ledger_begin_lazy_tx() */
+	bool sync_normal; /* synchronous = NORMAL: a lazy transaction's, not restored yet */
+	unsigned lazy_holds; /* vfp_ledger_hold_lazy() without its release */
 	struct {
 		const char *sql; /* identity of a string literal */
 		sqlite3_stmt *stmt;
@@ -29,6 +31,7 @@ char *vfp_ledger_error(void);
 int vfp_ledger_fail(struct vfp_ledger *l, int r, const char *format, ...) _printf_(3, 4);
 int vfp_ledger_errno(struct vfp_ledger *l, int rc, const char *what);
 int vfp_ledger_exec(struct vfp_ledger *l, const char *sql);
+int vfp_ledger_exec_cached(struct vfp_ledger *l, const char *sql);
 int vfp_ledger_stmt(struct vfp_ledger *l, const char *sql, sqlite3_stmt **ret);
 int vfp_ledger_query_int(struct vfp_ledger *l, const char *sql, int *ret);
 int vfp_ledger_step_done(struct vfp_ledger *l, sqlite3_stmt *st, const char *what);

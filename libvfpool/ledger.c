@@ -76,9 +76,32 @@ int vfp_ledger_errno(struct vfp_ledger *l, int rc, const char *what)
 	return vfp_ledger_fail(l, r, "ledger %s: %s: %s", l->path, what, sqlite3_errmsg(l->db));
 }
 
+/* synchronous = FULL again, where a lazy transaction left NORMAL. */
+static void restore_full(struct vfp_ledger *l)
+{
+	if (!l->sync_normal)
+		return;
+	l->sync_normal = false;
+	if (sqlite3_exec(l->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) != SQLITE_OK)
+		vfp_err(l->ctx, "ledger %s: synchronous = FULL: %s", l->path, sqlite3_errmsg(l->db));
+}
+
+/*
+ * Before every statement but a lazy transaction's: any may commit, and its
+ * commit waits for the disk (lazy ones held together leave NORMAL between them).
+ */
+static void need_full(struct vfp_ledger *l)
+{
+	if (l->sync_normal && !l->lazy)
+		restore_full(l);
+}
+
 int vfp_ledger_exec(struct vfp_ledger *l, const char *sql)
 {
-	int rc = sqlite3_exec(l->db, sql, NULL, NULL, NULL);
+	int rc;
+
+	need_full(l);
+	rc = sqlite3_exec(l->db, sql, NULL, NULL, NULL);
 
 	return rc == SQLITE_OK ? 0 : vfp_ledger_errno(l, rc, "exec");
 }
@@ -89,6 +112,7 @@ int vfp_ledger_stmt(struct vfp_ledger *l, const char *sql, sqlite3_stmt **ret)
 	size_t i;
 	int rc;
 
+	need_full(l);
 	for (i = 0; i < LEDGER_STMT_CACHE && l->cache[i].sql; i++) {
 		if (l->cache[i].sql == sql) {
 			sqlite3_reset(l->cache[i].stmt);
@@ -165,14 +189,36 @@ int vfp_ledger_collect(struct vfp_ledger *l, sqlite3_stmt *st, size_t size,
 	return 0;
 }
 
-/* Every commit after a lazy one waits for the disk again. */
+/* Every commit after a lazy one waits for the disk again: at once, unless lazy ones are held. */
 static void end_lazy(struct vfp_ledger *l)
 {
 	if (!l->lazy)
 		return;
 	l->lazy = false;
-	if (sqlite3_exec(l->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) != SQLITE_OK)
-		vfp_err(l->ctx, "ledger %s: synchronous = FULL: %s", l->path, sqlite3_errmsg(l->db));
+	if (!l->lazy_holds)
+		restore_full(l);
+}
+
+/**
+ * vfp_ledger_hold_lazy() - the lazy transactions that follow, until
+ * vfp_ledger_release_lazy(), keep synchronous = NORMAL between them
+ *
+ * A lazy transaction sets NORMAL before it and FULL after it, two PRAGMAs
+ * SQLite parses each time; an operation that makes several in a row (a
+ * restore point per VF, then its confirmation) sets each once. Nothing else
+ * changes: any other statement, of any caller, sets FULL again first, so
+ * every other commit still waits for the disk. Holds nest.
+ */
+VFP_EXPORT void vfp_ledger_hold_lazy(struct vfp_ledger *l)
+{
+	l->lazy_holds++;
+}
+
+/* vfp_ledger_hold_lazy() ended: FULL again now, when it was the last hold. */
+VFP_EXPORT void vfp_ledger_release_lazy(struct vfp_ledger *l)
+{
+	if (l->lazy_holds && !--l->lazy_holds && !l->lazy)
+		restore_full(l);
 }
 
 /**
@@ -187,8 +233,12 @@ VFP_EXPORT uint64_t vfp_ledger_get_changes(const struct vfp_ledger *l)
 	return (uint64_t)sqlite3_total_changes64(l->db);
 }
 
-/* @sql, a transaction's BEGIN or COMMIT, prepared once: every transaction has them. */
-static int exec_cached(struct vfp_ledger *l, const char *sql)
+/*
+ * @sql (a string literal, cached by its address: see vfp_ledger_stmt()), a
+ * statement with no result that runs often (a transaction's BEGIN and COMMIT,
+ * a claim's savepoint), prepared once instead of parsed on every run.
+ */
+int vfp_ledger_exec_cached(struct vfp_ledger *l, const char *sql)
 {
 	sqlite3_stmt *st;
 	int r = vfp_ledger_stmt(l, sql, &st);
@@ -203,7 +253,7 @@ int vfp_ledger_begin_tx(struct vfp_ledger *l)
 {
 	static const char sql[] = "BEGIN IMMEDIATE";
 
-	return exec_cached(l, sql);
+	return vfp_ledger_exec_cached(l, sql);
 }
 
 /*
@@ -218,12 +268,15 @@ int vfp_ledger_begin_tx(struct vfp_ledger *l)
  */
 int vfp_ledger_begin_lazy_tx(struct vfp_ledger *l)
 {
-	int r = vfp_ledger_exec(l, "PRAGMA synchronous = NORMAL");
+	int r = 0;
 
-	if (r < 0)
-		return r;
 	l->lazy = true;
-	r = vfp_ledger_begin_tx(l);
+	if (!l->sync_normal) {
+		r = vfp_ledger_exec(l, "PRAGMA synchronous = NORMAL");
+		l->sync_normal = r >= 0;
+	}
+	if (r >= 0)
+		r = vfp_ledger_begin_tx(l);
 	if (r < 0)
 		end_lazy(l);
 	return r;
@@ -232,7 +285,7 @@ int vfp_ledger_begin_lazy_tx(struct vfp_ledger *l)
 int vfp_ledger_commit_tx(struct vfp_ledger *l)
 {
 	static const char sql[] = "COMMIT";
-	int r = exec_cached(l, sql);
+	int r = vfp_ledger_exec_cached(l, sql);
 
 	if (r < 0)
 		vfp_ledger_rollback_tx(l);

@@ -475,6 +475,10 @@ int vfp_ledger_forget_numvfs(struct vfp_ledger *l, const char *pf);
 int vfp_ledger_add_persisted_numvfs(struct vfp_ledger *l, struct vfp_config *config);
 int vfp_ledger_claim(struct vfp_ledger *l, const struct vfp_config *config,
 		     const struct vfp_claim *req, struct vfp_allocation **ret_allocation);
+int vfp_ledger_claim_groups(struct vfp_ledger *l, const struct vfp_config *config,
+			    const struct vfp_claim *reqs, size_t n, const bool *together,
+			    int *ret_results, struct vfp_allocation **ret_allocations,
+			    char **ret_errors);
 int vfp_ledger_claim_batch(struct vfp_ledger *l, const struct vfp_config *config,
 			   const struct vfp_claim *reqs, size_t n, int *ret_results,
 			   struct vfp_allocation **ret_allocations, char **ret_errors);
@@ -511,6 +515,8 @@ json_t *vfp_ledger_audit(struct vfp_ledger *l, const char *pci, unsigned limit);
 int vfp_ledger_quarantine_vf(struct vfp_ledger *l, const char *pci, const char *reason);
 int vfp_ledger_repair_vf(struct vfp_ledger *l, const char *pci, bool ok, const char *reason);
 uint64_t vfp_ledger_get_changes(const struct vfp_ledger *l);
+void vfp_ledger_hold_lazy(struct vfp_ledger *l);
+void vfp_ledger_release_lazy(struct vfp_ledger *l);
 int vfp_ledger_set_restore_point(struct vfp_ledger *l, const char *pci,
 				 const struct vfp_restore_point *rp);
 int vfp_ledger_update_restore_point(struct vfp_ledger *l, const char *pci,

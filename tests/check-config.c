@@ -330,6 +330,26 @@ START_TEST(test_pkey_forms)
 }
 END_TEST
 
+/* A GUID as the kernel's sysfs files and the ledger have it, and back. */
+START_TEST(test_guid_format)
+{
+	static const unsigned long long guids[] = { 0, 0x0002c90300000001ULL, 0xfedcba9876543210ULL,
+						    ~0ULL };
+	static const char *const texts[] = { "00:00:00:00:00:00:00:00", "00:02:c9:03:00:00:00:01",
+					     "fe:dc:ba:98:76:54:32:10", "ff:ff:ff:ff:ff:ff:ff:ff" };
+
+	for (size_t i = 0; i < sizeof(guids) / sizeof(guids[0]); i++) {
+		char buf[24];
+		unsigned long long back = 1;
+
+		vfp_guid_format(guids[i], buf);
+		ck_assert_str_eq(buf, texts[i]);
+		ck_assert_int_eq(vfp_guid_parse(buf, &back), 0);
+		ck_assert(back == guids[i]);
+	}
+}
+END_TEST
+
 START_TEST(test_config_file)
 {
 	char path[] = "/tmp/vfagent-config-XXXXXX";
@@ -422,6 +442,7 @@ Suite *suite_config(void)
 	tcase_add_test(tc, test_config_selectors_first_match);
 	tcase_add_test(tc, test_vf_range_forms);
 	tcase_add_test(tc, test_pkey_forms);
+	tcase_add_test(tc, test_guid_format);
 	tcase_add_test(tc, test_config_file);
 	tcase_add_test(tc, test_config_empty_and_defaults);
 	tcase_add_test(tc, test_config_libvirt_off);

@@ -44,6 +44,28 @@ START_TEST(test_hostdev_ib_unmanaged)
 }
 END_TEST
 
+/* An address's digits as libvirt's <address> has them: lower-case, whatever form it came in. */
+START_TEST(test_hostdev_address_forms)
+{
+	static const struct {
+		const char *pci, *address;
+	} cases[] = {
+		{ "0000:AF:0A.3", "domain=\"0x0000\" bus=\"0xaf\" slot=\"0x0a\" function=\"0x3\"" },
+		{ "ABCD:00:1f.0", "domain=\"0xabcd\" bus=\"0x00\" slot=\"0x1f\" function=\"0x0\"" },
+		{ "0:3b:1.2", "domain=\"0x0000\" bus=\"0x3b\" slot=\"0x01\" function=\"0x2\"" },
+		{ "0000:3b:00.1x", "domain=\"0x0000\" bus=\"0x3b\" slot=\"0x00\" function=\"0x1\"" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hostdev_spec s = { .pci = cases[i].pci, .managed = true };
+		char *xml = hostdev_xml_string(&s);
+
+		ck_assert_msg(strstr(xml, cases[i].address), "%s: %s", cases[i].pci, xml);
+		free(xml);
+	}
+}
+END_TEST
+
 START_TEST(test_ipoib_mac)
 {
 	static const unsigned char prefix[2] = { 0x02, 0x1b };
@@ -568,6 +590,7 @@ Suite *suite_domxml(void)
 	tcase_add_test(tc, test_rates_as_oned);
 	tcase_add_test(tc, test_flags_as_oned);
 	tcase_add_test(tc, test_hostdev_ib_unmanaged);
+	tcase_add_test(tc, test_hostdev_address_forms);
 	tcase_add_test(tc, test_ipoib_mac);
 	tcase_add_test(tc, test_stable_mac);
 	tcase_add_loop_test(tc, test_parse_errors, 0, sizeof(bad) / sizeof(bad[0]));

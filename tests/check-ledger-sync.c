@@ -259,6 +259,46 @@ START_TEST(test_restore_point_before_waits_after_does_not)
 }
 END_TEST
 
+/*
+ * Lazy commits held together (vfp_ledger_hold_lazy(): a deployment's restore
+ * points and confirmation) leave NORMAL between them, and still none waits;
+ * any other commit meanwhile, of anyone, waits for the disk; the release
+ * puts FULL back.
+ */
+START_TEST(test_held_lazy_commits)
+{
+	struct vfp_restore_point *rp = vfp_restore_point_new();
+	unsigned s;
+
+	ck_assert_int_eq(vfp_restore_point_set(&rp->driver, "mlx5_core"), 0);
+	vfp_ledger_hold_lazy(t.l);
+	s = syncs;
+	ck_assert_int_eq(vfp_ledger_update_restore_point(t.l, "0000:af:01.0", rp), 0);
+	ck_assert_int_eq(lfx_query_int(&t, "PRAGMA synchronous"), 1); /* NORMAL, held */
+	ck_assert_int_eq(vfp_ledger_update_restore_point(t.l, "0000:af:01.1", rp), 0);
+	ck_assert_uint_eq(synced_since(s), 0);
+	s = syncs;
+	ck_assert_int_eq(vfp_ledger_set_restore_point(t.l, "0000:af:01.2", rp), 0); /* durable */
+	ck_assert_uint_ge(synced_since(s), 1);
+	ck_assert_int_eq(vfp_ledger_update_restore_point(t.l, "0000:af:01.3", rp), 0);
+	s = syncs;
+	vfp_allocation_unref(lfx_claim(&t, "eth", 1, VFP_PLACE_SPREAD, -1, NULL, 0));
+	ck_assert_uint_ge(synced_since(s), 1);
+	s = syncs;
+	vfp_ledger_hold_lazy(t.l); /* holds nest */
+	ck_assert_int_eq(vfp_ledger_update_restore_point(t.l, "0000:af:01.0", NULL), 0);
+	vfp_ledger_release_lazy(t.l);
+	ck_assert_int_eq(lfx_query_int(&t, "PRAGMA synchronous"), 1);
+	ck_assert_int_eq(vfp_ledger_update_restore_point(t.l, "0000:af:01.1", NULL), 0);
+	ck_assert_uint_eq(synced_since(s), 0);
+	vfp_ledger_release_lazy(t.l);
+	ck_assert_int_eq(lfx_query_int(&t, "PRAGMA synchronous"), 2); /* FULL again */
+	ck_assert_int_eq(vfp_ledger_update_restore_point(t.l, "0000:af:01.2", NULL), 0);
+	ck_assert_int_eq(lfx_query_int(&t, "PRAGMA synchronous"), 2); /* and after each, unheld */
+	vfp_restore_point_free(rp);
+}
+END_TEST
+
 /* A container's claim does not outlive a power cut: no sync; with a VM's in its batch, one. */
 START_TEST(test_container_claims_do_not_wait)
 {
@@ -331,6 +371,7 @@ Suite *suite_ledger_sync(void)
 	tcase_add_test(tc, test_restore_point_before_waits_after_does_not);
 	tcase_add_test(tc, test_crash_keeps_lazy_commits);
 	tcase_add_test(tc, test_container_claims_do_not_wait);
+	tcase_add_test(tc, test_held_lazy_commits);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -912,6 +912,57 @@ START_TEST(test_claim_batch)
 }
 END_TEST
 
+/*
+ * Claims together (a deployment's, one per NIC): all or none in one savepoint,
+ * each group on its own. Claims 0-2 are a group whose second cannot be met:
+ * none is made, the others -ECANCELED; 3-4 a group that is met; 5 alone.
+ */
+START_TEST(test_claim_groups)
+{
+	static const struct vfp_owner owner = { .kind = VFP_OWNER_VM, .name = "one-11" };
+	const struct vfp_claim reqs[] = {
+		{ .pool = "eth", .count = 2, .owner = &owner, .numa_node = -1, .attach = true },
+		{ .pool = "eth", .count = 9, .owner = &owner, .numa_node = -1, .attach = true },
+		{ .pool = "eth", .count = 1, .owner = &owner, .numa_node = -1, .attach = true },
+		{ .pool = "eth", .count = 2, .owner = &owner, .numa_node = -1, .attach = true },
+		{ .pool = "ib", .count = 1, .owner = &owner, .numa_node = -1, .attach = true },
+		{ .pool = "eth", .count = 1, .owner = &owner, .numa_node = -1 },
+	};
+	const bool together[] = { true, true, false, true, false, false };
+	int results[6];
+	struct vfp_allocation *allocs[6];
+	char *errors[6];
+
+	ck_assert_int_eq(vfp_ledger_claim_groups(t.l, t.config, reqs, 6, together, results, allocs,
+						 errors), 0);
+	ck_assert_int_eq(results[0], -ECANCELED);
+	ck_assert_int_eq(results[1], -ENOBUFS);
+	ck_assert_str_eq(errors[1], "pool \"eth\" has 4 free VFs, 9 requested"); /* 2 of 6 in its group */
+	ck_assert_int_eq(results[2], -ECANCELED);
+	ck_assert_ptr_nonnull(errors[0]);
+	ck_assert_ptr_nonnull(errors[2]);
+	ck_assert_ptr_null(allocs[0]);
+	ck_assert_ptr_null(allocs[2]);
+	ck_assert_int_eq(results[3], 0);
+	ck_assert_int_eq(results[4], 0);
+	ck_assert_int_eq(results[5], 0);
+	ck_assert_ptr_null(errors[3]);
+	ck_assert_int_eq(lfx_count(&t, "eth", "attached"), 2);
+	ck_assert_int_eq(lfx_count(&t, "eth", "reserved"), 1);
+	ck_assert_int_eq(lfx_count(&t, "ib", "attached"), 1);
+	ck_assert_int_eq(lfx_query_int(&t, "SELECT count(*) FROM intents"), 2);
+	ck_assert_int_eq(lfx_query_int(&t, "SELECT count(*) FROM allocations"), 3);
+	for (int i = 3; i < 5; i++)
+		ck_assert_int_eq(vfp_ledger_confirm(t.l, vfp_allocation_get_id(allocs[i]),
+						    VFP_OP_ATTACH, true, NULL), 0);
+	lfx_assert_invariants(&t);
+	for (int i = 0; i < 6; i++) {
+		vfp_allocation_unref(allocs[i]);
+		free(errors[i]);
+	}
+}
+END_TEST
+
 /* A claim that begins its attach (a deployment's): attached with its intent open, one commit. */
 static struct vfp_allocation *claim_attached(int n_intents)
 {
@@ -1135,6 +1186,7 @@ Suite *suite_ledger(void)
 	tcase_add_test(tc, test_claim_all_or_none);
 	tcase_add_test(tc, test_error_is_the_callers);
 	tcase_add_test(tc, test_claim_batch);
+	tcase_add_test(tc, test_claim_groups);
 	tcase_add_test(tc, test_claim_attached);
 	tcase_add_loop_test(tc, test_claim_attached_crash, 0, 4);
 	tcase_add_test(tc, test_key_lookup_and_forget);

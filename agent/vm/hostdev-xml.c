@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <libxml/parser.h>
 
 #include "agent/vm/hostdev-xml.h"
+#include "libvfpool/macro.h"
 
 static void set_prop(xmlNodePtr n, const char *name, const char *value)
 {
@@ -29,26 +31,55 @@ static void set_mac(xmlNodePtr parent, const unsigned char mac[6])
 }
 
 /*
+ * The four fields of PCI address @pci ("0000:3b:00.1") as libvirt's <address> has them,
+ * "0x0000", "0x3b", "0x00", "0x1": the address's own digits, lower-case, when it is in the
+ * canonical form (the ledger's are); else as sscanf() reads them.
+ */
+static void address_fields(const char *pci, char dom[8], char bus[8], char slot[8], char fn[8])
+{
+	static const struct {
+		size_t at, len;
+	} f[] = { { 0, 4 }, { 5, 2 }, { 8, 2 }, { 11, 1 } };
+	char *out[] = { dom, bus, slot, fn };
+	unsigned d = 0, b = 0, s = 0, fun = 0;
+	bool canonical = strlen(pci) == 12 && pci[4] == ':' && pci[7] == ':' && pci[10] == '.';
+
+	for (size_t i = 0; canonical && i < ELEMENTSOF(f); i++)
+		for (size_t k = 0; k < f[i].len; k++)
+			canonical &= isxdigit((unsigned char)pci[f[i].at + k]) != 0;
+	if (!canonical) {
+		sscanf(pci, "%4x:%2x:%2x.%1x", &d, &b, &s, &fun);
+		snprintf(dom, 8, "0x%04x", d);
+		snprintf(bus, 8, "0x%02x", b);
+		snprintf(slot, 8, "0x%02x", s);
+		snprintf(fn, 8, "0x%x", fun);
+		return;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(f); i++) {
+		out[i][0] = '0';
+		out[i][1] = 'x';
+		for (size_t k = 0; k < f[i].len; k++)
+			out[i][2 + k] = (char)tolower((unsigned char)pci[f[i].at + k]);
+		out[i][2 + f[i].len] = '\0';
+	}
+}
+
+/*
  * <source><address [type='pci'] domain='0x0000' bus='0x3b' slot='0x00' function='0x1'/></source>;
  * libvirt's schema wants the type in an <interface>'s source and not in a <hostdev>'s.
  */
 static void set_source(xmlNodePtr parent, const char *pci, bool with_type)
 {
-	unsigned dom = 0, bus = 0, slot = 0, fn = 0;
 	xmlNodePtr a = child(child(parent, "source"), "address");
-	char buf[8];
+	char dom[8], bus[8], slot[8], fn[8];
 
-	sscanf(pci, "%4x:%2x:%2x.%1x", &dom, &bus, &slot, &fn);
+	address_fields(pci, dom, bus, slot, fn);
 	if (with_type)
 		set_prop(a, "type", "pci");
-	snprintf(buf, sizeof(buf), "0x%04x", dom);
-	set_prop(a, "domain", buf);
-	snprintf(buf, sizeof(buf), "0x%02x", bus);
-	set_prop(a, "bus", buf);
-	snprintf(buf, sizeof(buf), "0x%02x", slot);
-	set_prop(a, "slot", buf);
-	snprintf(buf, sizeof(buf), "0x%x", fn);
-	set_prop(a, "function", buf);
+	set_prop(a, "domain", dom);
+	set_prop(a, "bus", bus);
+	set_prop(a, "slot", slot);
+	set_prop(a, "function", fn);
 }
 
 /**

@@ -158,10 +158,15 @@ static int check_failover(const struct vf_facts *f, const struct vfp_failover *f
 	return -EINVAL;
 }
 
-/* A VF's elements (vm_devices) and their text, which its restore point keeps. */
+/*
+ * A VF's elements (vm_devices) and their text, which its restore point keeps;
+ * @done once the PF side changed, @saved once the restore point naming the
+ * domain is in the ledger (written before the PF side or the driver changed).
+ */
 struct prepared {
 	struct vm_devices nodes;
-	char *xml, *standby_xml;
+	char *xml, *standby_xml, *dummy_xml;
+	bool done, saved;
 };
 
 static void prepared_free(struct prepared *p)
@@ -170,6 +175,7 @@ static void prepared_free(struct prepared *p)
 	xmlFreeNode(p->nodes.standby);
 	free(p->xml);
 	free(p->standby_xml);
+	free(p->dummy_xml);
 }
 
 /* @spec's teaming with the standby @fo, into @p. */
@@ -200,18 +206,51 @@ static int device_for(const struct hostdev_spec *spec, struct prepared *p)
 	return p->xml ? 0 : -ENOMEM;
 }
 
-/* The PF side, the driver and the devices of VF @i into @p; @done once the PF changed. */
+/*
+ * The devices of VF @i for @t (with a failover pair's standby @fo, a
+ * running domain's IPoIB dummy NIC) into @p, and recorded in @rp: nothing
+ * on the host depends on them, so the restore point written before the PF
+ * side changes names the domain already. *@managed: libvirt binds vfio-pci.
+ */
+static int devices_for(struct agent *a, const struct vfp_allocation *alloc, size_t i,
+		       const struct vm_target *t, const struct vm_nic *nic,
+		       const struct vf_facts *f, const struct vfp_failover *fo,
+		       struct vfp_restore_point *rp, struct prepared *p, bool *managed, char *err,
+		       size_t err_size)
+{
+	struct hostdev_spec spec = { 0 };
+	char alias[FAILOVER_ALIAS_LEN];
+	int r = 0;
+
+	device_spec(a, alloc, i, f, nic, &spec);
+	*managed = spec.managed;
+	if (fo)
+		r = standby_for(fo, &spec, alias, p, err, err_size);
+	if (r >= 0 && device_for(&spec, p) < 0)
+		r = -ENOMEM;
+	if (r >= 0 && t->flags && !t->pending)
+		r = dummy_nic_xml(a, alloc, i, &p->dummy_xml);
+	if (r >= 0)
+		r = record_domain(rp, t, p->xml, p->dummy_xml, p->standby_xml);
+	if (r == -ENOMEM)
+		snprintf(err, err_size, "out of memory");
+	return r;
+}
+
+/*
+ * The devices of VF @i (recorded in @rp), then the PF side and the driver
+ * into @p, each restore point write before the change it describes.
+ */
 static int prepare_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
-		      const struct vm_nic *nic, const struct vf_facts *f,
-		      struct vfp_restore_point *rp, struct prepared *p, bool *done, char *err,
-		      size_t err_size)
+		      const struct vm_target *t, const struct vm_nic *nic,
+		      const struct vf_facts *f, struct vfp_restore_point *rp, struct prepared *p,
+		      char *err, size_t err_size)
 {
 	struct vfp_settings settings = pf_side_settings(vfp_allocation_get_settings(alloc),
 							f->ethernet);
 	const struct vfp_failover *fo = failover_of(alloc, nic);
-	struct hostdev_spec spec = { 0 };
-	char alias[FAILOVER_ALIAS_LEN];
 	struct vfp_vf_config want;
+	bool managed = true;
 	int r;
 
 	r = check_failover(f, fo, err, err_size);
@@ -224,17 +263,34 @@ static int prepare_vf(struct agent *a, const struct vfp_allocation *alloc, size_
 		want.spoofchk = nic->spoofchk;
 	if (nic && nic->trust >= 0)
 		want.trust = nic->trust;
-	if (r >= 0 && (r = pf_side_apply(a, f, &want, true, rp, err, err_size)) >= 0)
-		*done = true;
 	if (r >= 0)
-		device_spec(a, alloc, i, f, nic, &spec);
-	if (r >= 0 && fo)
-		r = standby_for(fo, &spec, alias, p, err, err_size);
-	if (r >= 0 && !spec.managed)
+		r = devices_for(a, alloc, i, t, nic, f, fo, rp, p, &managed, err, err_size);
+	if (r >= 0) {
+		r = pf_side_apply(a, f, &want, true, rp, err, err_size);
+		p->done = r >= 0;
+		p->saved = rp->has_pf_side; /* written with its snapshot, before the change */
+	}
+	if (r >= 0 && !managed)
 		r = bind_vfio(a, f, rp, err, err_size);
-	if (r >= 0 && device_for(&spec, p) < 0)
-		r = -ENOMEM;
+	p->saved |= r >= 0 && rp->driver; /* bind_vfio() wrote it with the old driver */
 	return r;
+}
+
+/*
+ * The PF side refused (and put itself back): the restore point written
+ * before it keeps its snapshot but no longer names the domain.
+ */
+static void unrecord_domain(struct agent *a, const char *pci, struct vfp_restore_point *rp)
+{
+	char **fields[] = { &rp->domain_uuid, &rp->domain, &rp->device_xml, &rp->dummy_xml,
+			    &rp->standby_xml };
+
+	for (size_t k = 0; k < ELEMENTSOF(fields); k++)
+		vfp_restore_point_set(fields[k], NULL);
+	rp->flags = 0;
+	rp->since = 0;
+	rp->pending = false;
+	restore_point_update(a, pci, rp);
 }
 
 static int leave_domain(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
@@ -324,34 +380,30 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 	const char *pci = vfp_allocation_get_vf(alloc, i)->pci;
 	struct vf_facts f;
 	struct prepared p = { 0 };
-	char *dummy = NULL;
-	bool done = false, stuck = false;
+	bool stuck = false;
 	int r = vf_facts_read(a, pci, &f);
 
 	if (r < 0)
 		snprintf(err, err_size, "VF %s is not on this host any more", pci);
 	if (r >= 0)
-		r = prepare_vf(a, alloc, i, nic, &f, rp, &p, &done, err, err_size);
-	if (r >= 0 && t->flags && !t->pending && (r = dummy_nic_xml(a, alloc, i, &dummy)) < 0)
-		snprintf(err, err_size, "out of memory");
-	if (r >= 0)
-		r = record_domain(rp, t, p.xml, dummy, p.standby_xml);
+		r = prepare_vf(a, alloc, i, t, nic, &f, rp, &p, err, err_size);
 	if (r >= 0 && (t->flags & LIBVIRT_CONFIG)) /* before libvirt writes the config */
 		r = restore_point_save(a, pci, rp);
-	else if (r >= 0) /* before a running or a pending domain: a power cut ends it */
+	else if (r >= 0 && !p.saved) /* before a running or a pending domain: a power cut ends it */
 		r = restore_point_update(a, pci, rp);
 	if (r >= 0 && t->flags)
 		r = attach_pair(a, t, p.xml, p.standby_xml, err, err_size);
 	if (r >= 0 && t->flags)
 		r = attach_dummy(a, pci, t, rp, &stuck, err, err_size);
-	if (r < 0 && done && !stuck)
+	if (r < 0 && p.done && !stuck)
 		undo(a, &f, rp);
+	else if (r < 0 && !p.done && p.saved)
+		unrecord_domain(a, pci, rp);
 	if (r >= 0 && ret) {
 		*ret = p.nodes;
 		p.nodes = (struct vm_devices){ 0 };
 	}
 	prepared_free(&p);
-	free(dummy);
 	return r;
 }
 
