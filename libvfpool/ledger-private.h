@@ -7,8 +7,6 @@
 
 #include "private.h"
 
-#define LEDGER_STMT_CACHE 96
-
 struct vfp_ledger {
 	int refcount;
 	struct vfp_ctx *ctx;
@@ -18,10 +16,11 @@ struct vfp_ledger {
 	bool lazy; /* in a transaction of vfp_ledger_begin_lazy_tx() */
 	bool sync_normal; /* synchronous = NORMAL: a lazy transaction's, not restored yet */
 	unsigned lazy_holds; /* vfp_ledger_hold_lazy() without its release */
-	struct {
+	struct ledger_stmt {
 		const char *sql; /* identity of a string literal */
 		sqlite3_stmt *stmt;
-	} cache[LEDGER_STMT_CACHE];
+	} *cache; /* grows: one entry per statement of the library's source */
+	size_t n_cache, cache_size;
 };
 
 #define VFP_LEDGER_ERROR_MAX 512

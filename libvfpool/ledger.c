@@ -106,14 +106,18 @@ int vfp_ledger_exec(struct vfp_ledger *l, const char *sql)
 	return rc == SQLITE_OK ? 0 : vfp_ledger_errno(l, rc, "exec");
 }
 
-/* A prepared statement for @sql, a string literal, cached by its address. */
+/*
+ * A prepared statement for @sql, a string literal, cached by its address.
+ * The cache grows as statements come: their number is bounded by the
+ * library's source, so a cache full is never a failure of the caller's.
+ */
 int vfp_ledger_stmt(struct vfp_ledger *l, const char *sql, sqlite3_stmt **ret)
 {
-	size_t i;
+	struct ledger_stmt *e;
 	int rc;
 
 	need_full(l);
-	for (i = 0; i < LEDGER_STMT_CACHE && l->cache[i].sql; i++) {
+	for (size_t i = 0; i < l->n_cache; i++) {
 		if (l->cache[i].sql == sql) {
 			sqlite3_reset(l->cache[i].stmt);
 			sqlite3_clear_bindings(l->cache[i].stmt);
@@ -121,13 +125,15 @@ int vfp_ledger_stmt(struct vfp_ledger *l, const char *sql, sqlite3_stmt **ret)
 			return 0;
 		}
 	}
-	if (i == LEDGER_STMT_CACHE)
-		return vfp_ledger_fail(l, -ENOBUFS, "statement cache full");
-	rc = sqlite3_prepare_v3(l->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &l->cache[i].stmt, NULL);
+	if (!GREEDY_REALLOC(l->cache, l->cache_size, l->n_cache + 1))
+		return vfp_ledger_fail(l, -ENOMEM, "out of memory for a statement");
+	e = &l->cache[l->n_cache];
+	rc = sqlite3_prepare_v3(l->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &e->stmt, NULL);
 	if (rc != SQLITE_OK)
 		return vfp_ledger_errno(l, rc, "prepare");
-	l->cache[i].sql = sql;
-	*ret = l->cache[i].stmt;
+	e->sql = sql;
+	l->n_cache++;
+	*ret = e->stmt;
 	return 0;
 }
 
@@ -389,8 +395,9 @@ VFP_EXPORT struct vfp_ledger *vfp_ledger_unref(struct vfp_ledger *l)
 {
 	if (!l || vfp_ref_dec(&l->refcount) > 0)
 		return NULL;
-	for (size_t i = 0; i < LEDGER_STMT_CACHE && l->cache[i].sql; i++)
+	for (size_t i = 0; i < l->n_cache; i++)
 		sqlite3_finalize(l->cache[i].stmt);
+	free(l->cache);
 	if (l->db)
 		sqlite3_close(l->db);
 	vfp_ctx_unref(l->ctx);

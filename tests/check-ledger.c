@@ -71,6 +71,39 @@ START_TEST(test_schema_and_pragmas)
 }
 END_TEST
 
+/*
+ * The statement cache grows past any count: more statements than the
+ * library has never fail, each is prepared once, and a claim made after
+ * them is still told apart from a short pool (-ENOBUFS means only that).
+ */
+START_TEST(test_statement_cache_grows)
+{
+	enum { N = 300 };
+	static char sql[N][24];
+	sqlite3_stmt *first[N], *st;
+	struct vfp_allocation *a;
+
+	for (int i = 0; i < N; i++) {
+		snprintf(sql[i], sizeof(sql[i]), "SELECT %d", i);
+		ck_assert_int_eq(vfp_ledger_stmt(t.l, sql[i], &first[i]), 0);
+		ck_assert_int_eq(sqlite3_step(first[i]), SQLITE_ROW);
+		ck_assert_int_eq(sqlite3_column_int(first[i], 0), i);
+	}
+	for (int i = 0; i < N; i++) {
+		ck_assert_int_eq(vfp_ledger_stmt(t.l, sql[i], &st), 0);
+		ck_assert_ptr_eq(st, first[i]); /* the cached one, reset */
+		ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+		ck_assert_int_eq(sqlite3_column_int(st, 0), i);
+		sqlite3_reset(st);
+	}
+	ck_assert_uint_ge(t.l->n_cache, N);
+	a = lfx_claim(&t, "eth", 2, VFP_PLACE_SPREAD, -1, NULL, 0);
+	ck_assert_uint_eq(vfp_allocation_get_vf_count(a), 2);
+	vfp_allocation_unref(a);
+	lfx_claim(&t, "eth", 7, VFP_PLACE_SPREAD, -1, NULL, -ENOBUFS);
+}
+END_TEST
+
 START_TEST(test_newer_schema_refused)
 {
 	struct vfp_ledger *l2 = NULL;
@@ -1177,6 +1210,7 @@ Suite *suite_ledger(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_schema_and_pragmas);
+	tcase_add_test(tc, test_statement_cache_grows);
 	tcase_add_test(tc, test_newer_schema_refused);
 	tcase_add_test(tc, test_second_writer_refused);
 	tcase_add_test(tc, test_first_reconcile);
