@@ -18,6 +18,7 @@
 #include "agent/swap-hold.h"
 #include "agent/vf-reset.h"
 #include "agent/vm/libvirt.h"
+#include "agent/vm/vm-swap.h"
 #include "agent/vm/vm.h"
 
 /* One VF keeps the name asked for; several get it with their position. */
@@ -319,15 +320,34 @@ int agent_hold(struct agent *a, const char *id, const char *hold_while, char *er
 	return set_hold(a, id, hold_while, err, err_size);
 }
 
+/*
+ * @alloc's failover standbys stay in the guest when its VFs leave it (a live
+ * migration: the guest moves with them), the guest's MAC steered onto their
+ * PFs meanwhile (vm_swap_keep_standby()); @err names the VF on failure
+ */
+static int keep_standbys(struct agent *a, const struct vfp_allocation *alloc, char *err,
+			 size_t err_size)
+{
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < vfp_allocation_get_vf_count(alloc); i++)
+		if ((r = vm_swap_keep_standby(a, vfp_allocation_get_vf(alloc, i)->pci)) < 0)
+			snprintf(err, err_size, "VF %s: keeping its standby: %s",
+				 vfp_allocation_get_vf(alloc, i)->pci, strerror(-r));
+	return r;
+}
+
 /**
  * agent_detach() - allocation @id's VFs back to the host; it stays reserved,
  * held for its owner while the file @hold_while exists (NULL: while its
  * owner does, as every reservation)
+ * @keep_standby: a failover NIC's standby stays in the guest, only its VF
+ *	leaves (a live migration's source)
  *
  * The detach intent brackets the work; a crash in between is rolled forward.
  */
-int agent_detach(struct agent *a, const char *id, const char *hold_while, char *err,
-		 size_t err_size)
+int agent_detach(struct agent *a, const char *id, const char *hold_while, bool keep_standby,
+		 char *err, size_t err_size)
 {
 	struct vfp_allocation *alloc = NULL;
 	int r;
@@ -341,7 +361,10 @@ int agent_detach(struct agent *a, const char *id, const char *hold_while, char *
 	if (r >= 0) {
 		int c;
 
-		r = agent_detach_all(a, alloc, NULL, err, err_size);
+		if (keep_standby) /* in the intent: the steering it makes is a detach's to end */
+			r = keep_standbys(a, alloc, err, err_size);
+		if (r >= 0)
+			r = agent_detach_all(a, alloc, NULL, err, err_size);
 		c = agent_intent_confirm(a, id, VFP_OP_DETACH, r >= 0, r < 0 ? err : NULL);
 		if (c < 0 && r >= 0) { /* kept, and recorded before the next operation */
 			snprintf(err, err_size, "the detach is done, but the ledger cannot record it "

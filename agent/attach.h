@@ -42,7 +42,7 @@ int agent_domain_attach_vfs(struct agent *a, const char *id, const struct agent_
 			    char *err, size_t err_size);
 int agent_hold(struct agent *a, const char *id, const char *hold_while, char *err,
 	       size_t err_size);
-int agent_detach(struct agent *a, const char *id, const char *hold_while, char *err,
-		 size_t err_size);
+int agent_detach(struct agent *a, const char *id, const char *hold_while, bool keep_standby,
+		 char *err, size_t err_size);
 int agent_detach_all(struct agent *a, const struct vfp_allocation *alloc,
 		     struct vfp_restore_point *const *rps, char *err, size_t err_size);

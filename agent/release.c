@@ -252,7 +252,7 @@ static void keep_held(struct agent *a, const struct vfp_allocation *alloc)
 	char err[AGENT_ERR_SIZE];
 
 	log_info("allocation %s: its domain ended: kept for its owner while %s exists", id, hold);
-	if (agent_detach(a, id, hold, err, sizeof(err)) < 0)
+	if (agent_detach(a, id, hold, false, err, sizeof(err)) < 0)
 		log_error("allocation %s: keeping it after its domain ended: %s", id, err);
 }
 

@@ -423,22 +423,3 @@ void agent_swap_reconcile(struct agent *a)
 		resolve(a, &list[i]);
 	free(list);
 }
-
-/**
- * agent_keep_standbys() - allocation @id's failover standbys stay in the
- * guest when its VFs leave it (a live migration: the guest moves with them)
- */
-int agent_keep_standbys(struct agent *a, const char *id, char *err, size_t err_size)
-{
-	struct vfp_allocation *alloc = NULL;
-	int r;
-
-	swap_hold_end(a, id); /* a swap's steering out while its standby is known */
-	r = agent_get_allocation(a, id, &alloc, err, err_size);
-	for (size_t i = 0; r >= 0 && i < vfp_allocation_get_vf_count(alloc); i++)
-		if ((r = vm_swap_keep_standby(a, vfp_allocation_get_vf(alloc, i)->pci)) < 0)
-			snprintf(err, err_size, "VF %s: keeping its standby: %s",
-				 vfp_allocation_get_vf(alloc, i)->pci, strerror(-r));
-	vfp_allocation_unref(alloc);
-	return r;
-}

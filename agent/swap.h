@@ -20,4 +20,3 @@ int agent_swap(struct agent *a, const char *id, const struct agent_swap_request 
 	       size_t err_size);
 void agent_swap_reconcile(struct agent *a);
 void agent_swap_unhold(struct agent *a, const char *id);
-int agent_keep_standbys(struct agent *a, const char *id, char *err, size_t err_size);

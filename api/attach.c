@@ -14,7 +14,6 @@
 
 #include "agent/attach.h"
 #include "agent/log.h"
-#include "agent/swap.h"
 #include "api/api.h"
 #include "api/validate.h"
 #include "libvfpool/ifname.h"
@@ -135,11 +134,9 @@ int api_detach(struct api_request *req)
 		if (r >= 0)
 			r = api_get_bool(req, body, "keep_standby", &keep_standby);
 	}
-	if (r >= 0 && keep_standby &&
-	    (r = agent_keep_standbys(req->agent, req->params[0], err, sizeof(err))) < 0)
-		api_fail(req, r, "%s", err);
 	if (r >= 0) {
-		r = agent_detach(req->agent, req->params[0], hold_while, err, sizeof(err));
+		r = agent_detach(req->agent, req->params[0], hold_while, keep_standby, err,
+				 sizeof(err));
 		if (r < 0)
 			api_fail(req, r, "%s", err);
 	}

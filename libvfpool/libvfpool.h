@@ -396,6 +396,9 @@ struct vfp_restore_point {
 	char *standby_xml;	      /* a failover pair's standby, attached before it; NULL: none */
 	int pkey_idx0;		      /* mlx4: the physical P_Key index the VF's index 0 had
 				       * (VFP_PKEY_NONE: none); VFP_UNSET: untouched */
+	char *steered_xml;	      /* a kept standby whose MAC the agent put into the unicast
+				       * filters of its bridge's PFs while the VF leaves (a live
+				       * migration's source); NULL: none */
 };
 
 struct vfp_restore_point *vfp_restore_point_new(void);

@@ -37,6 +37,7 @@ VFP_EXPORT void vfp_restore_point_free(struct vfp_restore_point *rp)
 	free(rp->device_xml);
 	free(rp->dummy_xml);
 	free(rp->standby_xml);
+	free(rp->steered_xml);
 	free(rp);
 }
 
@@ -60,7 +61,7 @@ VFP_EXPORT int vfp_restore_point_set(char **field, const char *value)
 	{ "altnames", &(rp)->altnames },                                                            \
 	{ "domain_uuid", &(rp)->domain_uuid }, { "domain", &(rp)->domain },                        \
 	{ "device_xml", &(rp)->device_xml }, { "dummy_xml", &(rp)->dummy_xml },                    \
-	{ "standby_xml", &(rp)->standby_xml }
+	{ "standby_xml", &(rp)->standby_xml }, { "steered_xml", &(rp)->steered_xml }
 
 struct string_field {
 	const char *key;

@@ -15,6 +15,7 @@
 #include "agent/vm/libvirt.h"
 #include "agent/vm/private.h"
 #include "agent/vm/standby-host.h"
+#include "agent/vm/standby-steer.h"
 #include "agent/netlink/nlmsg.h"
 #include "agent/pf/pf-side.h"
 #include "agent/vm/vm.h"
@@ -527,6 +528,58 @@ void vf_left_guest(struct agent *a, const char *pci, const char *device_xml)
 	pthread_mutex_unlock(pf_side_lock(&vf));
 }
 
+/*
+ * A kept standby's steering (vm_swap_keep_standby()) out of its PFs: once
+ * its VF @left the guest (the VF's MAC is off the guest's: the PF takes the
+ * guest's frames for the standby's bridge again), or when the VF stays, and
+ * then the pair is recorded as it was before (a later detach takes both out).
+ * A steering that stays in (refused) stays recorded, for that detach to retry.
+ */
+static void unsteer_kept(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
+			 bool left)
+{
+	struct vfp_restore_point *now = left ? NULL : restore_point_load(a, pci);
+	char err[AGENT_ERR_SIZE] = "";
+	int n = standby_steer(a, rp->steered_xml, false, err, sizeof(err));
+
+	if (n < 0)
+		log_warning("VF %s: the guest's MAC out of its kept standby's PFs: %s", pci, err);
+	else
+		log_info("VF %s %s: the guest's MAC out of the unicast filter of %d PF(s) on its "
+			 "kept standby's bridge", pci, left ? "out of the guest" : "still in the guest",
+			 n);
+	if (now && now->steered_xml) {
+		int r = vfp_restore_point_set(&now->standby_xml, now->steered_xml);
+
+		if (r >= 0 && n >= 0)
+			r = vfp_restore_point_set(&now->steered_xml, NULL);
+		if (r >= 0)
+			r = restore_point_update(a, pci, now);
+		if (r < 0)
+			log_error("VF %s: its failover pair not recorded again: %s", pci, strerror(-r));
+	}
+	vfp_restore_point_free(now);
+}
+
+/* @rp's devices out of its domain, the VF's last; the VF's MAC off the guest's once it left. */
+static int detach_devices(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
+			  char *err, size_t err_size)
+{
+	int r = 0;
+
+	if (rp->dummy_xml) /* before its VF, the reverse of the attach; one gone is gone */
+		r = libvirt_detach(a->libvirt, rp->domain_uuid, rp->dummy_xml, rp->flags, err,
+				   err_size);
+	if (r >= 0)
+		r = libvirt_detach(a->libvirt, rp->domain_uuid, rp->device_xml, rp->flags, err,
+				   err_size);
+	if (r >= 0)
+		r = wait_gone(a, rp, pci, err, err_size);
+	if (r >= 0)
+		vf_left_guest(a, pci, rp->device_xml);
+	return r;
+}
+
 /* @pci out of the domain @rp names, where it still is; no lock held (libvirt may take seconds). */
 static int leave_domain(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
 			char *err, size_t err_size)
@@ -535,23 +588,9 @@ static int leave_domain(struct agent *a, const char *pci, const struct vfp_resto
 
 	if (!rp->domain_uuid || !rp->device_xml)
 		return 0;
-	if (!a->libvirt) {
-		snprintf(err, err_size, "libvirt is not connected: VF %s stays with domain %s", pci,
-			 rp->domain_uuid);
-		return -ENOTCONN;
-	}
-	if (rp->dummy_xml) /* before its VF, the reverse of the attach; one gone is gone */
-		r = libvirt_detach(a->libvirt, rp->domain_uuid, rp->dummy_xml, rp->flags, err,
-				   err_size);
-	else
-		r = 0;
-	if (r >= 0)
-		r = libvirt_detach(a->libvirt, rp->domain_uuid, rp->device_xml, rp->flags, err,
-				   err_size);
-	if (r >= 0)
-		r = wait_gone(a, rp, pci, err, err_size);
-	if (r >= 0)
-		vf_left_guest(a, pci, rp->device_xml);
+	r = a->libvirt ? detach_devices(a, pci, rp, err, err_size) : -ENOTCONN;
+	if (rp->steered_xml)
+		unsteer_kept(a, pci, rp, r >= 0);
 	if (r >= 0 && rp->standby_xml)
 		leave_standby(a, rp);
 	if (r == -ENOTCONN && !err[0])
