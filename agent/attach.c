@@ -15,7 +15,6 @@
 #include "agent/log.h"
 #include "agent/owner.h"
 #include "agent/pf/pf-side.h"
-#include "agent/plug-hold.h"
 #include "agent/swap-hold.h"
 #include "agent/vf-reset.h"
 #include "agent/vm/libvirt.h"
@@ -281,8 +280,6 @@ int agent_domain_attach_vfs(struct agent *a, const char *id, const struct agent_
 	j.alloc = alloc;
 	if (r >= 0)
 		r = in_intent(a, &j, domain_job, domain_undo, err, err_size);
-	if (r >= 0) /* a VF plugged beside the standby its guest came with steered meanwhile */
-		plug_hold_start(a, alloc);
 	vfp_allocation_unref(alloc);
 	return r;
 }

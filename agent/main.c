@@ -31,7 +31,6 @@
 #include "agent/link-watch.h"
 #include "agent/listen.h"
 #include "agent/partitions.h"
-#include "agent/plug-hold.h"
 #include "agent/privileges.h"
 #include "agent/release.h"
 #include "agent/rooms.h"
@@ -340,7 +339,6 @@ static int serve(struct agent *a, const sigset_t *mask)
 		log_warning("no link events: dead namespaces are seen only at the next start");
 	agent_sweep_dead_owners(a, SWEEP_ALL); /* owners that died while the agent was down */
 	agent_swap_reconcile(a); /* swaps a crash left half done */
-	plug_hold_reconcile(a);	 /* plugs' steering a crash or a stop left in */
 	vm_report_foreign(a);
 	/* served only now: a request (GET /v1/health too) sees the start's reconcile done */
 	if (api_server_start(a, fds, is_tcp, n, &server) < 0) {

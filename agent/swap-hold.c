@@ -122,9 +122,8 @@ static void due_one(size_t i, const struct timespec *now)
 
 	if (due(&o->cap, now)) {
 		if (o->extended)
-			log_warning("%s of allocation %s: its guest still sends over its standby %d s "
-				    "past the hold: the steering goes", ops->kind, o->id,
-				    AT_MOST_MORE_S);
+			log_warning("swap of allocation %s: its guest still sends over its standby %d s "
+				    "past the hold: the steering goes", o->id, AT_MOST_MORE_S);
 		end_one(i);
 		return;
 	}
@@ -142,8 +141,8 @@ static void due_one(size_t i, const struct timespec *now)
 		return;
 	}
 	if (!o->extended)
-		log_info("%s of allocation %s: its guest still sends over its standby: the "
-			 "steering stays while it does", ops->kind, id);
+		log_info("swap of allocation %s: its guest still sends over its standby: the "
+			 "steering stays while it does", id);
 	o->extended = true;
 	o->until = after_ms(now, LOOK_AGAIN_S * 1000);
 }
@@ -241,5 +240,5 @@ void swap_hold_stop(void)
 	if (joined)
 		pthread_join(h.thread, NULL);
 	if (h.n)
-		log_info("%zu steering hold(s) left for the next start", h.n);
+		log_info("swap: %zu steering hold(s) left for the next start", h.n);
 }

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The steering a swap (or a plug beside the standby a guest came with,
- * agent/plug-hold.c) leaves behind once its new VF is in the guest: the
+ * The steering a swap leaves behind once its new VF is in the guest: the
  * guest's MAC stays in its standby's PFs' filters for libvirt.steer_hold
  * seconds at least, and longer while the guest still sends over its standby
  * (its new VF not up yet: looked at every second, for a minute more at
@@ -18,7 +17,6 @@
 #include "agent/agent.h"
 
 struct swap_hold_ops {
-	const char *kind; /* what steered, for the log: "swap", "plug" */
 	/* the hold over: the steering out, the swap's row gone */
 	void (*end)(struct agent *a, const char *id);
 	/* whether the guest sent over its standby since *@mark (a count it updates) */

@@ -361,8 +361,7 @@ static bool standby_busy(struct agent *a, const char *id, uint64_t *mark)
 	return busy;
 }
 
-static const struct swap_hold_ops hold_ops = { .kind = "swap", .end = agent_swap_unhold,
-					       .busy = standby_busy };
+static const struct swap_hold_ops hold_ops = { .end = agent_swap_unhold, .busy = standby_busy };
 
 /* Whether the swap's claim is released: the swap went forward, only its steering is left. */
 static bool only_steering_left(struct agent *a, const struct vfp_swap *s)

@@ -22,7 +22,6 @@
 #include "agent/vm/private.h"
 #include "agent/vm/standby-host.h"
 #include "agent/vm/standby-steer.h"
-#include "agent/vm/steer-record.h"
 #include "agent/vm/vm-swap.h"
 #include "agent/vm/vm.h"
 #include "libvfpool/macro.h"
@@ -273,6 +272,23 @@ bool vm_swap_possible(struct agent *a, const char *pci, char *why, size_t why_si
 	return rp != NULL;
 }
 
+/* Its MAC steered by @rp's steered_xml, recorded first; the record gone when nothing took it. */
+static int keep_steered(struct agent *a, const char *pci, struct vfp_restore_point *rp)
+{
+	char err[AGENT_ERR_SIZE] = "";
+	int r = restore_point_update(a, pci, rp), n;
+
+	n = r >= 0 ? standby_steer(a, rp->steered_xml, true, err, sizeof(err)) : 0;
+	if (n < 0)
+		log_warning("VF %s: the guest's MAC onto its kept standby's PF: %s", pci, err);
+	else if (n > 0)
+		log_info("VF %s: the guest's MAC in the unicast filter of %d PF(s) on its kept "
+			 "standby's bridge while the VF leaves", pci, n);
+	if (r >= 0 && n <= 0 && (r = vfp_restore_point_set(&rp->steered_xml, NULL)) >= 0)
+		r = restore_point_update(a, pci, rp);
+	return r;
+}
+
 /*
  * VF @pci's standby stays in its guest when the VF leaves it (a live
  * migration moves the guest with its standby; the destination plugs a VF of
@@ -287,7 +303,10 @@ int vm_swap_keep_standby(struct agent *a, const char *pci)
 
 	if (rp && rp->standby_xml) {
 		standby_host_to_standby(rp->standby_xml); /* the VF goes next */
-		r = steer_kept_begin(a, pci, rp);
+		free(rp->steered_xml);
+		rp->steered_xml = rp->standby_xml;
+		rp->standby_xml = NULL;
+		r = keep_steered(a, pci, rp);
 	}
 	vfp_restore_point_free(rp);
 	return r;

@@ -15,7 +15,7 @@
 #include "agent/vm/libvirt.h"
 #include "agent/vm/private.h"
 #include "agent/vm/standby-host.h"
-#include "agent/vm/steer-record.h"
+#include "agent/vm/standby-steer.h"
 #include "agent/netlink/nlmsg.h"
 #include "agent/pf/pf-side.h"
 #include "agent/vm/vm.h"
@@ -342,14 +342,12 @@ static bool has_standby(struct agent *a, const struct vm_target *t, const char *
 }
 
 /*
- * VF @pci's device, after its standby when it has one (the VF's <teaming>
+ * The VF's device, after its standby when it has one (the VF's <teaming>
  * names the standby's alias, which must be there first; one there already
- * is kept, and the guest's MAC steered onto its PFs while the VF comes in:
- * steer-record.c); a refused VF takes out again a standby it brought.
+ * is kept); a refused VF takes out again a standby it brought.
  */
-static int attach_pair(struct agent *a, const char *pci, struct vfp_restore_point *rp,
-		       const struct vm_target *t, const char *xml, const char *standby, char *err,
-		       size_t err_size)
+static int attach_pair(struct agent *a, const struct vm_target *t, const char *xml,
+		       const char *standby, char *err, size_t err_size)
 {
 	const char *came = NULL;
 	char msg[AGENT_ERR_SIZE];
@@ -358,7 +356,6 @@ static int attach_pair(struct agent *a, const char *pci, struct vfp_restore_poin
 	if (standby && has_standby(a, t, standby)) {
 		came = standby; /* the guest came with it: the VF joins it again */
 		standby = NULL;
-		steer_plug_begin(a, pci, rp, came);
 	}
 	r = standby ? libvirt_attach(a->libvirt, t->uuid, standby, t->flags, err, err_size) : 0;
 
@@ -371,9 +368,7 @@ static int attach_pair(struct agent *a, const char *pci, struct vfp_restore_poin
 	if (r < 0 && standby && libvirt_detach(a->libvirt, t->uuid, standby, t->flags, msg,
 					       sizeof(msg)) < 0)
 		log_error("rollback: the standby NIC stays in domain %s: %s", t->uuid, msg);
-	if (r < 0 && came)
-		steer_plug_undo(a, pci, rp);
-	if (r >= 0 && came && !rp->steered_xml) /* steered: at its end (vm_plug_settled()) */
+	if (r >= 0 && came)
 		standby_host_to_vf(came);
 	return r;
 }
@@ -398,7 +393,7 @@ static int attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t
 	else if (r >= 0 && !p.saved) /* before a running or a pending domain: a power cut ends it */
 		r = restore_point_update(a, pci, rp);
 	if (r >= 0 && t->flags)
-		r = attach_pair(a, pci, rp, t, p.xml, p.standby_xml, err, err_size);
+		r = attach_pair(a, t, p.xml, p.standby_xml, err, err_size);
 	if (r >= 0 && t->flags)
 		r = attach_dummy(a, pci, t, rp, &stuck, err, err_size);
 	if (r < 0 && p.done && !stuck)
@@ -533,6 +528,39 @@ void vf_left_guest(struct agent *a, const char *pci, const char *device_xml)
 	pthread_mutex_unlock(pf_side_lock(&vf));
 }
 
+/*
+ * A kept standby's steering (vm_swap_keep_standby()) out of its PFs: once
+ * its VF @left the guest (the VF's MAC is off the guest's: the PF takes the
+ * guest's frames for the standby's bridge again), or when the VF stays, and
+ * then the pair is recorded as it was before (a later detach takes both out).
+ * A steering that stays in (refused) stays recorded, for that detach to retry.
+ */
+static void unsteer_kept(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
+			 bool left)
+{
+	struct vfp_restore_point *now = left ? NULL : restore_point_load(a, pci);
+	char err[AGENT_ERR_SIZE] = "";
+	int n = standby_steer(a, rp->steered_xml, false, err, sizeof(err));
+
+	if (n < 0)
+		log_warning("VF %s: the guest's MAC out of its kept standby's PFs: %s", pci, err);
+	else
+		log_info("VF %s %s: the guest's MAC out of the unicast filter of %d PF(s) on its "
+			 "kept standby's bridge", pci, left ? "out of the guest" : "still in the guest",
+			 n);
+	if (now && now->steered_xml) {
+		int r = vfp_restore_point_set(&now->standby_xml, now->steered_xml);
+
+		if (r >= 0 && n >= 0)
+			r = vfp_restore_point_set(&now->steered_xml, NULL);
+		if (r >= 0)
+			r = restore_point_update(a, pci, now);
+		if (r < 0)
+			log_error("VF %s: its failover pair not recorded again: %s", pci, strerror(-r));
+	}
+	vfp_restore_point_free(now);
+}
+
 /* @rp's devices out of its domain, the VF's last; the VF's MAC off the guest's once it left. */
 static int detach_devices(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
 			  char *err, size_t err_size)
@@ -562,7 +590,7 @@ static int leave_domain(struct agent *a, const char *pci, const struct vfp_resto
 		return 0;
 	r = a->libvirt ? detach_devices(a, pci, rp, err, err_size) : -ENOTCONN;
 	if (rp->steered_xml)
-		steer_kept_end(a, pci, rp, r >= 0);
+		unsteer_kept(a, pci, rp, r >= 0);
 	if (r >= 0 && rp->standby_xml)
 		leave_standby(a, rp);
 	if (r == -ENOTCONN && !err[0])
