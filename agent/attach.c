@@ -323,17 +323,21 @@ int agent_hold(struct agent *a, const char *id, const char *hold_while, char *er
 /*
  * @alloc's failover standbys stay in the guest when its VFs leave it (a live
  * migration: the guest moves with them), the guest's MAC steered onto their
- * PFs meanwhile (vm_swap_keep_standby()); @err names the VF on failure
+ * PFs meanwhile (vm_swap_keep_standby()); all or none: @err names the VF
+ * that failed, and those kept before it are as they were again
  */
 static int keep_standbys(struct agent *a, const struct vfp_allocation *alloc, char *err,
 			 size_t err_size)
 {
+	size_t i, n = vfp_allocation_get_vf_count(alloc);
 	int r = 0;
 
-	for (size_t i = 0; r >= 0 && i < vfp_allocation_get_vf_count(alloc); i++)
+	for (i = 0; r >= 0 && i < n; i++)
 		if ((r = vm_swap_keep_standby(a, vfp_allocation_get_vf(alloc, i)->pci)) < 0)
 			snprintf(err, err_size, "VF %s: keeping its standby: %s",
 				 vfp_allocation_get_vf(alloc, i)->pci, strerror(-r));
+	while (r < 0 && i-- > 0)
+		vm_keep_undone(a, vfp_allocation_get_vf(alloc, i)->pci);
 	return r;
 }
 

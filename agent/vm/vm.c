@@ -561,6 +561,19 @@ static void unsteer_kept(struct agent *a, const char *pci, const struct vfp_rest
 	vfp_restore_point_free(now);
 }
 
+/**
+ * vm_keep_undone() - VF @pci stays in its guest after all: a kept standby's
+ * steering (vm_swap_keep_standby()) out and the pair recorded again
+ */
+void vm_keep_undone(struct agent *a, const char *pci)
+{
+	struct vfp_restore_point *rp = restore_point_load(a, pci);
+
+	if (rp && rp->steered_xml)
+		unsteer_kept(a, pci, rp, false);
+	vfp_restore_point_free(rp);
+}
+
 /* @rp's devices out of its domain, the VF's last; the VF's MAC off the guest's once it left. */
 static int detach_devices(struct agent *a, const char *pci, const struct vfp_restore_point *rp,
 			  char *err, size_t err_size)

@@ -43,6 +43,7 @@ int vm_attach_vf(struct agent *a, const struct vfp_allocation *alloc, size_t i,
 int vm_restore_vf(struct agent *a, const struct vfp_allocation_vf *vf, char *err, size_t err_size);
 int vm_restore_vf_from(struct agent *a, const struct vfp_allocation_vf *vf,
 		       const struct vfp_restore_point *rp, char *err, size_t err_size);
+void vm_keep_undone(struct agent *a, const char *pci);
 int vm_finish_detach(struct agent *a, const char *pci, char *err, size_t err_size);
 bool vm_detach_finishable(struct agent *a, const char *pci);
 bool vm_is_vm_vf(struct agent *a, const struct vfp_allocation_vf *vf);
