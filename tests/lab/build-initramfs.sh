@@ -132,6 +132,13 @@ if [ -x /usr/bin/ping ] && /usr/bin/ping -V 2>/dev/null | grep -q iputils; then
 	ldd /usr/bin/ping | awk '/=> \// {print $3}' |
 		while read -r l; do cp -L "$l" "$i/usr/lib/x86_64-linux-gnu/"; done
 fi
+# GNU tail for the failover tier's marks (tests/lab/failover.sh): busybox's -F looks at its
+# files once a second, which put a swap's marks up to a second late; coreutils' waits on inotify
+if /usr/bin/tail --version 2>/dev/null | grep -q coreutils; then
+	cp /usr/bin/tail "$i/usr/bin/tail"
+	ldd /usr/bin/tail | awk '/=> \// {print $3}' |
+		while read -r l; do cp -L "$l" "$i/usr/lib/x86_64-linux-gnu/"; done
+fi
 cp -r "$top/hooks" "$i/lab/hooks"
 cp "$top/tests/lab/init.sh" "$i/init"
 cp "$top/tests/lab/scenario.sh" "$top/tests/lab/data-path.sh" "$top/tests/lab/vm-attach.sh" "$top/tests/lab/cni.sh" \

@@ -22,7 +22,7 @@
 # (after the setup it needs); skipped otherwise, saying so.
 # shellcheck disable=SC2154 # ip, igb, igb_net, agent, sock, api, lv, now_ms, secs are the scenario's
 
-fo_steps="failover: nested guest up|failover: swap with standby|failover: swap with standby, the guest's MAC on the PF first|failover: swap with standby, again (a VF the guest took by hotplug)|failover: unplug and replug without standby|failover: live migration to a second libvirtd"
+fo_steps="failover: nested guest up|failover: control, no move|failover: swap with standby|failover: swap with standby, the guest's MAC on the PF first|failover: swap with standby, again (a VF the guest took by hotplug)|failover: unplug and replug without standby|failover: live migration to a second libvirtd"
 fo_mac=02:00:0a:09:0f:02 plain_mac=02:00:0a:09:0f:03
 fo_con=/run/fo.console
 
@@ -92,10 +92,23 @@ fo_net() {
 	start_agent
 }
 
-# Pings DEST from the peer every 20 ms into /run/ping.DEST until fo_ping_stop.
+# Pings DEST from the peer every 20 ms into /run/ping.DEST until fo_ping_stop, each answer
+# with the time it came (-D: epoch seconds); fo_off, epoch ms less now_ms's, turns those into
+# now_ms's clock (to its 10 ms; the guest's date is busybox's, without %N: adjtimex says)
+fo_epoch_ms() {
+	busybox adjtimex | awk '/time.tv_sec/ { s = $2 } /time.tv_usec/ { u = $2 }
+		END { printf "%.0f\n", s * 1000 + int(u / 1000) }'
+}
 fo_ping_start() {
-	$ip netns exec peer /usr/bin/ping -n -i 0.02 "$1" >"/run/ping.$1" 2>&1 &
+	fo_off=$(($(fo_epoch_ms) - $(now_ms)))
+	$ip netns exec peer /usr/bin/ping -D -n -i 0.02 "$1" >"/run/ping.$1" 2>&1 &
 	fo_ping=$!
+}
+fo_answered_at() { # DEST MS: the highest sequence number answered by MS (now_ms's clock)
+	awk -v ms="$2" -v off="$fo_off" -F'[][]' '/icmp_seq=/ {
+		q = $0; sub(/.*icmp_seq=/, "", q); sub(/ .*/, "", q)
+		if ($2 * 1000 - off <= ms && q + 0 > max) max = q + 0 }
+		END { print max + 0 }' "/run/ping.$1"
 }
 fo_answered() { # DEST: the highest sequence number answered so far (0: none)
 	sed -n 's/.*icmp_seq=\([0-9]*\).*/\1/p' "/run/ping.$1" | sort -n | tail -n 1 | grep . || echo 0
@@ -169,22 +182,27 @@ fo_gap_taps() {
 		}' /run/fo.samples
 }
 # The swap's moments, as they come: each line of the agent's log or of the
-# nested console that marks one, with the time (ms) and the highest answer
-# then, into /run/fo.marks until fo_marks_stop
+# nested console that marks one, with the time (ms, now_ms's clock, read
+# without a fork: a fork per line under TCG put the marks 0.1-0.2 s late,
+# and the answers counted at them later still), into /run/fo.marks until
+# fo_marks_stop; the highest answer at each is fo_mark's, from ping's times
 # (tail and the loop through a FIFO, each with its pid: as one pipeline, a
 # wait for the loop waited for tail as well, which ends only at its next line,
 # and the step hung when no line came after the swap)
 fo_marks_start() {
 	: >/run/fo.marks
 	rm -f /run/fo.fifo && mkfifo /run/fo.fifo
-	tail -n0 -F /run/agent.log "$fo_con" >/run/fo.fifo 2>/dev/null &
+	fo_tailcmd=/usr/bin/tail # coreutils' (build-initramfs.sh): busybox's -F looks once a second
+	[ -x "$fo_tailcmd" ] || fo_tailcmd="tail"
+	"$fo_tailcmd" -n0 -F /run/agent.log "$fo_con" >/run/fo.fifo 2>/dev/null &
 	fo_tail=$!
 	while IFS= read -r l; do
 		case $l in
 		*": claimed VF "* | *"prepared for the guest"* | *"unicast filter of"* | \
 			*"out of the guest"* | *"into the guest"* | *"swapped for"* | \
 			*"steering over"* | *"NESTED fo "*)
-			echo "$(now_ms) $(fo_answered 10.9.9.2) $l" >>/run/fo.marks ;;
+			read -r up _ </proc/uptime
+			echo "${up%.*}${up#*.}0 $l" >>/run/fo.marks ;;
 		esac
 	done </run/fo.fifo &
 	fo_marks=$!
@@ -195,7 +213,8 @@ fo_marks_stop() {
 	rm -f /run/fo.fifo
 }
 fo_mark() { # PATTERN: "MS ANSWERED" of its first mark, or nothing
-	grep -F -- "$1" /run/fo.marks | head -n 1 | cut -d' ' -f1,2
+	m=$(grep -F -- "$1" /run/fo.marks | head -n 1 | cut -d' ' -f1)
+	[ -z "$m" ] || echo "$m $(fo_answered_at 10.9.9.2 "$m")"
 }
 # The swap's losses per phase (claim, prepare, steer, unplug, plug, hold, after: mig_lost_in on
 # the highest answers at their ends) and when each ended, from FROM (the highest
@@ -212,7 +231,7 @@ fo_phases() { # T0 FROM LAST
 		prev_t=$4 prev_a=$5
 	done
 	out="$out after $(mig_lost_in 10.9.9.2 "$prev_a" "$3")"
-	guest=$(grep -F "NESTED fo " /run/fo.marks | awk -v t0="$1" '{ printf "%s%s %.1f s", sep, $5 " " $6, ($1 - t0) / 1000; sep = ", " }')
+	guest=$(grep -F "NESTED fo " /run/fo.marks | awk -v t0="$1" '{ printf "%s%s %.1f s", sep, $4 " " $5, ($1 - t0) / 1000; sep = ", " }')
 	echo "lost per phase:$out; guest: ${guest:-no mark}"
 }
 fo_wait_answer() { # DEST SECONDS: 0 once DEST answers a ping
@@ -309,6 +328,36 @@ fo_swap_step() {
 	echo "LAB FIGURE $fig $2"
 }
 
+# The control: what a swap's claim phase does, with no move. A swap's claim (its first phase,
+# to "claimed VF") touches no link, PF or domain: a new vfctl process, a request, rows written
+# with their syncs. Three such claims (vfctl alloc, one VF of the pool each; as many as there
+# are free VFs, one at least) run here beside the pings, one after the other, and are released
+# after the count: the answers lost meanwhile are what that work costs the nested guest (it
+# shares the lab guest's two vCPUs under TCG), not the network.
+fo_control_step() {
+	fo_ping_start 10.9.9.2
+	sleep 3
+	from=$(fo_answered 10.9.9.2)
+	t0=$(now_ms) ids=
+	for _ in 1 2 3; do
+		ids="$ids $(api alloc igb --owner vm:fo-control | jq -r '.id // empty')"
+	done
+	t1=$(now_ms) a1=$(fo_answered 10.9.9.2)
+	sleep 3
+	fo_ping_stop
+	for id in $ids; do vfctl release "$id" >/dev/null 2>&1; done
+	# shellcheck disable=SC2046 # four numbers
+	set -- $(fo_lost 10.9.9.2 "$from")
+	n=$(echo "$ids" | wc -w)
+	line="lost $1 of $4 answers ($2 before, longest gap $3 × 20 ms): $(mig_lost_in 10.9.9.2 "$from" "$a1") while $n claims ran one after the other ($(secs $((t1 - t0))) s), $(mig_lost_in 10.9.9.2 "$a1" "$4") in the 3 s after"
+	if [ "$n" -ge 1 ] && [ "$4" -gt "$from" ]; then
+		pass "failover: control, no move: $line"
+	else
+		fail "failover: control, no move" "$line; $n of 3 claims made"
+	fi
+	echo "LAB FIGURE failover-control-lost $1"
+}
+
 # Nova's way on the NIC without standby: the old VF unplugged and given back, a new one
 # claimed with the same MAC (the agent refuses a MAC another allocation holds) and plugged;
 # answers waited for up to 60 s.
@@ -367,6 +416,7 @@ failover_steps() {
 	fi
 	t1=$(now_ms)
 	pass "failover: nested guest up: booted and answering on both NICs in $(secs $((t1 - t0))) s ($(grep NESTED "$fo_con" | tr -d '\r' | tr '\n' ';' | cut -c1-300))"
+	fo_control_step
 	fo_swap_lost=
 	fo_swap_step "swap with standby"
 	fo_swap_step "swap with standby, the guest's MAC on the PF first" steer

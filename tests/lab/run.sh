@@ -87,8 +87,8 @@ if ! grep -q '^LAB END' "$log"; then
 fi
 # every step, not only no failure: a step that did not run proved nothing; a
 # step may skip only where it says what this machine refused
-steps=39
-[ "$fo" = only ] && steps=6
+steps=40
+[ "$fo" = only ] && steps=7
 [ "$dr" = 0 ] || steps=$((steps + 2))
 [ $((passed + skipped)) = "$steps" ] || echo "lab: $passed of the $steps steps passed, $skipped skipped"
 [ "$failed" = 0 ] && [ $((passed + skipped)) = "$steps" ]
