@@ -196,3 +196,13 @@ libvirtd_test_start() {
 	# shellcheck disable=SC2317,SC2154 # called by the test, whose $tmp is api-lib.sh's
 	inactive() { lv dumpxml --inactive vfagent-test >"$tmp/dom.xml"; xmllint --xpath "$1" "$tmp/dom.xml"; }
 }
+
+# The steering tests' standby bridge, onebr.120, with for uplink a veth named as the simulated
+# host's E810 PF (ens5f0), which takes `bridge fdb add MAC dev DEV self` into its own unicast
+# list as igb does; skip (77) without bridge(8)
+libvirtd_steer_bridge() {
+	command -v bridge >/dev/null || { echo "SKIP: bridge (iproute2) is needed"; exit 77; }
+	ip link add onebr.120 type bridge || fail "cannot make the standby's bridge"
+	ip link show ens5f0 >/dev/null 2>&1 || ip link add ens5f0 type veth peer name ens5f0-wire
+	ip link set ens5f0 master onebr.120
+}

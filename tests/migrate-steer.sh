@@ -16,10 +16,7 @@ set -eu
 . "${top_srcdir:-.}/tests/api-lib.sh"
 . "${top_srcdir:-.}/tests/libvirtd-lib.sh"
 libvirtd_test_start
-command -v bridge >/dev/null || { echo "SKIP: bridge (iproute2) is needed"; exit 77; }
-ip link add onebr.120 type bridge || fail "cannot make the standby's bridge"
-ip link show ens5f0 >/dev/null 2>&1 || ip link add ens5f0 type veth peer name ens5f0-wire
-ip link set ens5f0 master onebr.120
+libvirtd_steer_bridge
 cat >"$tmp/vfagent.json" <<JSON
 {"pools": [{"name": "eth", "selector": {"vendors": ["8086"]}}],
  "libvirt": {"uri": "$LV_URI", "managed": true}}
