@@ -12,7 +12,7 @@
  *    where the VF's own traffic came in through the PF's switch), and the
  *    PF's embedded switch no longer steers the MAC to the VF that left
  *    (standby_host_to_standby(); standby_host_vf_gone(), under the PF's lock,
- *    through vm.c's vf_left_guest());
+ *    through vm-detach.c's vf_left_guest());
  *  - once a VF is in the guest again: the FDB entry gone (standby_host_to_vf());
  *    whether the guest still sends over its standby (standby_host_sent()).
  */

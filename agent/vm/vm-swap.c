@@ -293,7 +293,7 @@ static int keep_steered(struct agent *a, const char *pci, struct vfp_restore_poi
  * VF @pci's standby stays in its guest when the VF leaves it (a live
  * migration moves the guest with its standby; the destination plugs a VF of
  * its own beside it): moved in the VF's restore point from the pair to the
- * steering that the VF's leaving ends (vm.c's leave_domain()), and the
+ * steering that the VF's leaving ends (vm-detach.c's leave_domain()), and the
  * guest's MAC steered onto the standby's PFs meanwhile, as a swap's is.
  */
 int vm_swap_keep_standby(struct agent *a, const char *pci)

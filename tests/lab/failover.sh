@@ -139,18 +139,25 @@ fo_gap() {
 }
 # Every 0.2 s until fo_samples_stop, "MS SEQ TO FROM" into /run/fo.samples: the
 # time, the last answer, and the frames the standby's taps in br-fo (libvirt
-# gives a tap the guest's MAC with fe first; a migration's two, the source's
-# and the destination's, added) have sent to the guest and received from it:
-# where the wire's frames went while the VF moved
+# gives a tap the guest's MAC with fe first) have sent to the guest and
+# received from it: where the wire's frames went while the VF moved. Each tap
+# counts with its last counters, by ifindex, after it is gone too: a migration
+# has two, and the source's goes with the source's domain
 fo_samples_start() {
 	: >/run/fo.samples
+	seen=
 	while :; do
-		to=0 fr=0
 		for p in /sys/class/net/br-fo/brif/*; do
 			d=/sys/class/net/${p##*/}
 			read -r m 2>/dev/null <"$d/address" && [ "$m" = "fe:${fo_mac#*:}" ] &&
-				read -r t <"$d/statistics/tx_packets" && read -r f <"$d/statistics/rx_packets" &&
-				to=$((to + t)) fr=$((fr + f))
+				read -r i <"$d/ifindex" && read -r t <"$d/statistics/tx_packets" &&
+				read -r f <"$d/statistics/rx_packets" || continue
+			case " $seen " in *" $i "*) ;; *) seen="$seen $i" ;; esac
+			eval "fo_to_$i=$t fo_fr_$i=$f"
+		done
+		to=0 fr=0
+		for i in $seen; do
+			eval "to=\$((to + fo_to_$i)) fr=\$((fr + fo_fr_$i))"
 		done
 		l=$(tail -n 1 /run/ping.10.9.9.2)
 		q=${l##*icmp_seq=} q=${q%% *}
