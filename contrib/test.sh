@@ -68,8 +68,8 @@ step "the demo (the README's first command)"
 grep -q '^ib  .*[0-9]' "$top/build/demo.log" && grep -q '<hostdev mode="subsystem" type="pci"' "$top/build/demo.log" ||
 	{ tail -40 "$top/build/demo.log"; echo "the demo ran but did not show pools and a rewritten domain"; exit 1; }
 
-# The lab's failover tier: a nested guest booted under TCG inside TCG (9 minutes on two quiet
-# cores, up to 25 loaded). VFAGENT_LAB_FAILOVER=1 runs it, =0 never; unset, it runs when the run
+# The lab's failover tier: a nested guest booted under TCG inside TCG (under 4 minutes on two
+# quiet cores, up to 25 loaded). VFAGENT_LAB_FAILOVER=1 runs it, =0 never; unset, it runs when the run
 # so far leaves it 12 of CI's 45 minutes. A step that hangs ends at the lab's 30-minute timeout,
 # with what still ran printed (tests/lab/watchdog.sh).
 fo=${VFAGENT_LAB_FAILOVER:-}
