@@ -71,6 +71,8 @@ struct agent_room {
 	/* reconcile: a release a crash interrupted, its VFs restored; how many failed (@why) */
 	int (*released)(struct agent *a, const struct vfp_allocation *alloc, char *why,
 			size_t size);
+	/* the agent stops (agent_fini(), the ledger still open): what the room keeps in it freed */
+	void (*fini)(struct agent *a);
 };
 
 #define AGENT_MAX_ROOMS 4
@@ -107,5 +109,5 @@ struct agent {
 	size_t n_rooms;
 	struct agent_repair_wait *repair_waits;
 	size_t n_repair_waits, cap_repair_waits;
-	struct agent_give_backs *give_backs; /* agent/give-back.c, freed by agent_fini() */
+	struct agent_give_backs *give_backs; /* agent/give-back.c's, freed by its room's fini */
 };

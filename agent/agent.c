@@ -323,7 +323,9 @@ void agent_fini(struct agent *a)
 	claim_queue_free(a->claims);
 	libvirt_conn_free(a->libvirt);
 	free(a->repair_waits);
-	agent_give_backs_free(a->give_backs); /* agent/give-back.c: no include, no cycle */
+	for (size_t i = a->n_rooms; i-- > 0;) /* the reverse of the order they came in */
+		if (a->rooms[i]->fini)
+			a->rooms[i]->fini(a);
 	if (a->events)
 		events_shutdown(a->events);
 	ledger_close(a);

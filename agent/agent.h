@@ -12,7 +12,6 @@
 
 int agent_add_attach_path(struct agent *a, const struct agent_attach_path *p);
 int agent_add_room(struct agent *a, const struct agent_room *r);
-void agent_give_backs_free(struct agent_give_backs *g); /* agent/give-back.c */
 int agent_init(struct agent *a);
 void agent_fini(struct agent *a);
 int agent_rescan(struct agent *a, const char *why);

@@ -118,9 +118,15 @@ size_t agent_give_backs_pending(struct agent *a)
 	return n;
 }
 
-void agent_give_backs_free(struct agent_give_backs *g)
+/* The agent stops: its list of the claims still to give back is freed. */
+static void give_backs_fini(struct agent *a)
 {
-	if (g)
-		free(g->ids);
-	free(g);
+	if (a->give_backs)
+		free(a->give_backs->ids);
+	free(a->give_backs);
+	a->give_backs = NULL;
 }
+
+const struct agent_room give_back_room = {
+	.fini = give_backs_fini,
+};

@@ -13,7 +13,10 @@
 
 struct agent;
 struct agent_give_backs;
+struct agent_room;
 
 int agent_give_back(struct agent *a, const char *id, char *err, size_t err_size);
 void agent_give_back_deferred(struct agent *a);
 size_t agent_give_backs_pending(struct agent *a);
+/* its list freed when the agent stops (agent/rooms.c) */
+extern const struct agent_room give_back_room;

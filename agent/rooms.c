@@ -3,12 +3,14 @@
  * vfagentd's rooms, handed to the agent before agent_init(): the attach
  * paths that answer reconcile for their VFs (vm/ for a domain's, container/
  * for every other, last) and the rooms with a part in the agent's own steps
- * (numvfs.c, vf-reset.c). The agent calls down into none of them by name;
+ * (numvfs.c, vf-reset.c; give-back.c, whose list the agent frees as it stops).
+ * The agent calls down into none of them by name;
  * main.c and the harnesses that run a whole agent hand them in here.
  */
 #include "config.h"
 
 #include "agent/container/container.h"
+#include "agent/give-back.h"
 #include "agent/numvfs.h"
 #include "agent/rooms.h"
 #include "agent/vf-reset.h"
@@ -24,5 +26,7 @@ int agent_add_rooms(struct agent *a)
 		r = agent_add_room(a, &numvfs_room);
 	if (r >= 0)
 		r = agent_add_room(a, &vf_reset_room);
+	if (r >= 0)
+		r = agent_add_room(a, &give_back_room);
 	return r;
 }
