@@ -52,7 +52,12 @@ struct admission {
 	struct client_conn *conns;
 	unsigned streams;
 	time_t logged; /* the last refusal or cut logged: at most one line a second */
+	struct timespec swept; /* the last look for connections to cut (cut_slow()) */
 };
+
+/* The accept loop looks every POLL_MS; a look later than STARVED_SECONDS says the agent was held up. */
+#define POLL_MS 250
+#define STARVED_SECONDS 1.0
 
 static double elapsed(const struct timespec *t0)
 {
@@ -60,6 +65,33 @@ static double elapsed(const struct timespec *t0)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (double)(now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* @t moved @seconds later. */
+static void timespec_later(struct timespec *t, double seconds)
+{
+	long long ns = t->tv_nsec + (long long)(seconds * 1e9);
+
+	t->tv_sec += (time_t)(ns / 1000000000);
+	t->tv_nsec = (long)(ns % 1000000000);
+}
+
+/*
+ * A look at the connections that comes late means the agent did not run
+ * (a starved process, a loaded host): a client's request may then sit
+ * whole in libmicrohttpd's buffer, read and not yet answered, which
+ * unread() cannot see. The time the agent lost is not the client's: every
+ * connection's clock is moved on by it.
+ */
+static void forgive_own_delay(struct admission *adm)
+{
+	double gap = adm->swept.tv_sec ? elapsed(&adm->swept) : 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &adm->swept);
+	if (gap <= STARVED_SECONDS)
+		return;
+	for (struct client_conn *c = adm->conns; c; c = c->next)
+		timespec_later(&c->since, gap - POLL_MS / 1000.0);
 }
 
 int admission_new(int listen_fd, bool is_tcp, const struct admission_limits *limits,
@@ -249,6 +281,7 @@ static void cut_slow(struct admission *adm)
 	unsigned n = 0;
 
 	pthread_mutex_lock(&adm->lock);
+	forgive_own_delay(adm);
 	for (struct client_conn **p = &adm->conns; *p;) {
 		struct client_conn *c = *p;
 		bool late = elapsed(&c->since) > adm->limits.request_seconds;
@@ -280,7 +313,7 @@ static void *accept_loop(void *userdata)
 	for (;;) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
-		int n = poll(p, 2, 250), fd;
+		int n = poll(p, 2, POLL_MS), fd;
 
 		if (n > 0 && p[1].revents)
 			break;
