@@ -76,22 +76,32 @@ static void timespec_later(struct timespec *t, double seconds)
 	t->tv_nsec = (long)(ns % 1000000000);
 }
 
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
 /*
  * A look at the connections that comes late means the agent did not run
  * (a starved process, a loaded host): a client's request may then sit
  * whole in libmicrohttpd's buffer, read and not yet answered, which
- * unread() cannot see. The time the agent lost is not the client's: every
- * connection's clock is moved on by it.
+ * unread() cannot see. The time the agent lost is not the client's: each
+ * connection's clock is moved on by the part of it the connection lived.
  */
 static void forgive_own_delay(struct admission *adm)
 {
-	double gap = adm->swept.tv_sec ? elapsed(&adm->swept) : 0;
+	struct timespec prev = adm->swept;
 
 	clock_gettime(CLOCK_MONOTONIC, &adm->swept);
-	if (gap <= STARVED_SECONDS)
+	if (!prev.tv_sec || elapsed(&prev) <= STARVED_SECONDS)
 		return;
-	for (struct client_conn *c = adm->conns; c; c = c->next)
-		timespec_later(&c->since, gap - POLL_MS / 1000.0);
+	for (struct client_conn *c = adm->conns; c; c = c->next) {
+		double lost = elapsed(before(&c->since, &prev) ? &prev : &c->since) -
+			      POLL_MS / 1000.0;
+
+		if (lost > 0)
+			timespec_later(&c->since, lost);
+	}
 }
 
 int admission_new(int listen_fd, bool is_tcp, const struct admission_limits *limits,
