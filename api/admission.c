@@ -76,9 +76,9 @@ static void timespec_later(struct timespec *t, double seconds)
 	t->tv_nsec = (long)(ns % 1000000000);
 }
 
-static bool before(const struct timespec *a, const struct timespec *b)
+static bool before(const struct timespec *t, const struct timespec *u)
 {
-	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+	return t->tv_sec < u->tv_sec || (t->tv_sec == u->tv_sec && t->tv_nsec < u->tv_nsec);
 }
 
 /*
