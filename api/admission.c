@@ -76,11 +76,6 @@ static void timespec_later(struct timespec *t, double seconds)
 	t->tv_nsec = (long)(ns % 1000000000);
 }
 
-static bool before(const struct timespec *t, const struct timespec *u)
-{
-	return t->tv_sec < u->tv_sec || (t->tv_sec == u->tv_sec && t->tv_nsec < u->tv_nsec);
-}
-
 /*
  * A look at the connections that comes late means the agent did not run
  * (a starved process, a loaded host): a client's request may then sit
@@ -90,14 +85,14 @@ static bool before(const struct timespec *t, const struct timespec *u)
  */
 static void forgive_own_delay(struct admission *adm)
 {
-	struct timespec prev = adm->swept;
+	double gap = adm->swept.tv_sec ? elapsed(&adm->swept) : 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &adm->swept);
-	if (!prev.tv_sec || elapsed(&prev) <= STARVED_SECONDS)
+	if (gap <= STARVED_SECONDS)
 		return;
 	for (struct client_conn *c = adm->conns; c; c = c->next) {
-		double lost = elapsed(before(&c->since, &prev) ? &prev : &c->since) -
-			      POLL_MS / 1000.0;
+		double lived = elapsed(&c->since); /* its clock started in the gap, or before it */
+		double lost = (lived < gap ? lived : gap) - POLL_MS / 1000.0;
 
 		if (lost > 0)
 			timespec_later(&c->since, lost);

@@ -46,7 +46,7 @@ s.settimeout(20)
 t0 = time.monotonic()
 try:
     data = s.recv(200)
-except OSError as e:
+except OSError:
     data = b""
 print("closed" if not data else "answered", round(time.monotonic() - t0))
 PY
